@@ -1,0 +1,46 @@
+/**
+ * Turning a RequestBody into JSON. Plain routes use JSON.parse (fast); digest-feeding routes
+ * parse losslessly. A body that is not JSON is a 422 `json_invalid`, worded as Python's json
+ * module words it, since that is what FastAPI reports.
+ */
+import { RequestSchemaError } from '../core/errors.ts';
+import { fromPlain, JsonSyntaxError, parseLossless, toPlain, type LosslessValue } from '../core/json/lossless.ts';
+import { jsonInvalid } from '../core/schema.ts';
+import type { RequestBody } from './types.ts';
+
+function syntaxError(text: string): RequestSchemaError {
+  try {
+    parseLossless(text);
+  } catch (e) {
+    if (e instanceof JsonSyntaxError) return jsonInvalid(e.offset, e.message.replace(/:.*$/, ''));
+  }
+  return jsonInvalid(0, 'Expecting value');
+}
+
+/** The body as a plain JS value. */
+export function plainBody(body: RequestBody): unknown {
+  if (body.kind === 'value') return body.value;
+  if (body.kind === 'multipart') throw jsonInvalid(0, 'Expecting value');
+  try {
+    return JSON.parse(body.text);
+  } catch {
+    // JSON.parse refuses NaN/Infinity, which Python's json (and so Weave) accepts.
+    try {
+      return toPlain(parseLossless(body.text));
+    } catch {
+      throw syntaxError(body.text);
+    }
+  }
+}
+
+/** The body parsed losslessly (int/float distinction, big integers, key order kept). */
+export function losslessBody(body: RequestBody): LosslessValue {
+  if (body.kind === 'value') return fromPlain(body.value);
+  if (body.kind === 'multipart') throw jsonInvalid(0, 'Expecting value');
+  try {
+    return parseLossless(body.text);
+  } catch (e) {
+    if (e instanceof JsonSyntaxError) throw jsonInvalid(e.offset, e.message.replace(/:.*$/, ''));
+    throw e;
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * The contract between the engine and its front ends (CLI, HTTP server, in-process test
+ * runner). A front end finds a Route by path, hands it the raw body and a RequestContext, and
+ * either writes the JSON result or streams the lines. Every check a route makes happens inside
+ * `run`, before it returns: a returned stream never fails validation halfway.
+ */
+import type { Store } from '../store/store.ts';
+
+/** The wire spelling of the user/run fields (DECISIONS §1). The engine is parameterised by it. */
+export type FieldPrefix = 'svc_' | 'wb_';
+
+export interface EngineOptions {
+  fieldPrefix: FieldPrefix;
+  /** Clock for server-assigned timestamps (created_at); injectable for tests. */
+  now: () => number;
+  /** Id generator for server-assigned ids (UUIDv7-shaped by default). */
+  newId: () => string;
+}
+
+export interface Engine {
+  store: Store;
+  options: EngineOptions;
+}
+
+/** Who is asking, and what they may touch. */
+export interface RequestContext {
+  /** The authenticated user name (fills `svc_user_id` when a write omits it; DECISIONS §6). */
+  userId: string;
+  /** Throws PermissionDeniedError (403) when the user has no grant on the project. */
+  authorize(projectId: string): void;
+}
+
+/**
+ * A request body as the front end received it. Routes that compute digests parse `text`
+ * losslessly (so `1` and `1.0` stay distinct); others use JSON.parse. Multipart routes get
+ * their fields already split.
+ */
+export type RequestBody =
+  | { kind: 'text'; text: string }
+  | { kind: 'value'; value: unknown }
+  | { kind: 'multipart'; fields: Map<string, string>; files: Map<string, Uint8Array> };
+
+export type RouteResult =
+  | { kind: 'json'; body: unknown }
+  /** JSON lines without trailing newlines; produced lazily as the consumer pulls. */
+  | { kind: 'stream'; lines: Iterable<string> };
+
+export interface Route {
+  path: string;
+  method: 'POST' | 'GET';
+  /** What body the route wants; the HTTP server picks its reader from this. */
+  body: 'json' | 'multipart' | 'none';
+  run(engine: Engine, body: RequestBody, ctx: RequestContext): RouteResult;
+}

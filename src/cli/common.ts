@@ -1,0 +1,141 @@
+/**
+ * What every tq command shares: loading the engine from fixtures, writing JSONL to stdout
+ * with backpressure, human messages on stderr (colour only on a TTY and without NO_COLOR),
+ * and the exit codes: 0 ok, 1 runtime error, 2 usage error.
+ */
+import { Chalk } from 'chalk';
+import { readFileSync } from 'node:fs';
+import type { Engine, FieldPrefix, RequestContext, Route } from '../api/types.ts';
+import { FixtureError, TqError } from '../core/errors.ts';
+import { createEngine } from '../engine.ts';
+import { loadFixtures, resolveFixturesPath, type LoadProgress } from '../io/load-fixtures.ts';
+
+export const EXIT_OK = 0;
+export const EXIT_RUNTIME = 1;
+export const EXIT_USAGE = 2;
+
+const colourOn = process.stderr.isTTY === true && !process.env.NO_COLOR;
+export const paint = new Chalk({ level: colourOn ? 1 : 0 });
+
+export function say(message: string): void {
+  process.stderr.write(message + '\n');
+}
+
+/** A usage mistake found by a command (exit 2). */
+export class UsageError extends Error {}
+
+export interface DataOptions {
+  fixtures?: string;
+  fieldPrefix?: string;
+}
+
+export function parsePrefix(value: string | undefined): FieldPrefix {
+  const p = value ?? 'svc_';
+  if (p !== 'svc_' && p !== 'wb_') throw new UsageError(`--field-prefix must be svc_ or wb_, got '${p}'`);
+  return p;
+}
+
+/** Shows load progress on a TTY once a load has taken more than a second. */
+function progressReporter(): ((p: LoadProgress) => void) | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  const started = Date.now();
+  let shown = false;
+  return (p) => {
+    const elapsed = (Date.now() - started) / 1000;
+    if (elapsed < 1) return;
+    shown = true;
+    const mb = p.bytesRead / 1e6;
+    const pct = p.totalBytes ? ` ${((100 * p.bytesRead) / p.totalBytes).toFixed(0)}%` : '';
+    process.stderr.write(`\rloading ${p.file}: ${mb.toFixed(1)} MB${pct}, ${p.records} records, ${(mb / elapsed).toFixed(1)} MB/s   `);
+    if (p.bytesRead >= p.totalBytes && shown) process.stderr.write('\n');
+  };
+}
+
+/** Builds an engine and loads the fixtures the options (or the environment) name. */
+export async function loadEngine(opts: DataOptions): Promise<Engine> {
+  const engine = createEngine(undefined, { fieldPrefix: parsePrefix(opts.fieldPrefix) });
+  const path = resolveFixturesPath(opts.fixtures, process.env, process.cwd());
+  await loadFixtures(engine, path, progressReporter());
+  return engine;
+}
+
+/** The CLI acts as a local user with access to everything it loaded. */
+export const localContext: RequestContext = { userId: process.env.USER || 'tq', authorize() {} };
+
+/** Parses a JSON option value, naming the option on failure. */
+export function jsonOption(name: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`${name} is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+/** Reads `--request FILE|-` (a whole request body). */
+export function readRequest(source: string): Record<string, unknown> {
+  const text = source === '-' ? readFileSync(0, 'utf8') : readFileSync(source, 'utf8');
+  const value = jsonOption('--request', text);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError('--request must hold a JSON object');
+  return value as Record<string, unknown>;
+}
+
+export function intOption(name: string, text: string): number {
+  if (!/^-?\d+$/.test(text)) throw new UsageError(`${name} must be an integer, got '${text}'`);
+  return Number(text);
+}
+
+/** `field[:asc|desc]` → {field, direction}. */
+export function parseSortOption(text: string, key: 'direction' | 'order'): Record<string, string> {
+  const m = /^(.*?)(?::(asc|desc))?$/.exec(text)!;
+  if (!m[1]) throw new UsageError(`--sort needs a field, got '${text}'`);
+  return { field: m[1], [key]: m[2] ?? 'asc' };
+}
+
+export function listOption(text: string): string[] {
+  return text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** Writes lines to stdout, waiting for drain; stops quietly when the reader goes away. */
+export async function writeLines(lines: Iterable<string>): Promise<void> {
+  const out = process.stdout;
+  let closed = false;
+  out.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') closed = true;
+    else throw e;
+  });
+  for (const line of lines) {
+    if (closed) return;
+    if (!out.write(line + '\n')) await new Promise<void>((r) => out.once('drain', r));
+  }
+}
+
+/** Runs a route in-process and prints its result. */
+export async function runRoute(engine: Engine, route: Route, body: Record<string, unknown>): Promise<void> {
+  const result = route.run(engine, { kind: 'value', value: body }, localContext);
+  if (result.kind === 'stream') await writeLines(result.lines);
+  else await writeLines([JSON.stringify(result.body)]);
+}
+
+/** Prints an error the way the CLI reports it and returns the exit code. */
+export function reportError(e: unknown): number {
+  if (e instanceof UsageError) {
+    say(`${paint.red('error:')} ${e.message}`);
+    return EXIT_USAGE;
+  }
+  if (e instanceof TqError) {
+    say(`${paint.red(`error ${e.status}`)} ${paint.dim(e.code)}: ${e.message}`);
+    say(JSON.stringify(e.body()));
+    return EXIT_USAGE;
+  }
+  if (e instanceof FixtureError) {
+    say(`${paint.red('fixture error:')} ${e.message}`);
+    return EXIT_RUNTIME;
+  }
+  const err = e as NodeJS.ErrnoException;
+  if (err?.code === 'ENOENT' || err?.code === 'EACCES' || err?.code === 'EISDIR') {
+    say(`${paint.red('error:')} ${err.message}`);
+    return EXIT_RUNTIME;
+  }
+  say(`${paint.red('internal error:')} ${(err && err.stack) || String(e)}`);
+  return EXIT_RUNTIME;
+}

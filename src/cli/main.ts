@@ -1,0 +1,35 @@
+/**
+ * The `tq` command line: commander wiring only; each command lives in its own module.
+ */
+import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
+import { callsCommand, tableCommand, threadsCommand } from './queries.ts';
+import { loadCommand } from './load.ts';
+import { EXIT_OK, EXIT_USAGE, reportError } from './common.ts';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+export function buildProgram(): Command {
+  const program = new Command('tq')
+    .description('tq: the reference trace query service (Weave-exact calls, table and threads queries)')
+    .version(pkg.version, '-V, --version')
+    .showHelpAfterError()
+    .exitOverride();
+  for (const cmd of [callsCommand(), tableCommand(), threadsCommand(), loadCommand()]) {
+    program.addCommand(cmd.exitOverride());
+  }
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv, { from: 'user' });
+    return EXIT_OK;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // --help and --version end through here with exit code 0.
+      return e.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    }
+    return reportError(e);
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Datetimes as integer microseconds since the Unix epoch (UTC), the precision Weave stores.
+ * A float64 holds every microsecond exactly for ±285 years around 1970, so plain numbers are
+ * used; NaN stands for "no value" in typed-array columns.
+ */
+
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (no Date object: keeps years < 100 right). */
+function daysFromCivil(y: number, m: number, d: number): number {
+  y -= m <= 2 ? 1 : 0;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+function daysInMonth(y: number, m: number): number {
+  if (m === 2) return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28;
+  return [4, 6, 9, 11].includes(m) ? 30 : 31;
+}
+
+/**
+ * Parses an ISO 8601 date-time (any offset; naive means UTC, as Weave assumes) to µs.
+ * Fractions beyond microseconds are truncated. Returns NaN when the text is not a valid time.
+ */
+export function parseIsoMicros(text: string): number {
+  const m = ISO.exec(text.trim());
+  if (!m) return NaN;
+  const [, ys, mos, ds, hs = '0', mis = '0', ss = '0', frac = '', tz] = m;
+  const y = +ys, mo = +mos, d = +ds, h = +hs, mi = +mis, s = +ss;
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 59) return NaN;
+  let offsetMin = 0;
+  if (tz && tz !== 'Z' && tz !== 'z') {
+    const sign = tz[0] === '-' ? -1 : 1;
+    const digits = tz.slice(1).replace(':', '');
+    const oh = +digits.slice(0, 2), om = digits.length > 2 ? +digits.slice(2, 4) : 0;
+    if (oh > 23 || om > 59) return NaN;
+    offsetMin = sign * (oh * 60 + om);
+  }
+  const micros = frac ? +(frac + '000000').slice(0, 6) : 0;
+  const seconds = daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s - offsetMin * 60;
+  return seconds * 1_000_000 + micros;
+}
+
+/**
+ * pydantic's lax datetime input: an ISO string, or a unix timestamp number (seconds, or
+ * milliseconds when larger than 2e10, as pydantic decides). NaN when neither.
+ */
+export function parseDatetimeInput(value: unknown): number {
+  if (typeof value === 'string') {
+    const iso = parseIsoMicros(value);
+    if (!Number.isNaN(iso)) return iso;
+    const t = value.trim();
+    return t !== '' && /^[+-]?\d+(\.\d+)?$/.test(t) ? parseDatetimeInput(Number(t)) : NaN;
+  }
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    const seconds = Math.abs(value) > 2e10 ? value / 1000 : value;
+    return Math.round(seconds * 1_000_000);
+  }
+  return NaN;
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+/** Formats µs as `YYYY-MM-DDTHH:MM:SS[.ffffff]Z` (fraction only when non-zero; DECISIONS §3). */
+export function formatMicros(us: number): string {
+  const micros = ((us % 1_000_000) + 1_000_000) % 1_000_000;
+  const totalSeconds = (us - micros) / 1_000_000;
+  const days = Math.floor(totalSeconds / 86400);
+  const secOfDay = totalSeconds - days * 86400;
+  // civil-from-days (Howard Hinnant's algorithm)
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  const hh = Math.floor(secOfDay / 3600), mm = Math.floor((secOfDay % 3600) / 60), ss = secOfDay % 60;
+  const base = `${pad(y, 4)}-${pad(m)}-${pad(d)}T${pad(hh)}:${pad(mm)}:${pad(ss)}`;
+  return micros === 0 ? `${base}Z` : `${base}.${pad(micros, 6)}Z`;
+}
+
+/** Whole milliseconds of a µs time, floored (ClickHouse toUnixTimestamp64Milli of a DateTime64(6)). */
+export const floorMillis = (us: number) => Math.floor(us / 1000);
+
+/**
+ * Python timedelta whole milliseconds: days*86400000 + seconds*1000 + microseconds//1000.
+ * timedelta normalises so that microseconds is in [0, 1e6); that makes this a floor of the
+ * exact difference in ms (−0.5 ms → −1).
+ */
+export const timedeltaMillis = (startUs: number, endUs: number) => Math.floor((endUs - startUs) / 1000);

@@ -1,0 +1,172 @@
+/**
+ * One catalogue of every error tq can report (fastify's pattern): a stable code, the HTTP
+ * status it maps to, and the message. Messages copy the Weave server's wording where a client
+ * can see it, because tq is judged against that server.
+ *
+ * The engine throws `TqError`s only; the HTTP front end turns them into status + JSON body and
+ * the CLI into a message on stderr and an exit code. Anything else thrown is a bug (HTTP 500).
+ */
+
+/** Where in a request (or file) an error is: JSON path segments, like pydantic's `loc`. */
+export type ErrorPath = ReadonlyArray<string | number>;
+
+/** One entry of a 422 body's `detail` list, shaped as FastAPI/pydantic v2 writes it. */
+export interface ValidationIssue {
+  type: string;
+  loc: Array<string | number>;
+  msg: string;
+  input?: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+type MessageArgs = Record<string, string | number>;
+
+interface CatalogueEntry {
+  status: number;
+  message: (args: MessageArgs) => string;
+}
+
+const fixed = (text: string) => () => text;
+
+/** The catalogue. Codes are stable: tests, docs and users may rely on them. */
+export const ERROR_CATALOGUE = {
+  // 422: the body is not JSON or does not fit the request model.
+  TQ_REQUEST_SCHEMA: { status: 422, message: fixed('Request validation failed') },
+
+  // 400: well-formed request, bad value.
+  TQ_INVALID_REQUEST: { status: 400, message: (a) => String(a.reason) },
+  TQ_EMPTY_AND: { status: 400, message: fixed('Empty AND operation') },
+  TQ_EMPTY_OR: { status: 400, message: fixed('Empty OR operation') },
+  TQ_NEGATIVE_LIMIT: { status: 400, message: fixed('Limit must be a positive integer') },
+  TQ_NEGATIVE_OFFSET: { status: 400, message: fixed('Offset must be a positive integer') },
+  TQ_LIST_TOO_LONG: {
+    status: 400,
+    message: (a) =>
+      `Parameter: '${a.name}' request length is greater than max length (${a.max}). Actual length: ${a.length}`,
+  },
+  TQ_SORT_FIELD_NOT_ALLOWED: { status: 400, message: (a) => `Field ${a.field} is not allowed in ORDER BY` },
+  TQ_LITERAL_TYPE: { status: 400, message: (a) => `Unknown value type: ${a.type}` },
+  TQ_THREAD_SORT_FIELD: {
+    status: 400,
+    message: (a) =>
+      `Unsupported sort field: ${a.field}. Supported fields: ['thread_id', 'turn_count', 'start_time', 'last_updated', 'p50_turn_duration_ms', 'p99_turn_duration_ms']`,
+  },
+  TQ_TABLE_SORT_EMPTY: { status: 400, message: fixed('Sort field cannot be empty') },
+  TQ_TABLE_SORT_DOTS: {
+    status: 400,
+    message: (a) =>
+      `Invalid sort field '${a.field}': field names cannot start/end with dots or contain consecutive dots`,
+  },
+  TQ_TABLE_SORT_COMPONENT: {
+    status: 400,
+    message: (a) => `Invalid sort field '${a.field}': field path components cannot be empty`,
+  },
+  TQ_INDEX_OUT_OF_RANGE: { status: 400, message: fixed('Index out of range') },
+  TQ_INVALID_MODE: { status: 400, message: fixed('Invalid mode') },
+  TQ_DIGEST_MISMATCH: {
+    status: 400,
+    message: (a) => `Digest mismatch: expected ${a.expected}, computed ${a.actual}`,
+  },
+  TQ_INVALID_OBJECT_ID: { status: 400, message: (a) => String(a.reason) },
+  TQ_INVALID_PROJECT_ID: {
+    status: 400,
+    message: (a) => `Invalid project_id '${a.project}': expected the form <entity>/<project>`,
+  },
+  TQ_MISSING_USER_ID: { status: 400, message: fixed('wb_user_id cannot be None') },
+
+  // 403: a field that may not be queried, sorted or selected.
+  TQ_FIELD_NOT_ALLOWED: { status: 403, message: (a) => `Field ${a.field} is not allowed` },
+  TQ_SUMMARY_FIELD_NOT_ALLOWED: {
+    status: 403,
+    message: (a) =>
+      `Summary field '${a.field}' is not allowed. Supported fields are: latency_ms, status, trace_name`,
+  },
+
+  // Auth.
+  TQ_UNAUTHENTICATED: { status: 401, message: (a) => String(a.reason) },
+  TQ_PROJECT_FORBIDDEN: {
+    status: 403,
+    message: (a) => `User '${a.user}' has no access to project '${a.project}'`,
+  },
+
+  // Transport.
+  TQ_NOT_FOUND: { status: 404, message: (a) => String(a.reason) },
+  TQ_METHOD_NOT_ALLOWED: { status: 405, message: fixed('Method Not Allowed') },
+  TQ_REQUEST_TOO_LARGE: { status: 413, message: fixed('Request too large') },
+  TQ_UNSUPPORTED_MEDIA: { status: 415, message: (a) => String(a.reason) },
+  TQ_INTERNAL: { status: 500, message: fixed('Internal server error') },
+} satisfies Record<string, CatalogueEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** Base class of every error the engine reports on purpose. */
+export class TqError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  /** Where the offending value is, when it is somewhere in particular. */
+  readonly path: ErrorPath | undefined;
+
+  constructor(code: ErrorCode, args: MessageArgs = {}, path?: ErrorPath) {
+    const entry: CatalogueEntry = ERROR_CATALOGUE[code];
+    super(entry.message(args));
+    this.name = new.target.name;
+    this.code = code;
+    this.status = entry.status;
+    this.path = path;
+  }
+
+  /** The JSON body a server sends for this error. */
+  body(): Record<string, unknown> {
+    return { reason: this.message };
+  }
+}
+
+/** 422: the request does not fit the model (FastAPI's `{"detail": [...]}` body). */
+export class RequestSchemaError extends TqError {
+  readonly issues: ValidationIssue[];
+  constructor(issues: ValidationIssue[]) {
+    super('TQ_REQUEST_SCHEMA', {}, issues[0]?.loc);
+    this.issues = issues;
+    this.message = issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
+  }
+  override body(): Record<string, unknown> {
+    return { detail: this.issues };
+  }
+}
+
+/** 400: a well-formed request with a value the server will not take. */
+export class InvalidRequestError extends TqError {}
+
+/** 403: a field that may not be queried, sorted or selected. */
+export class InvalidFieldError extends TqError {}
+
+/** 401: missing or wrong credentials. */
+export class AuthenticationError extends TqError {
+  constructor(reason: string) {
+    super('TQ_UNAUTHENTICATED', { reason });
+  }
+}
+
+/** 403: valid credentials without a grant on the project. */
+export class PermissionDeniedError extends TqError {}
+
+/** 404 / 405 / 413 / 415: transport-level errors of the HTTP front end. */
+export class TransportError extends TqError {}
+
+/** A malformed fixture file: names the file and line. Not an HTTP error (status 500 if it ever leaks). */
+export class FixtureError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly problem: string,
+  ) {
+    super(`${file}:${line}: ${problem}`);
+    this.name = 'FixtureError';
+  }
+}
+
+// Constructors for the codes used in many places, so call sites read as sentences.
+export const invalidRequest = (code: ErrorCode, args: MessageArgs = {}, path?: ErrorPath) =>
+  new InvalidRequestError(code, args, path);
+export const fieldNotAllowed = (field: string, path?: ErrorPath) =>
+  new InvalidFieldError('TQ_FIELD_NOT_ALLOWED', { field }, path);

@@ -1,0 +1,206 @@
+/**
+ * Request-model validation with pydantic v2's lax rules and FastAPI's 422 wording.
+ *
+ * Weave's request models are pydantic classes; strict ones forbid unknown keys. A conformance
+ * oracle must reject exactly what Weave rejects and accept exactly what it accepts (pydantic's
+ * lax mode takes `"5"` for an int, `1` for a bool), so each schema here mirrors one pydantic
+ * type. Validation collects every issue, then throws one RequestSchemaError.
+ */
+import { RequestSchemaError, type ValidationIssue } from './errors.ts';
+
+export type Loc = Array<string | number>;
+
+/** Marker returned by a schema that recorded an issue. */
+export const INVALID: unique symbol = Symbol('invalid');
+type Out<T> = T | typeof INVALID;
+
+export interface Schema<T> {
+  /** Validates `value` found at `loc`; records issues and returns INVALID on failure. */
+  check(value: unknown, loc: Loc, issues: ValidationIssue[]): Out<T>;
+  /** Optional fields are skipped when absent (pydantic default). */
+  readonly optional?: boolean;
+}
+
+export type Infer<S> = S extends Schema<infer T> ? T : never;
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function issue(issues: ValidationIssue[], type: string, loc: Loc, msg: string, input: unknown, ctx?: Record<string, unknown>) {
+  const entry: ValidationIssue = { type, loc: [...loc], msg, input };
+  if (ctx) entry.ctx = ctx;
+  issues.push(entry);
+  return INVALID;
+}
+
+export const str = (): Schema<string> => ({
+  check(v, loc, issues) {
+    return typeof v === 'string' ? v : issue(issues, 'string_type', loc, 'Input should be a valid string', v);
+  },
+});
+
+const INT_TEXT = /^\s*[+-]?\d+(_\d+)*\s*$/;
+export const int = (): Schema<number> => ({
+  check(v, loc, issues) {
+    if (typeof v === 'number') {
+      if (Number.isInteger(v)) return v;
+      if (!Number.isFinite(v)) return issue(issues, 'finite_number', loc, 'Input should be a finite number', v);
+      return issue(issues, 'int_from_float', loc, 'Input should be a valid integer, got a number with a fractional part', v);
+    }
+    if (typeof v === 'boolean') return v ? 1 : 0;
+    if (typeof v === 'string') {
+      if (INT_TEXT.test(v)) return Number(v.replace(/_/g, ''));
+      return issue(issues, 'int_parsing', loc, 'Input should be a valid integer, unable to parse string as an integer', v);
+    }
+    return issue(issues, 'int_type', loc, 'Input should be a valid integer', v);
+  },
+});
+
+export const num = (): Schema<number> => ({
+  check(v, loc, issues) {
+    if (typeof v === 'number') return v;
+    if (typeof v === 'boolean') return v ? 1 : 0;
+    if (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v))) return Number(v);
+    if (typeof v === 'string') return issue(issues, 'float_parsing', loc, 'Input should be a valid number, unable to parse string as a number', v);
+    return issue(issues, 'float_type', loc, 'Input should be a valid number', v);
+  },
+});
+
+const TRUE_TEXT = new Set(['1', 'on', 't', 'true', 'y', 'yes']);
+const FALSE_TEXT = new Set(['0', 'off', 'f', 'false', 'n', 'no']);
+export const bool = (): Schema<boolean> => ({
+  check(v, loc, issues) {
+    if (typeof v === 'boolean') return v;
+    if (v === 0 || v === 1) return v === 1;
+    if (typeof v === 'string') {
+      const t = v.trim().toLowerCase();
+      if (TRUE_TEXT.has(t)) return true;
+      if (FALSE_TEXT.has(t)) return false;
+      return issue(issues, 'bool_parsing', loc, 'Input should be a valid boolean, unable to interpret input', v);
+    }
+    if (typeof v === 'number') return issue(issues, 'bool_parsing', loc, 'Input should be a valid boolean, unable to interpret input', v);
+    return issue(issues, 'bool_type', loc, 'Input should be a valid boolean', v);
+  },
+});
+
+/** Any JSON value (pydantic `Any`). */
+export const any = (): Schema<unknown> => ({ check: (v) => v });
+
+/** A JSON object of any keys (pydantic `dict`). */
+export const dict = (): Schema<Record<string, unknown>> => ({
+  check(v, loc, issues) {
+    return isPlainObject(v) ? v : issue(issues, 'dict_type', loc, 'Input should be a valid dictionary', v);
+  },
+});
+
+export function literal<const T extends string>(values: readonly T[]): Schema<T> {
+  const expected = values.map((x) => `'${x}'`).join(values.length === 2 ? ' or ' : ', ');
+  const text = values.length > 2 ? expected.replace(/, ([^,]*)$/, ' or $1') : expected;
+  return {
+    check(v, loc, issues) {
+      return typeof v === 'string' && (values as readonly string[]).includes(v)
+        ? (v as T)
+        : issue(issues, 'literal_error', loc, `Input should be ${text}`, v, { expected: text });
+    },
+  };
+}
+
+export function list<T>(item: Schema<T>): Schema<T[]> {
+  return {
+    check(v, loc, issues) {
+      if (!Array.isArray(v)) return issue(issues, 'list_type', loc, 'Input should be a valid list', v);
+      const out: T[] = [];
+      let ok = true;
+      for (let i = 0; i < v.length; i++) {
+        const r = item.check(v[i], [...loc, i], issues);
+        if (r === INVALID) ok = false;
+        else out.push(r);
+      }
+      return ok ? out : INVALID;
+    },
+  };
+}
+
+/** `T | None`: null passes through. */
+export function nullable<T>(inner: Schema<T>): Schema<T | null> {
+  return { check: (v, loc, issues) => (v === null ? null : inner.check(v, loc, issues)) };
+}
+
+/** Marks a field as not required. Absent fields are left out of the result. */
+export function optional<T>(inner: Schema<T>): Schema<T | undefined> {
+  return { check: (v, loc, issues) => inner.check(v, loc, issues), optional: true };
+}
+
+/** Optional and nullable: the common `x: T | None = None` field. */
+export const maybe = <T>(inner: Schema<T>) => optional(nullable(inner));
+
+type Shape = Record<string, Schema<unknown>>;
+type ModelOf<S extends Shape> = { [K in keyof S]: Infer<S[K]> };
+
+/**
+ * A pydantic model. `strict` forbids unknown keys (BaseModelStrict); otherwise they are
+ * ignored and dropped, as pydantic's default does. `name` is the class name for messages.
+ */
+export function model<S extends Shape>(name: string, shape: S, opts: { strict: boolean }): Schema<ModelOf<S>> {
+  return {
+    check(v, loc, issues) {
+      if (!isPlainObject(v)) {
+        return issue(issues, 'model_type', loc, `Input should be a valid dictionary or instance of ${name}`, v, {
+          class_name: name,
+        });
+      }
+      const out: Record<string, unknown> = {};
+      let ok = true;
+      for (const key of Object.keys(shape)) {
+        const field = shape[key];
+        if (!Object.prototype.hasOwnProperty.call(v, key)) {
+          if (!field.optional) {
+            issue(issues, 'missing', [...loc, key], 'Field required', v);
+            ok = false;
+          }
+          continue;
+        }
+        const r = field.check(v[key], [...loc, key], issues);
+        if (r === INVALID) ok = false;
+        else out[key] = r;
+      }
+      if (opts.strict) {
+        for (const key of Object.keys(v)) {
+          if (!Object.prototype.hasOwnProperty.call(shape, key)) {
+            issue(issues, 'extra_forbidden', [...loc, key], 'Extra inputs are not permitted', v[key]);
+            ok = false;
+          }
+        }
+      }
+      return ok ? (out as ModelOf<S>) : INVALID;
+    },
+  };
+}
+
+/**
+ * Validates a request body (already parsed JSON) against a top-level model. Locations are
+ * prefixed with "body" as FastAPI does. Throws RequestSchemaError with every issue found.
+ */
+export function validateBody<T>(schema: Schema<T>, body: unknown): T {
+  const issues: ValidationIssue[] = [];
+  if (!isPlainObject(body)) {
+    throw new RequestSchemaError([
+      {
+        type: 'model_attributes_type',
+        loc: ['body'],
+        msg: 'Input should be a valid dictionary or object to extract fields from',
+        input: body,
+      },
+    ]);
+  }
+  const r = schema.check(body, ['body'], issues);
+  if (r === INVALID || issues.length > 0) throw new RequestSchemaError(issues);
+  return r;
+}
+
+/** The 422 for a body that is not JSON at all (FastAPI's json_invalid). */
+export function jsonInvalid(position: number, error: string): RequestSchemaError {
+  return new RequestSchemaError([
+    { type: 'json_invalid', loc: ['body', position], msg: 'JSON decode error', input: {}, ctx: { error } },
+  ]);
+}

@@ -1,0 +1,89 @@
+/**
+ * Validating one fixture call record (a line of calls.jsonl) into a CallRecordPart. Pure: the
+ * file reading lives in src/io. Problems are reported as text naming the field, which the
+ * loader turns into `file:line: problem`.
+ */
+import { parseIsoMicros } from '../core/datetime.ts';
+import type { CallRecordPart } from '../store/call-table.ts';
+
+export class RecordProblem extends Error {}
+
+const PROJECT_ID = /^[^/\s]+\/[^/\s]+$/;
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+export function requireString(rec: Obj, key: string): string {
+  const v = rec[key];
+  if (typeof v !== 'string' || v === '') throw new RecordProblem(v === undefined || v === null ? `missing ${key}` : `${key} must be a non-empty string`);
+  return v;
+}
+
+export function optionalString(rec: Obj, key: string): string | null {
+  const v = rec[key];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string') throw new RecordProblem(`${key} must be a string or null`);
+  return v;
+}
+
+export function projectIdOf(rec: Obj): string {
+  const p = requireString(rec, 'project_id');
+  if (!PROJECT_ID.test(p)) throw new RecordProblem(`project_id '${p}' is not of the form <entity>/<project>`);
+  return p;
+}
+
+function datetime(rec: Obj, key: string, required: boolean): number | null {
+  const v = rec[key];
+  if (v === undefined || v === null) {
+    if (required) throw new RecordProblem(`missing ${key}`);
+    return null;
+  }
+  const us = typeof v === 'string' ? parseIsoMicros(v) : NaN;
+  if (Number.isNaN(us)) throw new RecordProblem(`${key} must be an ISO 8601 date-time, got ${JSON.stringify(v)}`);
+  return us;
+}
+
+function object(rec: Obj, key: string): Obj | null {
+  const v = rec[key];
+  if (v === undefined || v === null) return null;
+  if (!isObj(v)) throw new RecordProblem(`${key} must be an object or null`);
+  return v;
+}
+
+function integer(rec: Obj, key: string): number | null {
+  const v = rec[key];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw new RecordProblem(`${key} must be an integer or null`);
+  return v;
+}
+
+/** A complete call record as stored in calls.jsonl; `prefix` spells the user/run fields. */
+export function parseCallRecord(value: unknown, prefix: string): { projectId: string; record: CallRecordPart } {
+  if (!isObj(value)) throw new RecordProblem('a call record must be a JSON object');
+  const projectId = projectIdOf(value);
+  const record: CallRecordPart = {
+    id: requireString(value, 'id'),
+    op_name: requireString(value, 'op_name'),
+    display_name: optionalString(value, 'display_name'),
+    trace_id: requireString(value, 'trace_id'),
+    parent_id: optionalString(value, 'parent_id'),
+    thread_id: optionalString(value, 'thread_id'),
+    turn_id: optionalString(value, 'turn_id'),
+    started_at: datetime(value, 'started_at', true)!,
+    ended_at: datetime(value, 'ended_at', false),
+    deleted_at: datetime(value, 'deleted_at', false),
+    attributes: object(value, 'attributes') ?? {},
+    inputs: object(value, 'inputs') ?? {},
+    output: value.output ?? null,
+    exception: optionalString(value, 'exception'),
+    summary: object(value, 'summary'),
+    user_id: optionalString(value, `${prefix}user_id`),
+    run_id: optionalString(value, `${prefix}run_id`),
+    run_step: integer(value, `${prefix}run_step`),
+    run_step_end: integer(value, `${prefix}run_step_end`),
+  };
+  return { projectId, record };
+}

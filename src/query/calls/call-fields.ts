@@ -1,0 +1,304 @@
+/**
+ * Resolves `$getField` / sort paths of the calls query to accessors over the call table
+ * (calls-semantics §5.3): plain columns, dynamic JSON fields, the computed summary fields,
+ * feedback fields, and fields read through expanded refs.
+ *
+ * Dynamic JSON fields are what make scans slow: each read parses a call body. Their values are
+ * memoised per (table, path) across queries, filled lazily row by row, and dropped when a row
+ * changes in place (CallTable.version), so repeated scans read typed arrays only.
+ */
+import { fieldNotAllowed, InvalidFieldError, type ErrorPath } from '../../core/errors.ts';
+import { callRefUri } from '../../core/refs.ts';
+import type { CallTable } from '../../store/call-table.ts';
+import type { ProjectStore } from '../../store/project.ts';
+import type { Store } from '../../store/store.ts';
+import { jsonValueString, toFloat64OrNull, toInt64OrNull } from '../ch/values.ts';
+import type { FieldAccessor, FieldResolver } from './expr/fields.ts';
+import { MISSING, readPath, splitFieldPath } from './json-path.ts';
+import { resolveObjectRef } from '../resolve-ref.ts';
+
+type JsonAccessor = Extract<FieldAccessor, { kind: 'json' }>;
+
+/** Reads the raw value at a row, or MISSING. */
+type RawReader = (row: number) => unknown;
+
+const DYNAMIC_ROOTS = new Set(['inputs', 'output', 'attributes', 'summary']);
+const COMPUTED_SUMMARY = new Set(['status', 'latency_ms', 'trace_name']);
+const STORAGE_FIELDS = new Set(['storage_size_bytes', 'total_storage_size_bytes']);
+
+/** Per-row memo of one dynamic path: rendering, casts and existence, filled on demand. */
+class PathMemo {
+  str: Array<string | undefined> = [];
+  float = new Float64Array(0);
+  floatState = new Uint8Array(0); // 0 unknown, 1 value, 2 NULL
+  int = new Float64Array(0);
+  intState = new Uint8Array(0);
+  exists = new Uint8Array(0); // 0 unknown, 1 no, 2 yes
+
+  constructor(public version: number) {}
+
+  ensure(size: number): void {
+    if (this.floatState.length >= size) return;
+    const cap = Math.max(size, this.floatState.length * 2, 1024);
+    const grow = <T extends Float64Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+      const b = make(cap);
+      b.set(a);
+      return b;
+    };
+    this.float = grow(this.float, (n) => new Float64Array(n));
+    this.floatState = grow(this.floatState, (n) => new Uint8Array(n));
+    this.int = grow(this.int, (n) => new Float64Array(n));
+    this.intState = grow(this.intState, (n) => new Uint8Array(n));
+    this.exists = grow(this.exists, (n) => new Uint8Array(n));
+  }
+}
+
+/** Memo caches that outlive a query, per call table; a few paths at most (LRU). */
+const memoCaches = new WeakMap<CallTable, Map<string, PathMemo>>();
+const MEMO_PATHS_PER_TABLE = 16;
+
+function sharedMemo(table: CallTable, key: string): PathMemo {
+  let cache = memoCaches.get(table);
+  if (!cache) memoCaches.set(table, (cache = new Map()));
+  let memo = cache.get(key);
+  if (memo && memo.version !== table.version) memo = undefined;
+  if (memo) {
+    cache.delete(key); // refresh LRU position
+  } else {
+    memo = new PathMemo(table.version);
+    if (cache.size >= MEMO_PATHS_PER_TABLE) cache.delete(cache.keys().next().value as string);
+  }
+  cache.set(key, memo);
+  return memo;
+}
+
+function jsonAccessor(read: RawReader, memo: PathMemo, size: number): JsonAccessor {
+  memo.ensure(size);
+  const str = (row: number): string => {
+    let s = memo.str[row];
+    if (s === undefined) {
+      const v = read(row);
+      s = v === MISSING ? '' : jsonValueString(v);
+      memo.str[row] = s;
+      memo.exists[row] = v === MISSING || v === null ? 1 : 2;
+    }
+    return s;
+  };
+  return {
+    kind: 'json',
+    str,
+    float(row) {
+      const state = memo.floatState[row];
+      if (state === 1) return memo.float[row];
+      if (state === 2) return null;
+      const f = toFloat64OrNull(str(row));
+      if (f === null) memo.floatState[row] = 2;
+      else {
+        memo.float[row] = f;
+        memo.floatState[row] = 1;
+      }
+      return f;
+    },
+    int(row) {
+      const state = memo.intState[row];
+      if (state === 1) return memo.int[row];
+      if (state === 2) return null;
+      const n = toInt64OrNull(str(row));
+      if (n === null) memo.intState[row] = 2;
+      else {
+        memo.int[row] = n;
+        memo.intState[row] = 1;
+      }
+      return n;
+    },
+    exists(row) {
+      if (memo.exists[row] === 0) str(row);
+      return memo.exists[row] === 2;
+    },
+  };
+}
+
+/** The computed `summary.weave.status` of the filter side (§9.2: error, descendant_error, running, success). */
+export function filterStatus(table: CallTable, row: number): string {
+  if (table.exceptions[row] !== null) return 'error';
+  const errors = table.statusErrorCount.data[row];
+  if (Number.isInteger(errors) && errors > 0) return 'descendant_error';
+  if (Number.isNaN(table.endedAt.data[row])) return 'running';
+  return 'success';
+}
+
+/** `summary.weave.latency_ms` of the filter side: whole-ms difference, NULL while running. */
+export function filterLatencyMs(table: CallTable, row: number): number | null {
+  const end = table.endedAt.data[row];
+  if (Number.isNaN(end)) return null;
+  return Math.floor(end / 1000) - Math.floor(table.startedAt.data[row] / 1000);
+}
+
+/** The name segment of an op/object ref (`…/op/name:digest` → `name`), '' without a colon. */
+export function refNameSegment(opName: string): string {
+  const last = opName.slice(opName.lastIndexOf('/') + 1);
+  const colon = last.indexOf(':');
+  return colon < 0 ? '' : last.slice(0, colon);
+}
+
+/** `summary.weave.trace_name` of the filter side. */
+export function filterTraceName(table: CallTable, row: number): string | null {
+  const display = table.displayNames[row];
+  if (display !== null && display !== '') return display;
+  const op = table.opName(row);
+  if (op === null) return null;
+  return op.startsWith('weave:///') || op.startsWith('weave-trace-internal:///') ? refNameSegment(op) : op;
+}
+
+export interface CallFieldOptions {
+  store: Store;
+  project: ProjectStore;
+  fieldPrefix: string;
+  /** `expand_columns` of the request: paths whose ref values are resolved when read through. */
+  expandColumns: readonly string[];
+}
+
+/** The FieldResolver of one calls query. */
+export class CallFieldResolver implements FieldResolver {
+  private readonly table: CallTable;
+  private readonly plain: Record<string, () => FieldAccessor>;
+  /** One parsed body at a time: successive accessors usually read the same row. */
+  private lastRow = -1;
+  private lastBody: ReturnType<CallTable['body']> | null = null;
+
+  constructor(private readonly opts: CallFieldOptions) {
+    const t = (this.table = opts.project.calls);
+    const p = opts.fieldPrefix;
+    const projectId = opts.project.projectId;
+    const str = (get: (row: number) => string | null): FieldAccessor => ({ kind: 'string', get });
+    const nan = (col: { data: Float64Array }) => (row: number) => {
+      const v = col.data[row];
+      return Number.isNaN(v) ? null : v;
+    };
+    this.plain = {
+      id: () => str((r) => t.ids[r]),
+      project_id: () => str(() => projectId),
+      trace_id: () => str((r) => t.traceIds[r]),
+      parent_id: () => str((r) => t.parentIds[r]),
+      thread_id: () => str((r) => t.threadIds[r]),
+      turn_id: () => str((r) => t.turnIds[r]),
+      op_name: () => str((r) => t.opName(r)),
+      display_name: () => str((r) => t.displayNames[r]),
+      exception: () => str((r) => t.exceptions[r]),
+      [`${p}user_id`]: () => str((r) => t.userIds[r]),
+      [`${p}run_id`]: () => str((r) => t.runIds[r]),
+      started_at: () => ({ kind: 'datetime', get: nan(t.startedAt) }),
+      ended_at: () => ({ kind: 'datetime', get: nan(t.endedAt) }),
+      deleted_at: () => ({ kind: 'datetime', get: nan(t.deletedAt) }),
+      [`${p}run_step`]: () => ({ kind: 'number', get: nan(t.runStep) }),
+      [`${p}run_step_end`]: () => ({ kind: 'number', get: nan(t.runStepEnd) }),
+      input_refs: () => ({ kind: 'array', get: (r) => t.inputRefs[r] ?? [] }),
+      output_refs: () => ({ kind: 'array', get: (r) => t.outputRefs[r] ?? [] }),
+      'summary.weave.status': () => str((r) => filterStatus(t, r)),
+      'summary.weave.trace_name': () => str((r) => filterTraceName(t, r)),
+      'summary.weave.latency_ms': () => ({ kind: 'number', get: (r) => filterLatencyMs(t, r) }),
+    };
+  }
+
+  private bodyOf(row: number) {
+    if (row !== this.lastRow) {
+      this.lastBody = this.table.body(row);
+      this.lastRow = row;
+    }
+    return this.lastBody!;
+  }
+
+  /** Raw reader of a dynamic root (`inputs`, ...) with a path below it. */
+  private rootReader(root: string, parts: string[]): RawReader {
+    return (row) => {
+      const body = this.bodyOf(row) as unknown as Record<string, unknown>;
+      const doc = body[root];
+      if (root === 'summary' && (doc === null || doc === undefined)) return parts.length ? MISSING : null;
+      return parts.length ? readPath(doc, parts) : doc;
+    };
+  }
+
+  resolve(path: string, loc: ErrorPath = []): FieldAccessor {
+    const plain = this.plain[path];
+    if (plain) return plain();
+    if (STORAGE_FIELDS.has(path)) throw fieldNotAllowed(path, loc);
+    if (path.startsWith('summary.weave.')) {
+      const rest = path.slice('summary.weave.'.length);
+      if (!COMPUTED_SUMMARY.has(rest)) throw new InvalidFieldError('TQ_SUMMARY_FIELD_NOT_ALLOWED', { field: rest }, loc);
+    }
+    if (path.startsWith('feedback.')) return this.feedbackField(path, loc);
+
+    const parts = splitFieldPath(path);
+    const root = parts[0];
+    if (!DYNAMIC_ROOTS.has(root) || parts.some((x) => x === '')) throw fieldNotAllowed(path, loc);
+
+    // Through an expanded ref: the longest expand column that prefixes the path.
+    const expand = this.expandPrefix(path);
+    if (expand !== null) {
+      const reader = this.expandedReader(expand, path);
+      return jsonAccessor(reader, new PathMemo(this.table.version), this.table.size);
+    }
+    const memo = sharedMemo(this.table, path);
+    return jsonAccessor(this.rootReader(root, parts.slice(1)), memo, this.table.size);
+  }
+
+  private expandPrefix(path: string): string | null {
+    let best: string | null = null;
+    for (const col of this.opts.expandColumns) {
+      if ((path === col || path.startsWith(col + '.')) && (best === null || col.length > best.length)) best = col;
+    }
+    return best;
+  }
+
+  /**
+   * Reads `path` where `column` (a prefix of it) holds a ref: every expand column on the way
+   * is resolved, shallowest first (§5.10); unresolvable refs read as no value.
+   */
+  private expandedReader(column: string, path: string): RawReader {
+    const expandSet = new Set(this.opts.expandColumns);
+    const parts = splitFieldPath(path);
+    const root = parts[0];
+    return (row) => {
+      const body = this.bodyOf(row) as unknown as Record<string, unknown>;
+      let cur: unknown = body[root];
+      let prefix = root;
+      for (let i = 1; i <= parts.length; i++) {
+        if (expandSet.has(prefix) && typeof cur === 'string') {
+          const resolved = resolveObjectRef(this.opts.store, cur);
+          if (!resolved.found) return MISSING;
+          cur = resolved.value;
+        }
+        if (i === parts.length) break;
+        cur = readPath(cur, [parts[i]]);
+        if (cur === MISSING) return MISSING;
+        prefix += '.' + parts[i];
+      }
+      return cur;
+    };
+  }
+
+  /** `feedback.[<type>].payload.<path>`, `feedback.[<type>].runnable_ref|trigger_ref` (§5.3). */
+  private feedbackField(path: string, loc: ErrorPath): FieldAccessor {
+    const m = /^feedback\.\[([^\]]*)\]\.(.+)$/.exec(path);
+    if (!m) throw fieldNotAllowed(path, loc);
+    const [, type, rest] = m;
+    const restParts = splitFieldPath(rest);
+    const isRefField = rest === 'runnable_ref' || rest === 'trigger_ref';
+    if (!isRefField && restParts[0] !== 'payload') throw fieldNotAllowed(path, loc);
+    const project = this.opts.project;
+    const t = this.table;
+    const first = (row: number) => {
+      const rows = project.feedbackByRef.get(callRefUri(project.projectId, t.ids[row]));
+      return rows?.find((f) => type === '*' || f.feedback_type === type);
+    };
+    if (isRefField) {
+      const key = rest as 'runnable_ref' | 'trigger_ref';
+      return { kind: 'string', get: (row) => first(row)?.[key] ?? null };
+    }
+    const reader: RawReader = (row) => {
+      const fb = first(row);
+      return fb ? readPath(fb.payload, restParts.slice(1)) : MISSING;
+    };
+    return jsonAccessor(reader, new PathMemo(t.version), t.size);
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * `CallsFilter` (calls-semantics §4) → the rows that pass it, using the store's indexes.
+ *
+ * The planner picks the most selective indexed list among the filter's id fields (and the
+ * `$expr`'s top-level equalities on indexed columns), reads those rows only, and checks every
+ * remaining clause per row. Without any indexed clause it scans the project. Rows come out in
+ * insertion order either way, so the unsorted order and stable sorts do not depend on the plan.
+ */
+import type { CallTable } from '../../store/call-table.ts';
+import type { CallsFilter } from './request.ts';
+
+/** A predicate over rows; `null` means "no condition". */
+export type RowPredicate = ((row: number) => boolean) | null;
+
+const WILDCARD = ':*';
+
+/** `op_names`, `input_refs`, `output_refs` entries ending in `:*` match by prefix (keeping the colon). */
+function splitWildcards(values: readonly string[]): { exact: Set<string>; prefixes: string[] } {
+  const exact = new Set<string>();
+  const prefixes: string[] = [];
+  for (const v of values) {
+    if (v.endsWith(WILDCARD)) prefixes.push(v.slice(0, -1));
+    else exact.add(v);
+  }
+  return { exact, prefixes };
+}
+
+const matchesAny = (value: string, exact: Set<string>, prefixes: readonly string[]) =>
+  exact.has(value) || prefixes.some((p) => value.startsWith(p));
+
+/** Candidate rows for one indexed clause: the union of the index lists, ascending. */
+function unionRows(index: Map<string, number[]>, keys: Iterable<string>): number[] {
+  const seen = new Set<number>();
+  for (const k of keys) for (const r of index.get(k) ?? []) seen.add(r);
+  return [...seen].sort((a, b) => a - b);
+}
+
+export interface FilterPlan {
+  /** Rows to consider (ascending), or null to scan every row. */
+  candidates: number[] | null;
+  /** Every clause, checked per candidate row (including those the candidates came from). */
+  predicate: (row: number) => boolean;
+}
+
+/** Extra indexed equalities found in `$expr` (field → allowed values). */
+export interface IndexedEquality {
+  field: string;
+  values: readonly string[];
+}
+
+export function planFilter(table: CallTable, filter: CallsFilter | null, exprEqualities: readonly IndexedEquality[]): FilterPlan {
+  const checks: Array<(row: number) => boolean> = [];
+  const candidateLists: number[][] = [];
+  const f = filter ?? {};
+
+  // §4.1: empty list or null = no filter (truthiness), except thread_ids / turn_ids (§4.2).
+  const idClause = (values: string[] | null | undefined, index: Map<string, number[]>, column: Array<string | null>, emptyMatchesNothing: boolean) => {
+    if (values == null) return;
+    if (values.length === 0) {
+      if (emptyMatchesNothing) candidateLists.push([]);
+      return;
+    }
+    const set = new Set(values);
+    candidateLists.push(unionRows(index, set));
+    checks.push((row) => {
+      const v = column[row];
+      return v !== null && set.has(v);
+    });
+  };
+
+  if (f.call_ids?.length) {
+    const rows = [...new Set(f.call_ids)].map((id) => table.rowOf(id)).filter((r): r is number => r !== undefined);
+    candidateLists.push(rows.sort((a, b) => a - b));
+    const set = new Set(f.call_ids);
+    checks.push((row) => set.has(table.ids[row]));
+  }
+  idClause(f.trace_ids?.length ? f.trace_ids : null, table.byTrace, table.traceIds, false);
+  idClause(f.parent_ids?.length ? f.parent_ids : null, table.byParent, table.parentIds, false);
+  idClause(f.thread_ids, table.byThread, table.threadIds, true);
+  idClause(f.turn_ids, table.byTurn, table.turnIds, true);
+
+  if (f.op_names?.length) {
+    const { exact, prefixes } = splitWildcards(f.op_names);
+    const opMatch = new Uint8Array(table.opNames.values.length);
+    const opIds: number[] = [];
+    table.opNames.values.forEach((name, i) => {
+      if (matchesAny(name, exact, prefixes)) {
+        opMatch[i] = 1;
+        opIds.push(i);
+      }
+    });
+    const rows: number[] = [];
+    for (const op of opIds) for (const r of table.byOp.get(op) ?? []) rows.push(r);
+    candidateLists.push(rows.sort((a, b) => a - b));
+    checks.push((row) => opMatch[table.opIndex.data[row]] === 1);
+  }
+
+  if (f.trace_roots_only) checks.push((row) => table.parentIds[row] === null);
+
+  const setClause = (values: string[] | null | undefined, column: Array<string | null>) => {
+    if (!values?.length) return;
+    const set = new Set(values);
+    checks.push((row) => {
+      const v = column[row];
+      return v !== null && set.has(v);
+    });
+  };
+  setClause(f.user_ids, table.userIds);
+  setClause(f.run_ids, table.runIds);
+
+  const refClause = (values: string[] | null | undefined, column: Array<string[] | null>) => {
+    if (!values?.length) return;
+    const { exact, prefixes } = splitWildcards(values);
+    checks.push((row) => {
+      const refs = column[row];
+      return refs !== null && refs.some((r) => matchesAny(r, exact, prefixes));
+    });
+  };
+  refClause(f.input_refs, table.inputRefs);
+  refClause(f.output_refs, table.outputRefs);
+
+  // Indexed equalities from the expression narrow candidates; the expression itself still
+  // runs on every candidate, so these lists need not be exact, only supersets.
+  for (const eq of exprEqualities) {
+    if (eq.field === 'id') {
+      candidateLists.push(eq.values.map((id) => table.rowOf(id)).filter((r): r is number => r !== undefined).sort((a, b) => a - b));
+    } else if (eq.field === 'trace_id') candidateLists.push(unionRows(table.byTrace, eq.values));
+    else if (eq.field === 'parent_id') candidateLists.push(unionRows(table.byParent, eq.values));
+    else if (eq.field === 'thread_id') candidateLists.push(unionRows(table.byThread, eq.values));
+    else if (eq.field === 'turn_id') candidateLists.push(unionRows(table.byTurn, eq.values));
+  }
+
+  // §3.2: deleted calls are never visible.
+  const deleted = table.deletedAt;
+  checks.unshift((row) => Number.isNaN(deleted.data[row]));
+
+  let candidates: number[] | null = null;
+  for (const list of candidateLists) if (candidates === null || list.length < candidates.length) candidates = list;
+
+  const predicate =
+    checks.length === 1
+      ? checks[0]
+      : (row: number) => {
+          for (let i = 0; i < checks.length; i++) if (!checks[i](row)) return false;
+          return true;
+        };
+  return { candidates, predicate };
+}

@@ -1,0 +1,92 @@
+/**
+ * Calls ordering (calls-semantics §6, DECISIONS §9, §11): default `started_at` asc then `id`
+ * asc; an implicit `id` term; NULLs last both ways; dynamic JSON fields sorted by three keys
+ * (exists first, numeric value, string value).
+ */
+import { invalidRequest } from '../../core/errors.ts';
+import { combine, numericKey, presenceKey, stringKey, topK, type PositionComparator } from '../sort.ts';
+import type { FieldResolver } from './expr/fields.ts';
+import type { SortTerm } from './request.ts';
+
+const NOT_SORTABLE = new Set(['storage_size_bytes', 'total_storage_size_bytes']);
+
+/** The effective sort terms (§6.1, §6.2): null → default; an `id` term is appended when absent. */
+export function effectiveSortTerms(sortBy: SortTerm[] | null): SortTerm[] {
+  if (sortBy === null) return [
+    { field: 'started_at', direction: 'asc' },
+    { field: 'id', direction: 'asc' },
+  ];
+  if (sortBy.length === 0) return [];
+  if (sortBy.some((t) => t.field === 'id')) return sortBy;
+  const last = sortBy[sortBy.length - 1];
+  return [...sortBy, { field: 'id', direction: last.field === 'started_at' ? last.direction : 'desc' }];
+}
+
+/** Checks sort fields before any row is read: 400 for storage sizes, 403 for unknown fields. */
+export function validateSortTerms(terms: SortTerm[], resolver: FieldResolver): void {
+  terms.forEach((t, i) => {
+    if (NOT_SORTABLE.has(t.field)) throw invalidRequest('TQ_SORT_FIELD_NOT_ALLOWED', { field: t.field }, ['body', 'sort_by', i, 'field']);
+    resolver.resolve(t.field, ['body', 'sort_by', i, 'field']);
+  });
+}
+
+/**
+ * Orders `rows` by `terms` and returns the window [offset, offset + limit). Keys are computed
+ * once per row into arrays; selection is top-k when a limit is given.
+ */
+export function orderRows(
+  rows: number[],
+  terms: SortTerm[],
+  resolver: FieldResolver,
+  offset: number,
+  limit: number | null,
+): number[] {
+  const n = rows.length;
+  const end = limit === null ? n : Math.min(n, offset + limit);
+  if (terms.length === 0 || n === 0) return rows.slice(offset, end);
+  const keys: PositionComparator[] = [];
+  for (const term of terms) {
+    const desc = term.direction === 'desc';
+    const acc = resolver.resolve(term.field);
+    switch (acc.kind) {
+      case 'string': {
+        const vals = new Array<string | null>(n);
+        for (let i = 0; i < n; i++) vals[i] = acc.get(rows[i]);
+        keys.push(stringKey(vals, desc));
+        break;
+      }
+      case 'number':
+      case 'datetime': {
+        const vals = new Float64Array(n);
+        for (let i = 0; i < n; i++) vals[i] = acc.get(rows[i]) ?? NaN;
+        keys.push(numericKey(vals, desc));
+        break;
+      }
+      case 'array': {
+        const vals = new Array<string | null>(n);
+        for (let i = 0; i < n; i++) vals[i] = JSON.stringify(acc.get(rows[i]));
+        keys.push(stringKey(vals, desc));
+        break;
+      }
+      case 'json': {
+        const present = new Uint8Array(n);
+        const nums = new Float64Array(n);
+        const strs = new Array<string | null>(n);
+        for (let i = 0; i < n; i++) {
+          const r = rows[i];
+          present[i] = acc.exists(r) ? 1 : 0;
+          nums[i] = acc.float(r) ?? NaN;
+          strs[i] = acc.str(r);
+        }
+        keys.push(presenceKey(present), numericKey(nums, desc), stringKey(strs, desc));
+        break;
+      }
+    }
+  }
+  // Rows that tie on every key keep insertion order (§6.9).
+  const cmp = combine(keys, (a, b) => a - b);
+  const positions = topK(n, end, cmp);
+  const out: number[] = [];
+  for (let i = offset; i < positions.length; i++) out.push(rows[positions[i]]);
+  return out;
+}

@@ -1,0 +1,183 @@
+/**
+ * Building each response line of /calls/stream_query: column selection (§8), the computed
+ * summary (§9.1), and the include_* enrichments (§10) applied to the returned page only.
+ */
+import { fieldNotAllowed } from '../../core/errors.ts';
+import { formatMicros } from '../../core/datetime.ts';
+import { fromPlain } from '../../core/json/lossless.ts';
+import { pyDumps } from '../../core/json/pyjson.ts';
+import { callRefUri, parseObjectRef } from '../../core/refs.ts';
+import type { CallTable } from '../../store/call-table.ts';
+import type { FeedbackRow, ProjectStore } from '../../store/project.ts';
+import type { Store } from '../../store/store.ts';
+import { resolveObjectRef } from '../resolve-ref.ts';
+import { applyCosts } from './costs.ts';
+import type { CallsQuery } from './request.ts';
+import { deriveSummary } from './summary.ts';
+
+const ALWAYS = ['id', 'project_id', 'trace_id', 'op_name', 'started_at'];
+const FOR_SUMMARY = ['ended_at', 'exception', 'display_name'];
+
+function allowedColumns(prefix: string): Set<string> {
+  return new Set([
+    'id', 'project_id', 'op_name', 'display_name', 'trace_id', 'parent_id', 'thread_id', 'turn_id',
+    'started_at', 'attributes', 'inputs', 'ended_at', 'exception', 'output', 'summary',
+    `${prefix}user_id`, `${prefix}run_id`, `${prefix}run_step`, `${prefix}run_step_end`, 'deleted_at',
+    'storage_size_bytes', 'total_storage_size_bytes', 'input_refs', 'output_refs',
+  ]);
+}
+
+/**
+ * The set of selected columns (null = all), validated: each entry is cut at its first dot,
+ * `x_dump` means `x`, unknown names are 403 (ClickHouse's get_field_by_name).
+ */
+export function selectColumns(req: CallsQuery, prefix: string): Set<string> | null {
+  if (req.columns === null) return null;
+  const allowed = allowedColumns(prefix);
+  const selected = new Set<string>(ALWAYS);
+  req.columns.forEach((col, i) => {
+    let name = col.split('.')[0];
+    if (name.endsWith('_dump') && allowed.has(name.slice(0, -5))) name = name.slice(0, -5);
+    if (!allowed.has(name)) throw fieldNotAllowed(col, ['body', 'columns', i]);
+    selected.add(name);
+  });
+  if (selected.has('summary') || req.include_costs) for (const c of FOR_SUMMARY) selected.add(c);
+  if (req.include_costs) selected.add('summary');
+  return selected;
+}
+
+/** Python `len(json.dumps(x))` for a JSON value (ASCII output, so bytes = characters). */
+const dumpLength = (v: unknown) => pyDumps(fromPlain(v)).length;
+
+export interface LineBuilderOptions {
+  store: Store;
+  project: ProjectStore;
+  req: CallsQuery;
+  prefix: string;
+  selected: Set<string> | null;
+}
+
+/** Makes the function that renders one row as a JSON line. */
+export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
+  const t = o.project.calls;
+  const has = (c: string) => o.selected === null || o.selected.has(c);
+  const expandColumns = o.req.return_expanded_column_values
+    ? [...(o.req.expand_columns ?? [])].sort((a, b) => a.split('.').length - b.split('.').length)
+    : [];
+  const needsBody = has('attributes') || has('inputs') || has('output') || has('summary') || expandColumns.length > 0;
+  const p = o.prefix;
+  const dt = (v: number) => (Number.isNaN(v) ? null : formatMicros(v));
+  const num = (v: number) => (Number.isNaN(v) ? null : v);
+
+  return (row) => {
+    const body = needsBody ? t.body(row) : null;
+    const endedAt = has('ended_at') ? t.endedAt.data[row] : NaN;
+    const exception = has('exception') ? t.exceptions[row] : null;
+    const displayName = has('display_name') ? t.displayNames[row] : null;
+    const opName = t.opName(row) ?? '';
+    const summary = deriveSummary({
+      summary: has('summary') ? body!.summary : null,
+      opName,
+      startedAt: t.startedAt.data[row],
+      endedAt: Number.isNaN(endedAt) ? null : endedAt,
+      exception,
+      displayName,
+    });
+    if (o.req.include_costs) applyCosts(summary, o.store.prices, t.startedAt.data[row], o.project.projectId);
+    if (o.req.include_feedback) {
+      const rows = o.project.feedbackByRef.get(callRefUri(o.project.projectId, t.ids[row])) ?? [];
+      (summary.weave as Record<string, unknown>).feedback = rows.map((f) => feedbackItem(f, p));
+    }
+    const call: Record<string, unknown> = {
+      id: t.ids[row],
+      project_id: o.project.projectId,
+      op_name: opName,
+      display_name: displayName,
+      trace_id: t.traceIds[row],
+      parent_id: has('parent_id') ? t.parentIds[row] : null,
+      thread_id: has('thread_id') ? t.threadIds[row] : null,
+      turn_id: has('turn_id') ? t.turnIds[row] : null,
+      started_at: formatMicros(t.startedAt.data[row]),
+      attributes: has('attributes') ? body!.attributes : {},
+      inputs: has('inputs') ? body!.inputs : {},
+      ended_at: dt(endedAt),
+      exception,
+      output: has('output') ? body!.output : null,
+      summary,
+      [`${p}user_id`]: has(`${p}user_id`) ? t.userIds[row] : null,
+      [`${p}run_id`]: has(`${p}run_id`) ? t.runIds[row] : null,
+      [`${p}run_step`]: has(`${p}run_step`) ? num(t.runStep.data[row]) : null,
+      [`${p}run_step_end`]: has(`${p}run_step_end`) ? num(t.runStepEnd.data[row]) : null,
+      deleted_at: null,
+      storage_size_bytes: o.req.include_storage_size ? storageSize(t, row) : null,
+      total_storage_size_bytes:
+        o.req.include_total_storage_size && t.parentIds[row] === null ? traceStorageSize(t, row) : null,
+    };
+    for (const col of expandColumns) expandColumn(o.store, call, col);
+    return JSON.stringify(call);
+  };
+}
+
+function feedbackItem(f: FeedbackRow, prefix: string): Record<string, unknown> {
+  return {
+    id: f.id,
+    feedback_type: f.feedback_type,
+    weave_ref: f.weave_ref,
+    payload: f.payload,
+    creator: f.creator,
+    created_at: formatMicros(f.created_at),
+    [`${prefix}user_id`]: f.user_id,
+    runnable_ref: f.runnable_ref,
+    call_ref: f.call_ref,
+    trigger_ref: f.trigger_ref,
+    annotation_ref: f.annotation_ref,
+  };
+}
+
+/** Sum of the JSON dump lengths of attributes, inputs, output and summary (§10.3). */
+function storageSize(t: CallTable, row: number): number {
+  const b = t.body(row);
+  let size = dumpLength(b.attributes) + dumpLength(b.inputs);
+  if (!Number.isNaN(t.endedAt.data[row])) size += dumpLength(b.output) + dumpLength(b.summary ?? {});
+  return size;
+}
+
+function traceStorageSize(t: CallTable, row: number): number {
+  let total = 0;
+  for (const r of t.byTrace.get(t.traceIds[row]) ?? []) if (!t.isDeleted(r)) total += storageSize(t, r);
+  return total;
+}
+
+/** Reads `path` from the call dict: a literal top-level key first, then the dotted path through dicts. */
+function getNested(obj: Record<string, unknown>, path: string): { parent: Record<string, unknown>; key: string } | null {
+  if (Object.prototype.hasOwnProperty.call(obj, path)) return { parent: obj, key: path };
+  const parts = path.split('.');
+  let cur: unknown = obj;
+  for (let i = 0; i < parts.length - 1; i++) {
+    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return null;
+    cur = (cur as Record<string, unknown>)[parts[i]];
+  }
+  if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return null;
+  const key = parts[parts.length - 1];
+  return Object.prototype.hasOwnProperty.call(cur, key) ? { parent: cur as Record<string, unknown>, key } : null;
+}
+
+/**
+ * Replaces an object/op ref at `path` by its value (§10.4, ClickHouse write-back): a dict gets
+ * a `_ref` key with the original URI when it has none; other values replace the string as is;
+ * unresolvable refs stay strings.
+ */
+function expandColumn(store: Store, call: Record<string, unknown>, path: string): void {
+  const at = getNested(call, path);
+  if (!at) return;
+  const value = at.parent[at.key];
+  if (!value || typeof value !== 'string' || !parseObjectRef(value)) return;
+  const resolved = resolveObjectRef(store, value);
+  if (!resolved.found || resolved.value === null) return;
+  // A copy: deeper expand columns write into it, and the stored value must not change.
+  const out = structuredClone(resolved.value);
+  if (out !== null && typeof out === 'object' && !Array.isArray(out)) {
+    if (!Object.prototype.hasOwnProperty.call(out, '_ref')) (out as Record<string, unknown>)._ref = value;
+  }
+  at.parent[at.key] = out;
+}

@@ -1,0 +1,57 @@
+/**
+ * /calls/stream_query end to end: validate and plan eagerly (every error is raised before the
+ * first line), then produce lines lazily.
+ *
+ * Pipeline: request → field resolver → compiled `$expr` → filter plan (indexes) → matching
+ * rows → order + window (top-k) → one JSON line per row.
+ */
+import type { Engine, RequestContext, RequestBody, Route } from '../../api/types.ts';
+import { plainBody } from '../../api/body.ts';
+import { ProjectStore } from '../../store/project.ts';
+import { CallFieldResolver } from './call-fields.ts';
+import { compileExpr, indexableEqualities } from './expr/compile.ts';
+import { planFilter } from './filter.ts';
+import { effectiveSortTerms, orderRows, validateSortTerms } from './order.ts';
+import { parseCallsQuery, type CallsQuery } from './request.ts';
+import { lineBuilder, selectColumns } from './response.ts';
+
+/** Validates and plans a calls query; the returned iterable yields JSON lines. */
+export function prepareCallsQuery(engine: Engine, req: CallsQuery): Iterable<string> {
+  const prefix = engine.options.fieldPrefix;
+  // An unknown project answers nothing, but its request is still checked in full.
+  const project = engine.store.project(req.project_id) ?? new ProjectStore(req.project_id);
+  const expandColumns = req.expand_columns ?? [];
+  const resolver = new CallFieldResolver({ store: engine.store, project, fieldPrefix: prefix, expandColumns });
+
+  const selected = selectColumns(req, prefix);
+  const expr = req.query ? compileExpr(req.query, resolver) : null;
+  const terms = effectiveSortTerms(req.sort_by);
+  validateSortTerms(terms, resolver);
+
+  if (req.limit === 0) return [];
+  const table = project.calls;
+  const plan = planFilter(table, req.filter, req.query ? indexableEqualities(req.query) : []);
+  const matches: number[] = [];
+  const consider = (row: number) => {
+    if (plan.predicate(row) && (expr === null || expr(row) === true)) matches.push(row);
+  };
+  if (plan.candidates) for (const row of plan.candidates) consider(row);
+  else for (let row = 0, n = table.size; row < n; row++) consider(row);
+
+  const page = orderRows(matches, terms, resolver, req.offset ?? 0, req.limit);
+  const render = lineBuilder({ store: engine.store, project, req, prefix, selected });
+  return (function* () {
+    for (const row of page) yield render(row);
+  })();
+}
+
+export const callsStreamQueryRoute: Route = {
+  path: '/calls/stream_query',
+  method: 'POST',
+  body: 'json',
+  run(engine: Engine, body: RequestBody, ctx: RequestContext) {
+    const req = parseCallsQuery(plainBody(body), engine.options.fieldPrefix);
+    ctx.authorize(req.project_id);
+    return { kind: 'stream', lines: prepareCallsQuery(engine, req) };
+  },
+};

@@ -1,0 +1,57 @@
+/**
+ * The response-side computed summary (calls-semantics §9.1, Weave's make_derived_summary_fields):
+ * recomputed for every returned call from its columns, discarding stored copies.
+ */
+import { looksLikeRef, parseObjectRef } from '../../core/refs.ts';
+import { timedeltaMillis } from '../../core/datetime.ts';
+
+export interface SummaryInputs {
+  summary: Record<string, unknown> | null;
+  opName: string;
+  startedAt: number | null;
+  endedAt: number | null;
+  exception: string | null;
+  displayName: string | null;
+}
+
+const DERIVED = ['status', 'trace_name', 'latency_ms', 'display_name'];
+
+/** Returns a new summary object whose `weave` block is computed (§9.1 steps 1–5). */
+export function deriveSummary(c: SummaryInputs): Record<string, unknown> {
+  const summary: Record<string, unknown> = { ...(c.summary ?? {}) };
+  const stored = summary.weave;
+  delete summary.weave;
+  const weave: Record<string, unknown> = {};
+  if (stored !== null && typeof stored === 'object' && !Array.isArray(stored)) {
+    for (const [k, v] of Object.entries(stored)) if (!DERIVED.includes(k)) weave[k] = v;
+  }
+
+  // Status, response order: error (truthy exception), running, descendant_error, success.
+  let status: string;
+  if (c.exception) status = 'error';
+  else if (c.endedAt === null) status = 'running';
+  else if (descendantErrors(c.summary) > 0) status = 'descendant_error';
+  else status = 'success';
+  weave.status = status;
+
+  if (c.startedAt !== null && c.endedAt !== null) weave.latency_ms = timedeltaMillis(c.startedAt, c.endedAt);
+
+  if (c.displayName) {
+    weave.display_name = c.displayName;
+  } else if (looksLikeRef(c.opName)) {
+    // Only object/op refs give a trace name; other ref-looking names give none.
+    const ref = parseObjectRef(c.opName);
+    if (ref) weave.trace_name = ref.name;
+  } else {
+    weave.trace_name = c.opName;
+  }
+  summary.weave = weave;
+  return summary;
+}
+
+function descendantErrors(summary: Record<string, unknown> | null): number {
+  const counts = summary?.status_counts;
+  if (counts === null || typeof counts !== 'object') return 0;
+  const v = (counts as Record<string, unknown>).error;
+  return typeof v === 'number' ? v : 0;
+}

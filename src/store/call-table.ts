@@ -1,0 +1,320 @@
+/**
+ * The calls of one project, stored column-wise.
+ *
+ * Row r is the r-th call whose start part arrived (insertion order: what `sort_by: []`
+ * returns). Scalars the queries filter and sort on sit in typed arrays or plain arrays indexed
+ * by row; the JSON bodies (attributes, inputs, output, summary) are kept as UTF-8 text in a
+ * byte arena and parsed only when a query needs them. Indexes map ids to rows so that id
+ * filters never scan the project.
+ */
+import { extractRefs } from '../core/refs.ts';
+import { addToIndex, ByteArena, Float64Column, Int32Column, Interner, removeFromIndex } from './columns.ts';
+
+/** The JSON parts of a call, parsed from the stored text. */
+export interface CallBody {
+  attributes: Record<string, unknown>;
+  inputs: Record<string, unknown>;
+  output: unknown;
+  summary: Record<string, unknown> | null;
+}
+
+/** A call start, engine-side (datetimes in µs, prefix-neutral names). */
+export interface CallStartPart {
+  id: string;
+  op_name: string;
+  display_name: string | null;
+  trace_id: string;
+  parent_id: string | null;
+  thread_id: string | null;
+  turn_id: string | null;
+  started_at: number;
+  attributes: Record<string, unknown>;
+  inputs: Record<string, unknown>;
+  user_id: string | null;
+  run_id: string | null;
+  run_step: number | null;
+}
+
+/** A call end, engine-side. */
+export interface CallEndPart {
+  id: string;
+  ended_at: number;
+  exception: string | null;
+  output: unknown;
+  summary: Record<string, unknown>;
+  run_step_end: number | null;
+}
+
+/** A whole call as a fixture line gives it: start and (optional) end in one record. */
+export interface CallRecordPart extends CallStartPart {
+  ended_at: number | null;
+  exception: string | null;
+  output: unknown;
+  summary: Record<string, unknown> | null;
+  run_step_end: number | null;
+  deleted_at: number | null;
+}
+
+const NULL_OP = -1;
+
+export class CallTable {
+  // Identity and relations.
+  readonly ids: string[] = [];
+  readonly traceIds: string[] = [];
+  readonly parentIds: Array<string | null> = [];
+  readonly threadIds: Array<string | null> = [];
+  readonly turnIds: Array<string | null> = [];
+  readonly opNames = new Interner();
+  readonly opIndex = new Int32Column();
+
+  // Hot scalars.
+  readonly startedAt = new Float64Column();
+  readonly endedAt = new Float64Column();
+  readonly deletedAt = new Float64Column();
+  /** `summary.status_counts.error` as a number (NaN when absent or not numeric). */
+  readonly statusErrorCount = new Float64Column();
+  readonly runStep = new Float64Column();
+  readonly runStepEnd = new Float64Column();
+
+  // Nullable strings.
+  readonly displayNames: Array<string | null> = [];
+  readonly exceptions: Array<string | null> = [];
+  readonly userIds: Array<string | null> = [];
+  readonly runIds: Array<string | null> = [];
+  readonly inputRefs: Array<string[] | null> = [];
+  readonly outputRefs: Array<string[] | null> = [];
+
+  // JSON bodies: arena handle per row.
+  private readonly arena = new ByteArena();
+  private readonly bodyChunk = new Int32Column();
+  private readonly bodyOffset = new Int32Column();
+  private readonly bodyLength = new Int32Column();
+
+  // Indexes.
+  readonly byId = new Map<string, number>();
+  readonly byTrace = new Map<string, number[]>();
+  readonly byParent = new Map<string, number[]>();
+  readonly byThread = new Map<string, number[]>();
+  readonly byTurn = new Map<string, number[]>();
+  readonly byOp = new Map<number, number[]>();
+  /** Turn calls (id == turn_id) of each thread, in insertion order. */
+  readonly turnsByThread = new Map<string, number[]>();
+
+  /** Ends that arrived before their start; applied when the start comes. */
+  private readonly pendingEnds = new Map<string, CallEndPart>();
+  private readonly traceIdInterner = new Map<string, string>();
+
+  /**
+   * Bumped on every in-place change of an existing row (an end, a display-name update), so
+   * that derived per-row caches know to rebuild. Appends do not bump it.
+   */
+  version = 0;
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  rowOf(id: string): number | undefined {
+    return this.byId.get(id);
+  }
+
+  opName(row: number): string | null {
+    const i = this.opIndex.data[row];
+    return i === NULL_OP ? null : this.opNames.values[i];
+  }
+
+  isDeleted(row: number): boolean {
+    return !Number.isNaN(this.deletedAt.data[row]);
+  }
+
+  /** A call start (write path). Merges an end that arrived first. Returns the row. */
+  start(part: CallStartPart, bodyText?: string): number {
+    const existing = this.byId.get(part.id);
+    if (existing !== undefined) {
+      // A repeated start: the latest start wins, as a merge of appended parts would give.
+      this.overwriteStart(existing, part);
+      return existing;
+    }
+    const row = this.appendRow(part, {
+      ended_at: null,
+      exception: null,
+      output: null,
+      summary: null,
+      run_step_end: null,
+      deleted_at: null,
+    });
+    this.setBody(row, bodyText ?? JSON.stringify({ attributes: part.attributes, inputs: part.inputs, output: null, summary: null }));
+    const pending = this.pendingEnds.get(part.id);
+    if (pending) {
+      this.pendingEnds.delete(part.id);
+      this.end(pending);
+    }
+    return row;
+  }
+
+  /** A call end (write path). Waits for the start when it is not there yet. */
+  end(part: CallEndPart): void {
+    const row = this.byId.get(part.id);
+    if (row === undefined) {
+      this.pendingEnds.set(part.id, part);
+      return;
+    }
+    const body = this.body(row);
+    this.endedAt.data[row] = part.ended_at;
+    this.exceptions[row] = part.exception;
+    this.runStepEnd.data[row] = part.run_step_end ?? NaN;
+    this.statusErrorCount.data[row] = errorCount(part.summary);
+    this.outputRefs[row] = nonEmpty(extractRefs(wrapOutput(part.output)));
+    this.setBody(row, JSON.stringify({ attributes: body.attributes, inputs: body.inputs, output: part.output, summary: part.summary }));
+    this.version++;
+  }
+
+  /**
+   * A complete record (fixtures). `lineBytes[start, end)` is its JSON text; it is stored as the
+   * body as-is, so loading costs one parse and one copy.
+   */
+  load(record: CallRecordPart, lineBytes: Uint8Array, start: number, end: number): number {
+    const existing = this.byId.get(record.id);
+    if (existing !== undefined) throw new Error(`duplicate call id ${record.id}`);
+    const row = this.appendRow(record, record);
+    const [chunk, offset] = this.arena.append(lineBytes, start, end);
+    this.bodyChunk.data[row] = chunk;
+    this.bodyOffset.data[row] = offset;
+    this.bodyLength.data[row] = end - start;
+    return row;
+  }
+
+  /** `call_update`: the latest display name wins; the empty string clears it. */
+  setDisplayName(row: number, name: string | null): void {
+    this.displayNames[row] = name === '' ? null : name;
+    this.version++;
+  }
+
+  /** The stored JSON parts of a row. */
+  body(row: number): CallBody {
+    const text = this.bodyText(row);
+    const obj = JSON.parse(text) as Partial<CallBody>;
+    return {
+      attributes: (obj.attributes as Record<string, unknown>) ?? {},
+      inputs: (obj.inputs as Record<string, unknown>) ?? {},
+      output: obj.output ?? null,
+      summary: (obj.summary as Record<string, unknown> | null) ?? null,
+    };
+  }
+
+  bodyText(row: number): string {
+    return this.arena.text(this.bodyChunk.data[row], this.bodyOffset.data[row], this.bodyLength.data[row]);
+  }
+
+  /** Bytes of body text held (memory reports). */
+  get arenaBytes(): number {
+    return this.arena.byteSize;
+  }
+
+  get pendingEndCount(): number {
+    return this.pendingEnds.size;
+  }
+
+  private setBody(row: number, text: string): void {
+    const [chunk, offset, length] = this.arena.appendString(text);
+    this.bodyChunk.data[row] = chunk;
+    this.bodyOffset.data[row] = offset;
+    this.bodyLength.data[row] = length;
+  }
+
+  private internTrace(traceId: string): string {
+    const seen = this.traceIdInterner.get(traceId);
+    if (seen !== undefined) return seen;
+    this.traceIdInterner.set(traceId, traceId);
+    return traceId;
+  }
+
+  private appendRow(s: CallStartPart, e: Omit<CallRecordPart, keyof CallStartPart>): number {
+    const row = this.ids.length;
+    const traceId = this.internTrace(s.trace_id);
+    this.ids.push(s.id);
+    this.traceIds.push(traceId);
+    this.parentIds.push(s.parent_id);
+    this.threadIds.push(s.thread_id);
+    this.turnIds.push(s.turn_id);
+    const op = this.opNames.id(s.op_name);
+    this.opIndex.push(op);
+    this.startedAt.push(s.started_at);
+    this.endedAt.push(e.ended_at ?? NaN);
+    this.deletedAt.push(e.deleted_at ?? NaN);
+    this.statusErrorCount.push(errorCount(e.summary));
+    this.runStep.push(s.run_step ?? NaN);
+    this.runStepEnd.push(e.run_step_end ?? NaN);
+    this.displayNames.push(s.display_name === '' ? null : s.display_name);
+    this.exceptions.push(e.exception);
+    this.userIds.push(s.user_id);
+    this.runIds.push(s.run_id);
+    this.inputRefs.push(nonEmpty(extractRefs(s.inputs)));
+    this.outputRefs.push(e.ended_at === null && e.output == null ? null : nonEmpty(extractRefs(wrapOutput(e.output))));
+    this.bodyChunk.push(0);
+    this.bodyOffset.push(0);
+    this.bodyLength.push(0);
+
+    this.byId.set(s.id, row);
+    addToIndex(this.byTrace, traceId, row);
+    addToIndex(this.byOp, op, row);
+    this.indexRelations(row, s);
+    return row;
+  }
+
+  private indexRelations(row: number, s: CallStartPart): void {
+    if (s.parent_id !== null) addToIndex(this.byParent, s.parent_id, row);
+    if (s.thread_id !== null) addToIndex(this.byThread, s.thread_id, row);
+    if (s.turn_id !== null) addToIndex(this.byTurn, s.turn_id, row);
+    if (s.thread_id !== null && s.thread_id !== '' && s.turn_id === s.id) addToIndex(this.turnsByThread, s.thread_id, row);
+  }
+
+  private unindexRelations(row: number): void {
+    const parent = this.parentIds[row], thread = this.threadIds[row], turn = this.turnIds[row];
+    if (parent !== null) removeFromIndex(this.byParent, parent, row);
+    if (thread !== null) removeFromIndex(this.byThread, thread, row);
+    if (turn !== null) removeFromIndex(this.byTurn, turn, row);
+    if (thread !== null && turn === this.ids[row]) removeFromIndex(this.turnsByThread, thread, row);
+  }
+
+  private overwriteStart(row: number, s: CallStartPart): void {
+    this.unindexRelations(row);
+    removeFromIndex(this.byTrace, this.traceIds[row], row);
+    removeFromIndex(this.byOp, this.opIndex.data[row], row);
+    const traceId = this.internTrace(s.trace_id);
+    const op = this.opNames.id(s.op_name);
+    this.traceIds[row] = traceId;
+    this.parentIds[row] = s.parent_id;
+    this.threadIds[row] = s.thread_id;
+    this.turnIds[row] = s.turn_id;
+    this.opIndex.data[row] = op;
+    this.startedAt.data[row] = s.started_at;
+    this.runStep.data[row] = s.run_step ?? NaN;
+    this.displayNames[row] = s.display_name === '' ? null : s.display_name;
+    this.userIds[row] = s.user_id;
+    this.runIds[row] = s.run_id;
+    this.inputRefs[row] = nonEmpty(extractRefs(s.inputs));
+    addToIndex(this.byTrace, traceId, row);
+    addToIndex(this.byOp, op, row);
+    this.indexRelations(row, s);
+    const body = this.body(row);
+    this.setBody(row, JSON.stringify({ attributes: s.attributes, inputs: s.inputs, output: body.output, summary: body.summary }));
+    this.version++;
+  }
+}
+
+/** Output refs are extracted from `{"output": value}` when the output is not an object. */
+function wrapOutput(output: unknown): unknown {
+  return output !== null && typeof output === 'object' && !Array.isArray(output) ? output : { output };
+}
+
+function nonEmpty(refs: string[]): string[] | null {
+  return refs.length === 0 ? null : refs;
+}
+
+function errorCount(summary: Record<string, unknown> | null | undefined): number {
+  const counts = summary?.status_counts;
+  if (counts === null || typeof counts !== 'object') return NaN;
+  const v = (counts as Record<string, unknown>).error;
+  return typeof v === 'number' ? v : NaN;
+}

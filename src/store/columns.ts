@@ -1,0 +1,113 @@
+/**
+ * Growable typed-array columns. Hot scalar fields of calls live here so that scans and sorts
+ * read contiguous memory instead of chasing object pointers.
+ */
+
+export class Float64Column {
+  data: Float64Array;
+  length = 0;
+  constructor(capacity = 1024) {
+    this.data = new Float64Array(capacity);
+  }
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Float64Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+}
+
+export class Int32Column {
+  data: Int32Array;
+  length = 0;
+  constructor(capacity = 1024) {
+    this.data = new Int32Array(capacity);
+  }
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Int32Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+}
+
+/**
+ * Append-only byte storage for the JSON text of call bodies: UTF-8 bytes packed into large
+ * chunks, addressed by (chunk, offset, length). This costs exactly the bytes of the text, with
+ * no per-string header, which is what keeps a million calls inside the memory budget.
+ */
+export class ByteArena {
+  private chunks: Buffer[] = [];
+  private current: Buffer;
+  private used = 0;
+  constructor(private readonly chunkSize = 8 * 1024 * 1024) {
+    this.current = Buffer.allocUnsafe(chunkSize);
+    this.chunks.push(this.current);
+  }
+
+  /** Stores bytes; returns a handle packed as [chunk index, offset]. */
+  append(bytes: Uint8Array, start = 0, end = bytes.length): [number, number] {
+    const len = end - start;
+    if (this.used + len > this.current.length) {
+      this.current = Buffer.allocUnsafe(Math.max(this.chunkSize, len));
+      this.chunks.push(this.current);
+      this.used = 0;
+    }
+    this.current.set(bytes.subarray(start, end), this.used);
+    const handle: [number, number] = [this.chunks.length - 1, this.used];
+    this.used += len;
+    return handle;
+  }
+
+  appendString(text: string): [number, number, number] {
+    const bytes = Buffer.from(text, 'utf8');
+    const [chunk, offset] = this.append(bytes);
+    return [chunk, offset, bytes.length];
+  }
+
+  text(chunk: number, offset: number, length: number): string {
+    return this.chunks[chunk].toString('utf8', offset, offset + length);
+  }
+
+  /** Bytes held, for memory reports. */
+  get byteSize(): number {
+    return this.chunks.reduce((n, c) => n + c.length, 0);
+  }
+}
+
+/** Interns repeated strings (op names, trace ids, users) so each distinct value is stored once. */
+export class Interner {
+  private readonly ids = new Map<string, number>();
+  readonly values: string[] = [];
+  id(value: string): number {
+    let id = this.ids.get(value);
+    if (id === undefined) {
+      id = this.values.length;
+      this.values.push(value);
+      this.ids.set(value, id);
+    }
+    return id;
+  }
+  lookup(value: string): number | undefined {
+    return this.ids.get(value);
+  }
+}
+
+/** Appends `row` to the list stored under `key`, creating it. */
+export function addToIndex<K>(index: Map<K, number[]>, key: K, row: number): void {
+  const rows = index.get(key);
+  if (rows) rows.push(row);
+  else index.set(key, [row]);
+}
+
+export function removeFromIndex<K>(index: Map<K, number[]>, key: K, row: number): void {
+  const rows = index.get(key);
+  if (!rows) return;
+  const i = rows.indexOf(row);
+  if (i >= 0) rows.splice(i, 1);
+  if (rows.length === 0) index.delete(key);
+}

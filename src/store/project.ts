@@ -1,0 +1,81 @@
+/**
+ * Everything stored for one project: calls, tables, object versions, feedback, files.
+ * LLM prices are global or per project and live in the Store.
+ */
+import { CallTable } from './call-table.ts';
+
+/** A stored table row: its digest and the JSON text of the first body written for it. */
+export interface StoredRow {
+  digest: string;
+  /** JSON text in original key order (returned as `val`). */
+  text: string;
+  /** Parsed value, filled on first use by sorts. */
+  parsed?: unknown;
+}
+
+export interface ObjectVersion {
+  projectId: string;
+  objectId: string;
+  digest: string;
+  versionIndex: number;
+  createdAtUs: number;
+  deletedAtUs: number | null;
+  kind: 'op' | 'object';
+  baseObjectClass: string | null;
+  leafObjectClass: string | null;
+  /** The value, as plain JSON. */
+  val: unknown;
+  /** The value's JSON text in original key order (what `obj/read` returns). */
+  valText: string;
+  isLatest: boolean;
+}
+
+export interface FeedbackRow {
+  id: string;
+  project_id: string;
+  weave_ref: string;
+  feedback_type: string;
+  payload: Record<string, unknown>;
+  creator: string | null;
+  created_at: number;
+  user_id: string;
+  annotation_ref: string | null;
+  runnable_ref: string | null;
+  call_ref: string | null;
+  trigger_ref: string | null;
+}
+
+export class ProjectStore {
+  readonly calls = new CallTable();
+  /** Row bodies by row digest (first writer wins). */
+  readonly rows = new Map<string, StoredRow>();
+  /** Table digest → ordered row digests. */
+  readonly tables = new Map<string, string[]>();
+  /** Object id → versions in creation order. */
+  readonly objects = new Map<string, ObjectVersion[]>();
+  readonly feedback: FeedbackRow[] = [];
+  /** weave_ref → feedback rows, in creation order. */
+  readonly feedbackByRef = new Map<string, FeedbackRow[]>();
+  /** File digest → bytes. */
+  readonly files = new Map<string, Uint8Array>();
+
+  constructor(readonly projectId: string) {}
+
+  /** The version of `objectId` named by `version`: a digest, `latest`, or `v<N>`. */
+  objectVersion(objectId: string, version: string): ObjectVersion | undefined {
+    const versions = this.objects.get(objectId);
+    if (!versions) return undefined;
+    const live = versions.filter((v) => v.deletedAtUs === null);
+    if (version === 'latest') return live[live.length - 1];
+    const vIndex = /^v(\d+)$/.exec(version);
+    if (vIndex) return live.find((v) => v.versionIndex === Number(vIndex[1]));
+    return live.find((v) => v.digest === version);
+  }
+
+  addFeedback(row: FeedbackRow): void {
+    this.feedback.push(row);
+    const list = this.feedbackByRef.get(row.weave_ref);
+    if (list) list.push(row);
+    else this.feedbackByRef.set(row.weave_ref, [row]);
+  }
+}
