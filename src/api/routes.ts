@@ -1,10 +1,15 @@
 /**
- * Every route tq serves, in one table. The HTTP server and the in-process test runner look
- * routes up here; each route's module owns its validation and behaviour.
+ * Every route tq serves, in one static table. The HTTP server, the CLI and the in-process
+ * conformance runner look routes up here; each route's module owns its validation and
+ * behaviour.
  */
+import { callsStreamQueryRoute } from '../query/calls/run.ts';
+import { tableRoutes } from '../query/table/route.ts';
+import { threadsRoutes } from '../query/threads/route.ts';
+import { writeRoutes } from '../write/routes.ts';
 import type { Route } from './types.ts';
 
-const VERSION = '0.1.0';
+export const TQ_VERSION = '0.1.0';
 
 export const healthRoute: Route = {
   path: '/health',
@@ -18,23 +23,23 @@ export const serverInfoRoute: Route = {
   method: 'GET',
   body: 'none',
   // The Weave client reads min_required_weave_python_version; tq accepts every client.
-  run: () => ({ kind: 'json', body: { min_required_weave_python_version: '0.0.0', tq_version: VERSION } }),
+  run: () => ({ kind: 'json', body: { min_required_weave_python_version: '0.0.0', tq_version: TQ_VERSION } }),
 };
 
-const registry: Route[] = [healthRoute, serverInfoRoute];
-
-/** Adds routes to the registry (each query/write module registers its own). */
-export function registerRoutes(...routes: Route[]): void {
-  for (const r of routes) {
-    if (registry.some((x) => x.path === r.path)) throw new Error(`duplicate route ${r.path}`);
-    registry.push(r);
+const ROUTES: readonly Route[] = (() => {
+  const all = [healthRoute, serverInfoRoute, callsStreamQueryRoute, ...tableRoutes, ...threadsRoutes, ...writeRoutes];
+  const seen = new Set<string>();
+  for (const r of all) {
+    if (seen.has(r.path)) throw new Error(`duplicate route ${r.path}`);
+    seen.add(r.path);
   }
-}
+  return all;
+})();
 
 export function allRoutes(): readonly Route[] {
-  return registry;
+  return ROUTES;
 }
 
 export function findRoute(path: string): Route | undefined {
-  return registry.find((r) => r.path === path);
+  return ROUTES.find((r) => r.path === path);
 }

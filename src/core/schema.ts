@@ -26,7 +26,7 @@ export type Infer<S> = S extends Schema<infer T> ? T : never;
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function issue(issues: ValidationIssue[], type: string, loc: Loc, msg: string, input: unknown, ctx?: Record<string, unknown>) {
+function issue(issues: ValidationIssue[], type: string, loc: Loc, msg: string, input: unknown, ctx?: Record<string, unknown>): typeof INVALID {
   const entry: ValidationIssue = { type, loc: [...loc], msg, input };
   if (ctx) entry.ctx = ctx;
   issues.push(entry);

@@ -1,0 +1,64 @@
+/**
+ * The language-neutral conformance case format (spec-tests/case.schema.json describes the same
+ * shape for other implementations' runners).
+ *
+ * Every string in a case may contain `{{project}}` (the case's own project id, suffixed per
+ * run so repeated runs never collide) and `{{entity}}` (its entity part).
+ */
+
+/** Which credentials a request is sent with. */
+export type CaseAuth =
+  | 'user' // the runner's main user, granted every case project
+  | 'other' // a valid user with no grant on the case project
+  | 'none' // no Authorization header
+  | 'wrong-password' // the main user's name with a wrong password
+  | { header: string }; // this exact Authorization header value
+
+export interface CaseRequest {
+  path: string;
+  method?: 'POST' | 'GET' | 'PUT' | 'DELETE';
+  /** A JSON body. */
+  body?: unknown;
+  /** A raw body sent verbatim (for `1.0` vs `1`, invalid JSON, and the like). */
+  body_text?: string;
+  /** multipart/form-data fields; a field whose value is {file: "..."} is sent as a file part. */
+  multipart?: Record<string, string | { file: string }>;
+  auth?: CaseAuth;
+}
+
+export type Expect =
+  | {
+      status?: 200;
+      /** Exact lines, in order. */
+      lines?: unknown[];
+      /** Lines in any order. */
+      unordered?: unknown[];
+      /** Ordered groups; members of a group may come in any order. */
+      ties?: unknown[][];
+      /** A JSON (non-stream) response body. */
+      json?: unknown;
+      /** `subset` (default): expected objects give only the keys they check. `exact`: whole objects. */
+      match?: 'subset' | 'exact';
+    }
+  | {
+      status: number;
+      /** The error body, compared exactly (e.g. {"reason": "..."}). */
+      body?: unknown;
+      /** Or only which top-level keys the body has (e.g. ["detail"]). */
+      body_keys?: string[];
+      /** Headers that must be present (name → exact value, or true for "present"). */
+      headers?: Record<string, string | true>;
+    };
+
+export interface ConformanceCase {
+  name: string;
+  tags: string[];
+  /** Where the expectation comes from (spec file and section, DECISIONS item, gotcha number). */
+  spec: string;
+  /** The project this case writes to and reads from (before suffixing). */
+  project?: string;
+  /** Write requests run in order before the request (each must answer 2xx). */
+  setup?: CaseRequest[];
+  request: CaseRequest;
+  expect: Expect;
+}
