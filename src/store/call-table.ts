@@ -8,7 +8,7 @@
  * filters never scan the project.
  */
 import { extractRefs } from '../core/refs.ts';
-import { addToIndex, ByteArena, Float64Column, Int32Column, Interner, removeFromIndex } from './columns.ts';
+import { addToIndex, ByteArena, Float64Column, Int32Column, Interner, MultiIndex, removeFromIndex, SparseColumn } from './columns.ts';
 
 /** The JSON parts of a call, parsed from the stored text. */
 export interface CallBody {
@@ -73,16 +73,17 @@ export class CallTable {
   readonly deletedAt = new Float64Column();
   /** `summary.status_counts.error` as a number (NaN when absent or not numeric). */
   readonly statusErrorCount = new Float64Column();
-  readonly runStep = new Float64Column();
-  readonly runStepEnd = new Float64Column();
 
-  // Nullable strings.
-  readonly displayNames: Array<string | null> = [];
-  readonly exceptions: Array<string | null> = [];
+  // Mostly-null fields, stored sparsely.
+  readonly runStep = new SparseColumn<number>();
+  readonly runStepEnd = new SparseColumn<number>();
+  readonly displayNames = new SparseColumn<string>();
+  readonly exceptions = new SparseColumn<string>();
+  readonly runIds = new SparseColumn<string>();
+  readonly inputRefs = new SparseColumn<string[]>();
+  readonly outputRefs = new SparseColumn<string[]>();
+  /** Nullable, but set on nearly every call. */
   readonly userIds: Array<string | null> = [];
-  readonly runIds: Array<string | null> = [];
-  readonly inputRefs: Array<string[] | null> = [];
-  readonly outputRefs: Array<string[] | null> = [];
 
   // JSON bodies: arena handle per row.
   private readonly arena = new ByteArena();
@@ -92,17 +93,18 @@ export class CallTable {
 
   // Indexes.
   readonly byId = new Map<string, number>();
-  readonly byTrace = new Map<string, number[]>();
-  readonly byParent = new Map<string, number[]>();
-  readonly byThread = new Map<string, number[]>();
-  readonly byTurn = new Map<string, number[]>();
-  readonly byOp = new Map<number, number[]>();
+  readonly byTrace = new MultiIndex<string>();
+  readonly byParent = new MultiIndex<string>();
+  readonly byThread = new MultiIndex<string>();
+  readonly byTurn = new MultiIndex<string>();
+  readonly byOp = new MultiIndex<number>();
   /** Turn calls (id == turn_id) of each thread, in insertion order. */
   readonly turnsByThread = new Map<string, number[]>();
 
   /** Ends that arrived before their start; applied when the start comes. */
   private readonly pendingEnds = new Map<string, CallEndPart>();
-  private readonly traceIdInterner = new Map<string, string>();
+  /** One copy of each repeated id string (trace, thread, turn, parent, user, run ids). */
+  private readonly sharedStrings = new Map<string, string>();
 
   /**
    * Bumped on every in-place change of an existing row (an end, a display-name update), so
@@ -161,10 +163,10 @@ export class CallTable {
     }
     const body = this.body(row);
     this.endedAt.data[row] = part.ended_at;
-    this.exceptions[row] = part.exception;
-    this.runStepEnd.data[row] = part.run_step_end ?? NaN;
+    this.exceptions.set(row, part.exception);
+    this.runStepEnd.set(row, part.run_step_end);
     this.statusErrorCount.data[row] = errorCount(part.summary);
-    this.outputRefs[row] = nonEmpty(extractRefs(wrapOutput(part.output)));
+    this.outputRefs.set(row, this.refList(extractRefs(wrapOutput(part.output))));
     this.setBody(row, JSON.stringify({ attributes: body.attributes, inputs: body.inputs, output: part.output, summary: part.summary }));
     this.version++;
   }
@@ -186,7 +188,7 @@ export class CallTable {
 
   /** `call_update`: the latest display name wins; the empty string clears it. */
   setDisplayName(row: number, name: string | null): void {
-    this.displayNames[row] = name === '' ? null : name;
+    this.displayNames.set(row, name === '' ? null : name);
     this.version++;
   }
 
@@ -222,80 +224,101 @@ export class CallTable {
     this.bodyLength.data[row] = length;
   }
 
-  private internTrace(traceId: string): string {
-    const seen = this.traceIdInterner.get(traceId);
+  /**
+   * The shared copy of a repeated string. JSON.parse gives every occurrence its own string;
+   * keeping one copy per distinct value is what keeps the per-call overhead small.
+   */
+  private share(value: string): string;
+  private share(value: string | null): string | null;
+  private share(value: string | null): string | null {
+    if (value === null) return null;
+    const seen = this.sharedStrings.get(value);
     if (seen !== undefined) return seen;
-    this.traceIdInterner.set(traceId, traceId);
-    return traceId;
+    this.sharedStrings.set(value, value);
+    return value;
+  }
+
+  /** A parent (or turn) id reuses the referenced call's own id string when it is loaded. */
+  private callIdString(value: string | null): string | null {
+    if (value === null) return null;
+    const row = this.byId.get(value);
+    return row === undefined ? this.share(value) : this.ids[row];
+  }
+
+  /** Extracted refs with shared strings; null when there are none. */
+  private refList(refs: string[]): string[] | null {
+    if (refs.length === 0) return null;
+    for (let i = 0; i < refs.length; i++) refs[i] = this.share(refs[i]);
+    return refs;
   }
 
   private appendRow(s: CallStartPart, e: Omit<CallRecordPart, keyof CallStartPart>): number {
     const row = this.ids.length;
-    const traceId = this.internTrace(s.trace_id);
+    const traceId = this.share(s.trace_id);
     this.ids.push(s.id);
+    this.byId.set(s.id, row);
     this.traceIds.push(traceId);
-    this.parentIds.push(s.parent_id);
-    this.threadIds.push(s.thread_id);
-    this.turnIds.push(s.turn_id);
+    this.parentIds.push(this.callIdString(s.parent_id));
+    this.threadIds.push(this.share(s.thread_id));
+    this.turnIds.push(this.callIdString(s.turn_id));
     const op = this.opNames.id(s.op_name);
     this.opIndex.push(op);
     this.startedAt.push(s.started_at);
     this.endedAt.push(e.ended_at ?? NaN);
     this.deletedAt.push(e.deleted_at ?? NaN);
     this.statusErrorCount.push(errorCount(e.summary));
-    this.runStep.push(s.run_step ?? NaN);
-    this.runStepEnd.push(e.run_step_end ?? NaN);
-    this.displayNames.push(s.display_name === '' ? null : s.display_name);
-    this.exceptions.push(e.exception);
-    this.userIds.push(s.user_id);
-    this.runIds.push(s.run_id);
-    this.inputRefs.push(nonEmpty(extractRefs(s.inputs)));
-    this.outputRefs.push(e.ended_at === null && e.output == null ? null : nonEmpty(extractRefs(wrapOutput(e.output))));
+    this.runStep.set(row, s.run_step);
+    this.runStepEnd.set(row, e.run_step_end);
+    this.displayNames.set(row, s.display_name === '' ? null : s.display_name);
+    this.exceptions.set(row, e.exception);
+    this.userIds.push(this.share(s.user_id));
+    this.runIds.set(row, this.share(s.run_id));
+    this.inputRefs.set(row, this.refList(extractRefs(s.inputs)));
+    this.outputRefs.set(row, e.ended_at === null && e.output == null ? null : this.refList(extractRefs(wrapOutput(e.output))));
     this.bodyChunk.push(0);
     this.bodyOffset.push(0);
     this.bodyLength.push(0);
 
-    this.byId.set(s.id, row);
-    addToIndex(this.byTrace, traceId, row);
-    addToIndex(this.byOp, op, row);
+    this.byTrace.add(traceId, row);
+    this.byOp.add(op, row);
     this.indexRelations(row, s);
     return row;
   }
 
   private indexRelations(row: number, s: CallStartPart): void {
-    if (s.parent_id !== null) addToIndex(this.byParent, s.parent_id, row);
-    if (s.thread_id !== null) addToIndex(this.byThread, s.thread_id, row);
-    if (s.turn_id !== null) addToIndex(this.byTurn, s.turn_id, row);
+    if (s.parent_id !== null) this.byParent.add(s.parent_id, row);
+    if (s.thread_id !== null) this.byThread.add(s.thread_id, row);
+    if (s.turn_id !== null) this.byTurn.add(s.turn_id, row);
     if (s.thread_id !== null && s.thread_id !== '' && s.turn_id === s.id) addToIndex(this.turnsByThread, s.thread_id, row);
   }
 
   private unindexRelations(row: number): void {
     const parent = this.parentIds[row], thread = this.threadIds[row], turn = this.turnIds[row];
-    if (parent !== null) removeFromIndex(this.byParent, parent, row);
-    if (thread !== null) removeFromIndex(this.byThread, thread, row);
-    if (turn !== null) removeFromIndex(this.byTurn, turn, row);
+    if (parent !== null) this.byParent.remove(parent, row);
+    if (thread !== null) this.byThread.remove(thread, row);
+    if (turn !== null) this.byTurn.remove(turn, row);
     if (thread !== null && turn === this.ids[row]) removeFromIndex(this.turnsByThread, thread, row);
   }
 
   private overwriteStart(row: number, s: CallStartPart): void {
     this.unindexRelations(row);
-    removeFromIndex(this.byTrace, this.traceIds[row], row);
-    removeFromIndex(this.byOp, this.opIndex.data[row], row);
-    const traceId = this.internTrace(s.trace_id);
+    this.byTrace.remove(this.traceIds[row], row);
+    this.byOp.remove(this.opIndex.data[row], row);
+    const traceId = this.share(s.trace_id);
     const op = this.opNames.id(s.op_name);
     this.traceIds[row] = traceId;
-    this.parentIds[row] = s.parent_id;
-    this.threadIds[row] = s.thread_id;
-    this.turnIds[row] = s.turn_id;
+    this.parentIds[row] = this.callIdString(s.parent_id);
+    this.threadIds[row] = this.share(s.thread_id);
+    this.turnIds[row] = this.callIdString(s.turn_id);
     this.opIndex.data[row] = op;
     this.startedAt.data[row] = s.started_at;
-    this.runStep.data[row] = s.run_step ?? NaN;
-    this.displayNames[row] = s.display_name === '' ? null : s.display_name;
-    this.userIds[row] = s.user_id;
-    this.runIds[row] = s.run_id;
-    this.inputRefs[row] = nonEmpty(extractRefs(s.inputs));
-    addToIndex(this.byTrace, traceId, row);
-    addToIndex(this.byOp, op, row);
+    this.runStep.set(row, s.run_step);
+    this.displayNames.set(row, s.display_name === '' ? null : s.display_name);
+    this.userIds[row] = this.share(s.user_id);
+    this.runIds.set(row, this.share(s.run_id));
+    this.inputRefs.set(row, this.refList(extractRefs(s.inputs)));
+    this.byTrace.add(traceId, row);
+    this.byOp.add(op, row);
     this.indexRelations(row, s);
     const body = this.body(row);
     this.setBody(row, JSON.stringify({ attributes: s.attributes, inputs: s.inputs, output: body.output, summary: body.summary }));
@@ -306,10 +329,6 @@ export class CallTable {
 /** Output refs are extracted from `{"output": value}` when the output is not an object. */
 function wrapOutput(output: unknown): unknown {
   return output !== null && typeof output === 'object' && !Array.isArray(output) ? output : { output };
-}
-
-function nonEmpty(refs: string[]): string[] | null {
-  return refs.length === 0 ? null : refs;
 }
 
 function errorCount(summary: Record<string, unknown> | null | undefined): number {

@@ -3,6 +3,9 @@
  * read contiguous memory instead of chasing object pointers.
  */
 
+/** Growth by 1.5×: amortised O(1) appends with at most a third of a column unused. */
+const grownCapacity = (n: number) => Math.max(1024, Math.ceil(n * 1.5));
+
 export class Float64Column {
   data: Float64Array;
   length = 0;
@@ -11,7 +14,7 @@ export class Float64Column {
   }
   push(v: number): void {
     if (this.length === this.data.length) {
-      const next = new Float64Array(this.data.length * 2);
+      const next = new Float64Array(grownCapacity(this.data.length));
       next.set(this.data);
       this.data = next;
     }
@@ -27,7 +30,7 @@ export class Int32Column {
   }
   push(v: number): void {
     if (this.length === this.data.length) {
-      const next = new Int32Array(this.data.length * 2);
+      const next = new Int32Array(grownCapacity(this.data.length));
       next.set(this.data);
       this.data = next;
     }
@@ -44,7 +47,9 @@ export class ByteArena {
   private chunks: Buffer[] = [];
   private current: Buffer;
   private used = 0;
-  constructor(private readonly chunkSize = 8 * 1024 * 1024) {
+  // 1 MiB chunks: large enough that chunk headers do not matter, small enough that the
+  // unused tail of the last chunk stays a few bytes per call.
+  constructor(private readonly chunkSize = 1024 * 1024) {
     this.current = Buffer.allocUnsafe(chunkSize);
     this.chunks.push(this.current);
   }
@@ -94,6 +99,64 @@ export class Interner {
   }
   lookup(value: string): number | undefined {
     return this.ids.get(value);
+  }
+}
+
+/**
+ * A column that is null in most rows (display names, exceptions, run ids, refs): only the
+ * non-null cells are stored, so a null costs nothing instead of an array slot per row.
+ */
+export class SparseColumn<T> {
+  private readonly cells = new Map<number, T>();
+
+  get(row: number): T | null {
+    return this.cells.get(row) ?? null;
+  }
+
+  set(row: number, value: T | null): void {
+    if (value === null) this.cells.delete(row);
+    else this.cells.set(row, value);
+  }
+}
+
+/**
+ * key → rows, ascending by insertion. Most keys (a parent with one child, a one-call trace)
+ * hold a single row, which is stored as a bare number instead of a one-element array: that
+ * saves an array object per key, a large share of the per-call index overhead.
+ */
+export class MultiIndex<K> {
+  private readonly map = new Map<K, number | number[]>();
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  get(key: K): readonly number[] | undefined {
+    const v = this.map.get(key);
+    return v === undefined ? undefined : typeof v === 'number' ? [v] : v;
+  }
+
+  add(key: K, row: number): void {
+    const v = this.map.get(key);
+    if (v === undefined) this.map.set(key, row);
+    else if (typeof v === 'number') this.map.set(key, [v, row]);
+    else v.push(row);
+  }
+
+  remove(key: K, row: number): void {
+    const v = this.map.get(key);
+    if (v === undefined) return;
+    if (typeof v === 'number') {
+      if (v === row) this.map.delete(key);
+      return;
+    }
+    const i = v.indexOf(row);
+    if (i >= 0) v.splice(i, 1);
+    if (v.length === 1) this.map.set(key, v[0]);
+  }
+
+  keys(): IterableIterator<K> {
+    return this.map.keys();
   }
 }
 

@@ -120,7 +120,7 @@ function jsonAccessor(read: RawReader, memo: PathMemo, size: number): JsonAccess
 
 /** The computed `summary.weave.status` of the filter side (§9.2: error, descendant_error, running, success). */
 export function filterStatus(table: CallTable, row: number): string {
-  if (table.exceptions[row] !== null) return 'error';
+  if (table.exceptions.get(row) !== null) return 'error';
   const errors = table.statusErrorCount.data[row];
   if (Number.isInteger(errors) && errors > 0) return 'descendant_error';
   if (Number.isNaN(table.endedAt.data[row])) return 'running';
@@ -143,7 +143,7 @@ export function refNameSegment(opName: string): string {
 
 /** `summary.weave.trace_name` of the filter side. */
 export function filterTraceName(table: CallTable, row: number): string | null {
-  const display = table.displayNames[row];
+  const display = table.displayNames.get(row);
   if (display !== null && display !== '') return display;
   const op = table.opName(row);
   if (op === null) return null;
@@ -183,17 +183,17 @@ export class CallFieldResolver implements FieldResolver {
       thread_id: () => str((r) => t.threadIds[r]),
       turn_id: () => str((r) => t.turnIds[r]),
       op_name: () => str((r) => t.opName(r)),
-      display_name: () => str((r) => t.displayNames[r]),
-      exception: () => str((r) => t.exceptions[r]),
+      display_name: () => str((r) => t.displayNames.get(r)),
+      exception: () => str((r) => t.exceptions.get(r)),
       [`${p}user_id`]: () => str((r) => t.userIds[r]),
-      [`${p}run_id`]: () => str((r) => t.runIds[r]),
+      [`${p}run_id`]: () => str((r) => t.runIds.get(r)),
       started_at: () => ({ kind: 'datetime', get: nan(t.startedAt) }),
       ended_at: () => ({ kind: 'datetime', get: nan(t.endedAt) }),
       deleted_at: () => ({ kind: 'datetime', get: nan(t.deletedAt) }),
-      [`${p}run_step`]: () => ({ kind: 'number', get: nan(t.runStep) }),
-      [`${p}run_step_end`]: () => ({ kind: 'number', get: nan(t.runStepEnd) }),
-      input_refs: () => ({ kind: 'array', get: (r) => t.inputRefs[r] ?? [] }),
-      output_refs: () => ({ kind: 'array', get: (r) => t.outputRefs[r] ?? [] }),
+      [`${p}run_step`]: () => ({ kind: 'number', get: (r) => t.runStep.get(r) }),
+      [`${p}run_step_end`]: () => ({ kind: 'number', get: (r) => t.runStepEnd.get(r) }),
+      input_refs: () => ({ kind: 'array', get: (r) => t.inputRefs.get(r) ?? [] }),
+      output_refs: () => ({ kind: 'array', get: (r) => t.outputRefs.get(r) ?? [] }),
       'summary.weave.status': () => str((r) => filterStatus(t, r)),
       'summary.weave.trace_name': () => str((r) => filterTraceName(t, r)),
       'summary.weave.latency_ms': () => ({ kind: 'number', get: (r) => filterLatencyMs(t, r) }),

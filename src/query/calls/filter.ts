@@ -7,6 +7,7 @@
  * insertion order either way, so the unsorted order and stable sorts do not depend on the plan.
  */
 import type { CallTable } from '../../store/call-table.ts';
+import type { MultiIndex, SparseColumn } from '../../store/columns.ts';
 import type { CallsFilter } from './request.ts';
 
 /** A predicate over rows; `null` means "no condition". */
@@ -29,7 +30,7 @@ const matchesAny = (value: string, exact: Set<string>, prefixes: readonly string
   exact.has(value) || prefixes.some((p) => value.startsWith(p));
 
 /** Candidate rows for one indexed clause: the union of the index lists, ascending. */
-function unionRows(index: Map<string, number[]>, keys: Iterable<string>): number[] {
+function unionRows(index: MultiIndex<string>, keys: Iterable<string>): number[] {
   const seen = new Set<number>();
   for (const k of keys) for (const r of index.get(k) ?? []) seen.add(r);
   return [...seen].sort((a, b) => a - b);
@@ -54,7 +55,7 @@ export function planFilter(table: CallTable, filter: CallsFilter | null, exprEqu
   const f = filter ?? {};
 
   // §4.1: empty list or null = no filter (truthiness), except thread_ids / turn_ids (§4.2).
-  const idClause = (values: string[] | null | undefined, index: Map<string, number[]>, column: Array<string | null>, emptyMatchesNothing: boolean) => {
+  const idClause = (values: string[] | null | undefined, index: MultiIndex<string>, column: Array<string | null>, emptyMatchesNothing: boolean) => {
     if (values == null) return;
     if (values.length === 0) {
       if (emptyMatchesNothing) candidateLists.push([]);
@@ -97,22 +98,22 @@ export function planFilter(table: CallTable, filter: CallsFilter | null, exprEqu
 
   if (f.trace_roots_only) checks.push((row) => table.parentIds[row] === null);
 
-  const setClause = (values: string[] | null | undefined, column: Array<string | null>) => {
+  const setClause = (values: string[] | null | undefined, read: (row: number) => string | null) => {
     if (!values?.length) return;
     const set = new Set(values);
     checks.push((row) => {
-      const v = column[row];
+      const v = read(row);
       return v !== null && set.has(v);
     });
   };
-  setClause(f.user_ids, table.userIds);
-  setClause(f.run_ids, table.runIds);
+  setClause(f.user_ids, (row) => table.userIds[row]);
+  setClause(f.run_ids, (row) => table.runIds.get(row));
 
-  const refClause = (values: string[] | null | undefined, column: Array<string[] | null>) => {
+  const refClause = (values: string[] | null | undefined, column: SparseColumn<string[]>) => {
     if (!values?.length) return;
     const { exact, prefixes } = splitWildcards(values);
     checks.push((row) => {
-      const refs = column[row];
+      const refs = column.get(row);
       return refs !== null && refs.some((r) => matchesAny(r, exact, prefixes));
     });
   };

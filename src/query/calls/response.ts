@@ -72,8 +72,8 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
   return (row) => {
     const body = needsBody ? t.body(row) : null;
     const endedAt = has('ended_at') ? t.endedAt.data[row] : NaN;
-    const exception = has('exception') ? t.exceptions[row] : null;
-    const displayName = has('display_name') ? t.displayNames[row] : null;
+    const exception = has('exception') ? t.exceptions.get(row) : null;
+    const displayName = has('display_name') ? t.displayNames.get(row) : null;
     const opName = t.opName(row) ?? '';
     const summary = deriveSummary({
       summary: has('summary') ? body!.summary : null,
@@ -105,9 +105,9 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
       output: has('output') ? body!.output : null,
       summary,
       [`${p}user_id`]: has(`${p}user_id`) ? t.userIds[row] : null,
-      [`${p}run_id`]: has(`${p}run_id`) ? t.runIds[row] : null,
-      [`${p}run_step`]: has(`${p}run_step`) ? num(t.runStep.data[row]) : null,
-      [`${p}run_step_end`]: has(`${p}run_step_end`) ? num(t.runStepEnd.data[row]) : null,
+      [`${p}run_id`]: has(`${p}run_id`) ? t.runIds.get(row) : null,
+      [`${p}run_step`]: has(`${p}run_step`) ? t.runStep.get(row) : null,
+      [`${p}run_step_end`]: has(`${p}run_step_end`) ? t.runStepEnd.get(row) : null,
       deleted_at: null,
       storage_size_bytes: o.req.include_storage_size ? storageSize(t, row) : null,
       total_storage_size_bytes:
