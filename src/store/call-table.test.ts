@@ -1,0 +1,138 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CallTable, type CallStartPart, type CallEndPart } from './call-table.ts';
+import { MultiIndex, SparseColumn } from './columns.ts';
+
+const start = (id: string, extra: Partial<CallStartPart> = {}): CallStartPart => ({
+  id,
+  op_name: 'weave:///e/p/op/f:abc',
+  display_name: null,
+  trace_id: 't1',
+  parent_id: null,
+  thread_id: null,
+  turn_id: null,
+  started_at: 1_000_000,
+  attributes: { a: 1 },
+  inputs: { x: 'weave:///e/p/object/o:d1' },
+  user_id: 'u',
+  run_id: null,
+  run_step: null,
+  ...extra,
+});
+
+const end = (id: string, extra: Partial<CallEndPart> = {}): CallEndPart => ({
+  id,
+  ended_at: 2_000_000,
+  exception: null,
+  output: { y: 2 },
+  summary: { status_counts: { error: 0 } },
+  run_step_end: null,
+  ...extra,
+});
+
+test('start then end merges into one row with the end fields and bodies', () => {
+  const t = new CallTable();
+  const row = t.start(start('c1'));
+  t.end(end('c1', { exception: 'boom', summary: { status_counts: { error: 2 } } }));
+  assert.equal(t.size, 1);
+  assert.equal(t.endedAt.data[row], 2_000_000);
+  assert.equal(t.exceptions.get(row), 'boom');
+  assert.equal(t.statusErrorCount.data[row], 2);
+  assert.deepEqual(t.body(row), { attributes: { a: 1 }, inputs: { x: 'weave:///e/p/object/o:d1' }, output: { y: 2 }, summary: { status_counts: { error: 2 } } });
+  assert.deepEqual(t.inputRefs.get(row), ['weave:///e/p/object/o:d1']);
+});
+
+test('an end that arrives before its start waits for it (threads-table §7)', () => {
+  const t = new CallTable();
+  t.end(end('c1'));
+  assert.equal(t.size, 0, 'a lone end creates no visible call');
+  assert.equal(t.pendingEndCount, 1);
+  const row = t.start(start('c1'));
+  assert.equal(t.pendingEndCount, 0);
+  assert.equal(t.endedAt.data[row], 2_000_000);
+  assert.deepEqual(t.body(row).output, { y: 2 });
+});
+
+test('a repeated start overwrites the start fields and moves the row between indexes', () => {
+  const t = new CallTable();
+  const row = t.start(start('c1', { parent_id: 'p1', trace_id: 't1' }));
+  t.end(end('c1'));
+  const v = t.version;
+  assert.equal(t.start(start('c1', { parent_id: 'p2', trace_id: 't2', display_name: 'renamed' })), row);
+  assert.equal(t.size, 1);
+  assert.equal(t.byParent.get('p1'), undefined);
+  assert.deepEqual(t.byParent.get('p2'), [row]);
+  assert.deepEqual(t.byTrace.get('t2'), [row]);
+  assert.equal(t.byTrace.get('t1'), undefined);
+  assert.equal(t.displayNames.get(row), 'renamed');
+  assert.deepEqual(t.body(row).output, { y: 2 }, 'the end part survives a repeated start');
+  assert.ok(t.version > v, 'in-place change bumps the version');
+});
+
+test('turns are indexed per thread only when id == turn_id', () => {
+  const t = new CallTable();
+  const turn = t.start(start('turn1', { thread_id: 'th', turn_id: 'turn1' }));
+  t.start(start('nested', { thread_id: 'th', turn_id: 'turn1', parent_id: 'turn1' }));
+  t.start(start('noThread', { thread_id: '', turn_id: 'noThread' }));
+  assert.deepEqual(t.turnsByThread.get('th'), [turn]);
+  assert.equal(t.turnsByThread.get(''), undefined);
+  assert.deepEqual(t.byThread.get('th'), [0, 1]);
+  assert.deepEqual(t.byTurn.get('turn1'), [0, 1]);
+});
+
+test('parent and turn ids share the referenced call id string', () => {
+  const t = new CallTable();
+  t.start(start('root'));
+  const child = t.start(start('child', { parent_id: 'root' }));
+  assert.equal(t.parentIds[child], 'root');
+  assert.deepEqual(t.byParent.get('root'), [child]);
+});
+
+test('load stores the given line bytes as the body and refuses duplicate ids', () => {
+  const t = new CallTable();
+  const line = Buffer.from('xx{"attributes":{},"inputs":{"q":1},"output":3,"summary":null}yy');
+  const row = t.load({ ...start('c1'), ended_at: 5, exception: null, output: 3, summary: null, run_step_end: null, deleted_at: null }, line, 2, line.length - 2);
+  assert.deepEqual(t.body(row), { attributes: {}, inputs: { q: 1 }, output: 3, summary: null });
+  assert.throws(() => t.load({ ...start('c1'), ended_at: 5, exception: null, output: 3, summary: null, run_step_end: null, deleted_at: null }, line, 2, line.length - 2), /duplicate call id c1/);
+});
+
+test('setDisplayName: the empty string clears the name', () => {
+  const t = new CallTable();
+  const row = t.start(start('c1', { display_name: 'a' }));
+  t.setDisplayName(row, 'b');
+  assert.equal(t.displayNames.get(row), 'b');
+  t.setDisplayName(row, '');
+  assert.equal(t.displayNames.get(row), null);
+});
+
+test('output refs come from a non-object output wrapped as {output}', () => {
+  const t = new CallTable();
+  const row = t.start(start('c1', { inputs: {} }));
+  t.end(end('c1', { output: 'weave:///e/p/object/o:d2' }));
+  assert.deepEqual(t.outputRefs.get(row), ['weave:///e/p/object/o:d2']);
+  assert.equal(t.inputRefs.get(row), null);
+});
+
+test('MultiIndex keeps single rows unboxed and rows in insertion order', () => {
+  const ix = new MultiIndex<string>();
+  ix.add('k', 1);
+  assert.deepEqual(ix.get('k'), [1]);
+  ix.add('k', 4);
+  ix.add('k', 7);
+  assert.deepEqual(ix.get('k'), [1, 4, 7]);
+  ix.remove('k', 4);
+  ix.remove('k', 1);
+  assert.deepEqual(ix.get('k'), [7]);
+  ix.remove('k', 7);
+  assert.equal(ix.get('k'), undefined);
+  assert.equal(ix.size, 0);
+});
+
+test('SparseColumn stores only non-null cells', () => {
+  const c = new SparseColumn<string>();
+  assert.equal(c.get(3), null);
+  c.set(3, 'x');
+  assert.equal(c.get(3), 'x');
+  c.set(3, null);
+  assert.equal(c.get(3), null);
+});
