@@ -1,0 +1,141 @@
+/**
+ * `tq serve`: load the fixtures, then serve every route over HTTP with Basic auth
+ * (DECISIONS §17–19) until SIGINT/SIGTERM, which closes gracefully (in-flight streams finish;
+ * a second signal cuts them).
+ */
+import { Command } from 'commander';
+import { allRoutes } from '../api/routes.ts';
+import { CredentialsError, DEFAULT_USER, resolveUsers } from '../server/credentials.ts';
+import { createTqServer, DEFAULT_MAX_BODY_BYTES } from '../server/server.ts';
+import { UsersFileError } from '../server/users-file.ts';
+import { intOption, loadEngine, paint, parsePrefix, say, UsageError } from './common.ts';
+
+interface ServeOptions {
+  fixtures?: string;
+  fieldPrefix?: string;
+  host: string;
+  port: string;
+  users?: string;
+  user?: string;
+  password?: string;
+  cors?: boolean;
+  log?: boolean;
+  maxBodyBytes: string;
+}
+
+function portOption(text: string): number {
+  const port = intOption('--port', text);
+  if (port < 0 || port > 65535) throw new UsageError(`--port must be between 0 and 65535, got ${port}`);
+  return port;
+}
+
+function maxBodyOption(text: string): number {
+  const n = intOption('--max-body-bytes', text);
+  if (n < 1) throw new UsageError(`--max-body-bytes must be positive, got ${n}`);
+  return n;
+}
+
+const urlOf = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+/** Resolves on the first SIGINT/SIGTERM; a second one calls `force`. */
+function untilSignal(force: () => void): { stopped: Promise<string>; dispose: () => void } {
+  let signals = 0;
+  let resolve!: (signal: string) => void;
+  const stopped = new Promise<string>((r) => (resolve = r));
+  const onSignal = (signal: string) => {
+    signals++;
+    if (signals === 1) resolve(signal);
+    else force();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    stopped,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+async function serve(opts: ServeOptions): Promise<void> {
+  // Every usage mistake is reported before the (possibly long) fixture load.
+  const fieldPrefix = parsePrefix(opts.fieldPrefix);
+  const port = portOption(opts.port);
+  const maxBodyBytes = maxBodyOption(opts.maxBodyBytes);
+  let resolved;
+  try {
+    resolved = resolveUsers({ usersFile: opts.users, user: opts.user, password: opts.password, env: process.env });
+  } catch (e) {
+    if (e instanceof CredentialsError || e instanceof UsersFileError) throw new UsageError(e.message);
+    throw e;
+  }
+
+  const engine = await loadEngine({ fixtures: opts.fixtures, fieldPrefix });
+  const tq = createTqServer({
+    engine,
+    routes: allRoutes(),
+    users: resolved.users,
+    maxBodyBytes,
+    cors: opts.cors === true,
+    log: opts.log ? say : undefined,
+  });
+  let address: { host: string; port: number };
+  try {
+    address = await tq.listen(opts.host, port);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${opts.host} is in use; choose another with --port`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`cannot listen on host '${opts.host}' (${code})`);
+    throw e;
+  }
+
+  if (resolved.generated) {
+    const { user, password } = resolved.generated;
+    say(`${paint.yellow('no users configured')}: generated credentials for this run (use --users, --user/--password or TQ_USER/TQ_PASSWORD to choose)`);
+    say(`  user:     ${user}`);
+    say(`  password: ${password}`);
+    say(`  Weave SDK: WF_TRACE_SERVER_URL=${urlOf(address.host, address.port)} WANDB_API_KEY=${password}`);
+  }
+  say(`tq listening on ${urlOf(address.host, address.port)}`);
+
+  const signals = untilSignal(() => {
+    say('tq: closing open connections');
+    tq.server.closeAllConnections();
+  });
+  const signal = await signals.stopped;
+  say(`tq: ${signal}: finishing in-flight requests (send it again to cut them)`);
+  await tq.close();
+  signals.dispose();
+  say('tq: stopped');
+}
+
+export function serveCommand(): Command {
+  return new Command('serve')
+    .description('serve the HTTP API (Weave trace-server paths, Basic auth) over the loaded fixtures')
+    .option('--fixtures <path>', 'fixtures directory or calls .jsonl file (default: $TQ_FIXTURES, ./fixtures, bundled demo)')
+    .option('--field-prefix <prefix>', 'wire spelling of user/run fields: svc_ or wb_', 'svc_')
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--port <n>', 'port to listen on (0: any free port)', '6345')
+    .option('--users <file>', 'users file: {"users":[{"name":"alice","password":"...","projects":["acme/*","x/y"]}]}')
+    .option('--user <name>', `a single user with access to every project (default name: ${DEFAULT_USER}; or TQ_USER)`)
+    .option('--password <password>', "that user's password (or TQ_PASSWORD, which keeps it out of `ps`)")
+    .option('--cors', 'answer CORS preflights and allow browser clients from any origin')
+    .option('--log', 'log every request, and the stack of every internal error, to stderr')
+    .option('--max-body-bytes <n>', 'largest request body accepted (larger: 413)', String(DEFAULT_MAX_BODY_BYTES))
+    .addHelpText(
+      'after',
+      `
+Every request but GET /health needs Authorization: Basic base64(user:password). A grant in
+the users file is "entity/project", "entity/*" or "*". With no users configured, a user
+"${DEFAULT_USER}" with a random password is created and its credentials printed once.
+
+Examples:
+  tq serve --fixtures ./fixtures
+  TQ_PASSWORD=secret tq serve --port 8080 --field-prefix wb_      # Weave SDK: WANDB_API_KEY=secret
+  tq serve --users users.json --host 0.0.0.0 --cors --log`,
+    )
+    .action(async (opts: ServeOptions) => {
+      await serve(opts);
+    });
+}

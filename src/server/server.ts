@@ -1,0 +1,232 @@
+/**
+ * The HTTP front end: finds the route, authenticates, reads the body, runs the route and
+ * writes its JSON or JSONL result.
+ *
+ * Order of checks for a request: unknown path 404, CORS preflight (with --cors), wrong method
+ * 405 (with `Allow`), credentials 401 (all but `GET /health`), body over the limit 413, then
+ * the route itself (422 / 400 / 403 / 200). Routes validate everything before they return, so every
+ * error is a status and a JSON body sent before the first byte of a stream (DECISIONS §14–18).
+ * Paths are matched exactly (a query string is ignored): DECISIONS names no normalisation, so
+ * `//calls/stream_query` (what a trailing slash in WF_TRACE_SERVER_URL produces) is a 404, as
+ * in Starlette's routing. Request bodies are taken as JSON whatever their Content-Type; a
+ * multipart route reads multipart/form-data and sees no fields for any other type.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Engine, RequestBody, RequestContext, Route } from '../api/types.ts';
+import { invalidRequest, TqError, TransportError } from '../core/errors.ts';
+import { WWW_AUTHENTICATE, type Users } from './basic-auth.ts';
+import { ClientGoneError, readBody } from './body-reader.ts';
+import { pumpLines } from './jsonl-stream.ts';
+import { MultipartError, multipartBoundary, parseMultipart } from './multipart.ts';
+
+export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/** How long a preflight result may be cached by a browser. */
+const CORS_MAX_AGE_SECONDS = 600;
+
+export interface TqServerOptions {
+  engine: Engine;
+  routes: readonly Route[];
+  users: Users;
+  /** Largest request body accepted; larger is a 413. */
+  maxBodyBytes?: number;
+  /** Answer CORS preflights and add CORS headers to every response. */
+  cors?: boolean;
+  /** When given, receives one line per request and the stack of every 500. */
+  log?: (message: string) => void;
+}
+
+export interface TqServer {
+  server: Server;
+  /** Starts listening; resolves with the bound address (port 0 picks a free port). */
+  listen(host: string, port: number): Promise<{ host: string; port: number }>;
+  /** Stops accepting connections, lets in-flight requests (streams included) finish. */
+  close(): Promise<void>;
+}
+
+const JSON_TYPE = 'application/json';
+const JSONL_TYPE = 'application/jsonl';
+
+/** The path of a request target, without its query string; not normalised. */
+function pathOf(url: string | undefined): string {
+  const target = url ?? '/';
+  const q = target.search(/[?#]/);
+  return q < 0 ? target : target.slice(0, q);
+}
+
+/** Does `/health` stay open without credentials (§19)? */
+const isPublic = (route: Route) => route.method === 'GET' && route.path === '/health';
+
+const internalError = () => new TqError('TQ_INTERNAL');
+
+export function createTqServer(options: TqServerOptions): TqServer {
+  const { engine, users, cors = false, log } = options;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const routesByPath = new Map<string, Route[]>();
+  for (const route of options.routes) {
+    const list = routesByPath.get(route.path) ?? [];
+    list.push(route);
+    routesByPath.set(route.path, list);
+  }
+
+  /** Responses not yet complete; graceful close waits for them. */
+  const inFlight = new Set<ServerResponse>();
+  let closing = false;
+
+  function allowOf(candidates: Route[]): string {
+    const methods: string[] = candidates.map((r) => r.method);
+    if (cors) methods.push('OPTIONS');
+    return [...new Set(methods)].join(', ');
+  }
+
+  function corsHeaders(req: IncomingMessage, res: ServerResponse): void {
+    if (!cors) return;
+    const origin = req.headers.origin;
+    // Echo the origin (not `*`) so a browser may send the Authorization header with it.
+    res.setHeader('Access-Control-Allow-Origin', origin ?? '*');
+    if (origin) {
+      res.setHeader('Access-Control-Allow-Credentials', 'true');
+      res.setHeader('Vary', 'Origin');
+    }
+  }
+
+  function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+    const text = JSON.stringify(body);
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    res.writeHead(status, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(text) });
+    res.end(text);
+  }
+
+  function sendError(res: ServerResponse, error: TqError, extra: Record<string, string> = {}): void {
+    const headers = { ...extra };
+    if (error.status === 401) headers['WWW-Authenticate'] = WWW_AUTHENTICATE;
+    sendJson(res, error.status, error.body(), headers);
+  }
+
+  function preflight(req: IncomingMessage, res: ServerResponse, candidates: Route[]): void {
+    res.setHeader('Access-Control-Allow-Methods', allowOf(candidates));
+    res.setHeader(
+      'Access-Control-Allow-Headers',
+      req.headers['access-control-request-headers'] ?? 'Authorization, Content-Type',
+    );
+    res.setHeader('Access-Control-Max-Age', String(CORS_MAX_AGE_SECONDS));
+    res.writeHead(204);
+    res.end();
+  }
+
+  async function readRequestBody(req: IncomingMessage, route: Route): Promise<RequestBody> {
+    if (route.body === 'none') return { kind: 'text', text: '' };
+    const bytes = await readBody(req, maxBodyBytes);
+    if (route.body === 'json') return { kind: 'text', text: bytes.toString('utf8') };
+    const boundary = multipartBoundary(req.headers['content-type']);
+    // Not multipart at all: no fields, so the route reports what is missing (FastAPI: 422).
+    if (boundary === undefined) return { kind: 'multipart', fields: new Map(), files: new Map() };
+    try {
+      return { kind: 'multipart', ...parseMultipart(bytes, boundary) };
+    } catch (e) {
+      // Starlette's wording for a body its multipart parser rejects.
+      if (e instanceof MultipartError) throw invalidRequest('TQ_INVALID_REQUEST', { reason: 'There was an error parsing the body' });
+      throw e;
+    }
+  }
+
+  /** Runs the route and writes its result; returns once the response is complete or abandoned. */
+  async function respond(req: IncomingMessage, res: ServerResponse, route: Route, ctx: RequestContext): Promise<void> {
+    const body = await readRequestBody(req, route);
+    const result = route.run(engine, body, ctx);
+    if (result.kind === 'json') {
+      sendJson(res, 200, result.body);
+      return;
+    }
+    const lines = result.lines[Symbol.iterator]();
+    // Pull the first line before the headers: a failure there is still a clean error status.
+    const first = lines.next();
+    if (first.done) {
+      res.writeHead(200, { 'Content-Type': JSONL_TYPE, 'Content-Length': 0 });
+      res.end();
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': JSONL_TYPE });
+    try {
+      await pumpLines(res, lines, [first.value]);
+    } catch (e) {
+      // The status is already sent: cut the connection so the client sees a truncated body,
+      // never a short result that looks complete.
+      log?.(`stream failed mid-response on ${req.method} ${req.url}: ${(e as Error)?.stack ?? String(e)}`);
+      res.destroy();
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Set first, so every answer (errors included) carries them.
+    corsHeaders(req, res);
+    const candidates = routesByPath.get(pathOf(req.url));
+    if (!candidates) {
+      // Not read: the body (if any) is discarded by Node after the response.
+      return sendError(res, new TransportError('TQ_NOT_FOUND', { reason: 'Not Found' }));
+    }
+    if (cors && req.method === 'OPTIONS') return preflight(req, res, candidates);
+    const route = candidates.find((r) => r.method === req.method);
+    if (!route) return sendError(res, new TransportError('TQ_METHOD_NOT_ALLOWED'), { Allow: allowOf(candidates) });
+    const ctx: RequestContext = isPublic(route) ? { userId: '', authorize() {} } : users.authenticate(req.headers.authorization);
+    await respond(req, res, route, ctx);
+  }
+
+  function onRequest(req: IncomingMessage, res: ServerResponse): void {
+    const started = performance.now();
+    inFlight.add(res);
+    if (closing) res.setHeader('Connection', 'close');
+    res.on('close', () => {
+      inFlight.delete(res);
+      log?.(`${req.method} ${req.url} ${res.headersSent ? res.statusCode : '-'} ${(performance.now() - started).toFixed(1)}ms${res.writableFinished ? '' : ' (aborted)'}`);
+      // A response that ends during a graceful close leaves an idle keep-alive socket behind;
+      // it counts as idle once Node has finished with it, hence the deferral.
+      if (closing) setImmediate(() => server.closeIdleConnections());
+    });
+    handle(req, res).catch((e: unknown) => {
+      if (e instanceof ClientGoneError || res.destroyed) return;
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (e instanceof TqError) {
+        // Over the body limit: answer, then close the connection instead of reading the rest.
+        if (e.status === 413) res.setHeader('Connection', 'close');
+        return sendError(res, e);
+      }
+      log?.(`internal error on ${req.method} ${req.url}: ${(e as Error)?.stack ?? String(e)}`);
+      sendError(res, internalError());
+    });
+  }
+
+  const server = createServer(onRequest);
+
+  return {
+    server,
+    listen(host, port) {
+      return new Promise((resolve, reject) => {
+        const onError = (e: Error) => reject(e);
+        server.once('error', onError);
+        server.listen(port, host, () => {
+          server.off('error', onError);
+          const address = server.address() as AddressInfo;
+          resolve({ host: address.address, port: address.port });
+        });
+      });
+    },
+    close() {
+      closing = true;
+      // Responses that have not started yet will close their connection when done.
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+      return new Promise((resolve) => {
+        if (!server.listening) {
+          resolve();
+          return;
+        }
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+    },
+  };
+}
