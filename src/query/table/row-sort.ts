@@ -1,0 +1,120 @@
+/**
+ * Ordering of table rows by dot paths into their values, the way production (ClickHouse)
+ * orders them (threads-table-semantics §5.9, §5.11; gotchas G8, G9). Each requested key
+ * expands into three successive keys:
+ *
+ *  1. presence, present-and-not-null first, in BOTH directions. Production tests it with
+ *     `JSONType(val, k1, k2, ...)`, every path part a string key: a numeric part does not
+ *     index into an array, so a path through an array counts as missing here;
+ *  2. `toFloat64OrNull(JSON_VALUE(val, path))` in the requested direction: JSON numbers and
+ *     strings that parse as numbers (ch/values.ts: Python float() syntax, inf/nan included,
+ *     surrounding whitespace ignored) compare numerically; ClickHouse puts NaN after the
+ *     numbers and NULL (no float reading) after NaN, in both directions;
+ *  3. `JSON_VALUE(val, path)` as a string in the requested direction, byte-wise (UTF-8).
+ *     JSON_VALUE yields a string unquoted, `true`/`false`, a number's text, `null` for JSON
+ *     null, and '' for objects, arrays and paths that do not resolve (where a purely numeric
+ *     path part indexes arrays, `$."a"[0]`). The '' for objects and arrays follows §5.9; note
+ *     that Weave's ClickHouse client sets `function_json_value_return_type_allow_complex=1`,
+ *     under which JSON_VALUE returns their JSON text instead (only `default` below changes).
+ *
+ * Rows equal on every key keep table order (`original_index` ascending, DECISIONS §10).
+ * Keys 2 and 3 also order the rows inside the "missing" group, as they do in production.
+ */
+import { compareStrings, toFloat64OrNull } from '../ch/values.ts';
+import { combine, type PositionComparator } from '../sort.ts';
+import type { SortOrder } from './request.ts';
+
+/** What one sort path reads from one row. */
+export interface RowSortValue {
+  /** JSONType semantics: the path resolves through objects only and is not JSON null. */
+  present: boolean;
+  /** JSON_VALUE semantics: the scalar's text, '' for objects/arrays/unresolved paths. */
+  text: string;
+  /** toFloat64OrNull of the value: a number (possibly NaN) or null. */
+  float: number | null;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const ARRAY_INDEX = /^\d+$/;
+
+/** Presence as `JSONType(json, k1, k2, ...)` sees it: every part is an object key. */
+function isPresent(root: unknown, path: readonly string[]): boolean {
+  let v: unknown = root;
+  for (const key of path) {
+    if (!isObject(v) || !Object.prototype.hasOwnProperty.call(v, key)) return false;
+    v = v[key];
+  }
+  return v !== null && v !== undefined;
+}
+
+/** The value `JSON_VALUE` reaches: numeric parts index arrays, the others are object keys. */
+function jsonPathValue(root: unknown, path: readonly string[]): unknown {
+  let v: unknown = root;
+  for (const key of path) {
+    if (ARRAY_INDEX.test(key)) {
+      const i = Number(key);
+      if (!Array.isArray(v) || i >= v.length) return undefined;
+      v = v[i];
+    } else {
+      if (!isObject(v) || !Object.prototype.hasOwnProperty.call(v, key)) return undefined;
+      v = v[key];
+    }
+  }
+  return v;
+}
+
+/**
+ * The three sort readings of `path` in a parsed row value. Number texts only matter between
+ * numbers equal as float64 (key 2 decides everything else); `String(n)` gives equal texts for
+ * `1` and `1.0`, as ClickHouse does.
+ */
+export function rowSortValue(root: unknown, path: readonly string[]): RowSortValue {
+  const present = isPresent(root, path);
+  const v = jsonPathValue(root, path);
+  switch (typeof v) {
+    case 'string':
+      return { present, text: v, float: toFloat64OrNull(v) };
+    case 'number':
+      return { present, text: String(v), float: v };
+    case 'boolean':
+      return { present, text: v ? 'true' : 'false', float: null };
+    default:
+      return { present, text: v === null ? 'null' : '', float: null };
+  }
+}
+
+/** Float tiers: numbers, then NaN, then no float reading (ClickHouse NULLS LAST with NaN). */
+const FLOAT_NUMBER = 0, FLOAT_NAN = 1, FLOAT_NULL = 2;
+
+/**
+ * Comparator over candidate positions 0..n-1 for the given sort terms, ending with the
+ * position itself (candidates are listed in table order, so that is original_index).
+ */
+export function rowComparator(values: ReadonlyArray<ReadonlyArray<RowSortValue>>, orders: readonly SortOrder[]): PositionComparator {
+  const keys: PositionComparator[] = [];
+  orders.forEach((order, t) => {
+    const column = values[t];
+    const n = column.length;
+    const sign = order === 'desc' ? -1 : 1;
+    const present = new Uint8Array(n);
+    const tier = new Uint8Array(n);
+    const float = new Float64Array(n);
+    const text: string[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const v = column[i];
+      present[i] = v.present ? 1 : 0;
+      tier[i] = v.float === null ? FLOAT_NULL : Number.isNaN(v.float) ? FLOAT_NAN : FLOAT_NUMBER;
+      float[i] = v.float ?? 0;
+      text[i] = v.text;
+    }
+    keys.push((a, b) => present[b] - present[a]);
+    keys.push((a, b) => {
+      if (tier[a] !== tier[b]) return tier[a] - tier[b];
+      if (tier[a] !== FLOAT_NUMBER) return 0;
+      const x = float[a], y = float[b];
+      return x < y ? -sign : x > y ? sign : 0;
+    });
+    keys.push((a, b) => sign * compareStrings(text[a], text[b]));
+  });
+  return combine(keys, (a, b) => a - b);
+}

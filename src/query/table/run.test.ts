@@ -1,0 +1,266 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { RequestContext, RouteResult } from '../../api/types.ts';
+import { rowDigest, tableDigest } from '../../core/digest.ts';
+import { TqError } from '../../core/errors.ts';
+import { parseLossless } from '../../core/json/lossless.ts';
+import { createEngine } from '../../engine.ts';
+import { tableQueryRoute, tableQueryStatsRoute, tableQueryStreamRoute, tableRoutes } from './route.ts';
+
+const PROJECT = 'acme/evals';
+
+/** Stores rows (JSON texts, first writer wins per digest) and a table over them; returns the engine and digests. */
+function setup(rowTexts: string[], project = PROJECT) {
+  const engine = createEngine();
+  const p = engine.store.projectForWrite(project);
+  const digests = rowTexts.map((text) => {
+    const digest = rowDigest(parseLossless(text));
+    if (!p.rows.has(digest)) p.rows.set(digest, { digest, text });
+    return digest;
+  });
+  const digest = tableDigest(digests);
+  p.tables.set(digest, digests);
+  return { engine, digest, rowDigests: digests };
+}
+
+const authorized: string[] = [];
+const ctx: RequestContext = { userId: 'alice', authorize: (id) => void authorized.push(id) };
+
+function lines(result: RouteResult): string[] {
+  assert.equal(result.kind, 'stream');
+  return [...(result as { lines: Iterable<string> }).lines];
+}
+
+type Row = { digest: string; val: Record<string, unknown>; original_index: number };
+
+function query(engine: ReturnType<typeof createEngine>, body: Record<string, unknown>): Row[] {
+  return lines(tableQueryStreamRoute.run(engine, { kind: 'value', value: { project_id: PROJECT, ...body } }, ctx)).map(
+    (l) => JSON.parse(l) as Row,
+  );
+}
+
+const indexes = (rows: Row[]) => rows.map((r) => r.original_index);
+
+test('routes: /table/query_stream, /table/query and /table/query_stats are exported', () => {
+  assert.deepEqual(
+    tableRoutes.map((r) => [r.path, r.method, r.body]),
+    [
+      ['/table/query_stream', 'POST', 'json'],
+      ['/table/query', 'POST', 'json'],
+      ['/table/query_stats', 'POST', 'json'],
+    ],
+  );
+});
+
+test('§4.1/§5.3: each line is {digest, val, original_index} in table order; the project is authorized', () => {
+  const { engine, digest, rowDigests } = setup(['{"q": "a"}', '{"q": "b"}', '{"q": "c"}']);
+  authorized.length = 0;
+  const out = lines(tableQueryStreamRoute.run(engine, { kind: 'value', value: { project_id: PROJECT, digest } }, ctx));
+  assert.deepEqual(out, [
+    `{"digest":"${rowDigests[0]}","val":{"q": "a"},"original_index":0}`,
+    `{"digest":"${rowDigests[1]}","val":{"q": "b"},"original_index":1}`,
+    `{"digest":"${rowDigests[2]}","val":{"q": "c"},"original_index":2}`,
+  ]);
+  assert.deepEqual(authorized, [PROJECT]);
+});
+
+test('§4.3/G13: val is the stored text verbatim: key order, 1.0 and big integers survive', () => {
+  const text = '{"z": 1.0, "a": 12345678901234567890, "m": [1e-07, "é"]}';
+  const { engine, digest } = setup([text]);
+  const [line] = lines(tableQueryStreamRoute.run(engine, { kind: 'value', value: { project_id: PROJECT, digest } }, ctx));
+  assert.ok(line.includes(`"val":${text},`), line);
+});
+
+test('JSONL: a stored body with line breaks (pretty-printed) still yields one line, strings untouched', () => {
+  const { engine, digest } = setup(['{\n  "a": "x\\ny",\r\n  "b": [1,\n 2]\n}']);
+  const out = lines(tableQueryStreamRoute.run(engine, { kind: 'value', value: { project_id: PROJECT, digest } }, ctx));
+  assert.equal(out.length, 1);
+  assert.ok(!/[\r\n]/.test(out[0]));
+  assert.deepEqual(JSON.parse(out[0]).val, { a: 'x\ny', b: [1, 2] });
+});
+
+test('G10/G11: rows and tables are addressed by Weave digests (spec §6.7 vectors)', () => {
+  const { engine, digest, rowDigests } = setup(['{"a": 1}', '{"b":"x","a":[1,2.5,null,true]}']);
+  assert.equal(digest, 'ef58432d13add22b5a18d3888ccc0b83707cda76e23187022a4bc3eb42a8ec78');
+  assert.deepEqual(rowDigests, ['XdhgKMbg1k4iUYb5astpM4ssWXZN95FiEH9cS7NNExA', 'yYx5Sw6mdkkIiKkcgij0CUuX6hWvZQ05ok4gopVBCUU']);
+  const rows = query(engine, { digest, filter: { row_digests: ['yYx5Sw6mdkkIiKkcgij0CUuX6hWvZQ05ok4gopVBCUU'] } });
+  assert.deepEqual(rows, [{ digest: 'yYx5Sw6mdkkIiKkcgij0CUuX6hWvZQ05ok4gopVBCUU', val: { b: 'x', a: [1, 2.5, null, true] }, original_index: 1 }]);
+});
+
+test('§5.2/G16: unknown table digest or unknown project → empty stream, not an error', () => {
+  const { engine, digest } = setup(['{"a": 1}']);
+  assert.deepEqual(query(engine, { digest: 'nope' }), []);
+  assert.deepEqual(lines(tableQueryStreamRoute.run(engine, { kind: 'value', value: { project_id: 'x/y', digest } }, ctx)), []);
+});
+
+test('§5.4/G7: a digest listed twice comes back twice, each with its own original_index', () => {
+  const { engine, digest, rowDigests } = setup(['{"a": 1}', '{"b": 2}', '{"a": 1}']);
+  const rows = query(engine, { digest });
+  assert.deepEqual(indexes(rows), [0, 1, 2]);
+  assert.equal(rows[0].digest, rows[2].digest);
+  // Filtering by that digest returns every occurrence.
+  assert.deepEqual(indexes(query(engine, { digest, filter: { row_digests: [rowDigests[0]] } })), [0, 2]);
+});
+
+test('§5.5: the row-digest filter keeps table order; unknown digests match nothing', () => {
+  const { engine, digest, rowDigests } = setup(['{"i": 0}', '{"i": 1}', '{"i": 2}', '{"i": 3}']);
+  const rows = query(engine, { digest, filter: { row_digests: [rowDigests[3], 'unknown', rowDigests[1]] } });
+  assert.deepEqual(indexes(rows), [1, 3]);
+  assert.deepEqual(query(engine, { digest, filter: { row_digests: ['unknown'] } }), []);
+});
+
+test('G5: filter.row_digests [] means all rows', () => {
+  const { engine, digest } = setup(['{"i": 0}', '{"i": 1}']);
+  assert.deepEqual(indexes(query(engine, { digest, filter: { row_digests: [] } })), [0, 1]);
+});
+
+test('§5.6: a listed digest without a stored body is skipped, leaving a gap in original_index', () => {
+  const { engine, rowDigests } = setup(['{"i": 0}', '{"i": 2}']);
+  const listed = [rowDigests[0], 'X'.repeat(43), rowDigests[1]];
+  const digest = tableDigest(listed);
+  engine.store.project(PROJECT)!.tables.set(digest, listed);
+  assert.deepEqual(indexes(query(engine, { digest })), [0, 2]);
+  // Paging counts only rows that exist.
+  assert.deepEqual(indexes(query(engine, { digest, offset: 1 })), [2]);
+  assert.deepEqual(indexes(query(engine, { digest, sort_by: [{ field: 'i', order: 'desc' }], limit: 1 })), [2]);
+});
+
+test('§5.7: offset skips, limit caps, limit 0 returns nothing, offset past the end is empty', () => {
+  const { engine, digest } = setup(['{"i": 0}', '{"i": 1}', '{"i": 2}', '{"i": 3}', '{"i": 4}']);
+  assert.deepEqual(indexes(query(engine, { digest, limit: 2 })), [0, 1]);
+  assert.deepEqual(indexes(query(engine, { digest, offset: 3 })), [3, 4]);
+  assert.deepEqual(indexes(query(engine, { digest, offset: 1, limit: 2 })), [1, 2]);
+  assert.deepEqual(query(engine, { digest, limit: 0 }), []);
+  assert.deepEqual(query(engine, { digest, offset: 9 }), []);
+});
+
+test('G7: original_index survives sort, filter and paging together', () => {
+  const { engine, digest, rowDigests } = setup(['{"n": 3}', '{"n": 1}', '{"n": 4}', '{"n": 1.5}', '{"n": 5}', '{"n": 9}']);
+  const rows = query(engine, {
+    digest,
+    filter: { row_digests: [rowDigests[0], rowDigests[1], rowDigests[3], rowDigests[4]] },
+    sort_by: [{ field: 'n', order: 'desc' }],
+    offset: 1,
+    limit: 2,
+  });
+  // Kept: n=3 (0), 1 (1), 1.5 (3), 5 (4); desc → 5, 3, 1.5, 1; page → 3, 1.5.
+  assert.deepEqual(
+    rows.map((r) => [r.val.n, r.original_index]),
+    [
+      [3, 0],
+      [1.5, 3],
+    ],
+  );
+});
+
+/** One row per kind of value, in a fixed table order (indexes in comments). */
+const MIXED = [
+  '{"v": 10}', //  0 number
+  '{"v": "abc"}', //  1 plain string
+  '{"v": 9}', //  2 number
+  '{"v": null}', //  3 JSON null
+  '{"v": "10"}', //  4 numeric string, equal to row 0
+  '{"v": true}', //  5 boolean
+  '{"w": 1}', //  6 missing
+  '{"v": {"x": 1}}', //  7 object → ''
+  '{"v": "9.5"}', //  8 numeric string
+  '{"v": "B"}', //  9 plain string (uppercase sorts before lowercase bytewise)
+  '{"v": false}', // 10 boolean
+  '{"v": [1, 2]}', // 11 array → ''
+  '{"v": 11}', // 12 number
+  '{"v": "1e1"}', // 13 numeric string in exponent form, = 10
+  '{"v": -2.5}', // 14 negative float
+];
+
+test('G8/G9 §5.9: mixed types ascending: numbers and numeric strings numerically, then strings bytewise, then null/missing', () => {
+  const { engine, digest } = setup(MIXED);
+  const got = indexes(query(engine, { digest, sort_by: [{ field: 'v', order: 'asc' }] }));
+  // -2.5, 9, "9.5", 10 / "10" (equal float and text: table order), "1e1" (same float, text after "10"), 11,
+  // then non-numerics by text: {} '' and [] '' (table order), "B", "abc", false, true,
+  // then absent: missing ('') before null ('null').
+  assert.deepEqual(got, [14, 2, 8, 0, 4, 13, 12, 7, 11, 9, 1, 10, 5, 6, 3]);
+});
+
+test('G8/G9 §5.9: mixed types descending: present values first, numbers before strings, null/missing still last', () => {
+  const { engine, digest } = setup(MIXED);
+  const got = indexes(query(engine, { digest, sort_by: [{ field: 'v', order: 'desc' }] }));
+  // 11, "1e1", 10 / "10" (tie → table order), "9.5", 9, -2.5, then true, false, "abc", "B", {} / [] (tie),
+  // then null ('null') before missing ('').
+  assert.deepEqual(got, [12, 13, 0, 4, 8, 2, 14, 5, 10, 1, 9, 7, 11, 3, 6]);
+});
+
+test('G9: "10" sorts between 9 and 11, not after "1" and before "9" as text would', () => {
+  const { engine, digest } = setup(['{"v": "11"}', '{"v": "9"}', '{"v": "10"}', '{"v": "1"}']);
+  const got = query(engine, { digest, sort_by: [{ field: 'v', order: 'asc' }] }).map((r) => r.val.v);
+  assert.deepEqual(got, ['1', '9', '10', '11']);
+});
+
+test('§5.9: nested dot paths; objects reached by a path sort as the empty string', () => {
+  const { engine, digest } = setup(['{"n": {"x": "b"}}', '{"n": {"x": "a"}}', '{"n": "flat"}', '{"n": {"x": {"deep": 1}}}']);
+  // "flat" has no n.x → missing group, last.
+  assert.deepEqual(indexes(query(engine, { digest, sort_by: [{ field: 'n.x', order: 'asc' }] })), [3, 1, 0, 2]);
+  assert.deepEqual(indexes(query(engine, { digest, sort_by: [{ field: 'n.x', order: 'desc' }] })), [0, 1, 3, 2]);
+});
+
+test('§5.9: a numeric path part indexes arrays for the value but not for presence', () => {
+  const { engine, digest } = setup(['{"a": [5]}', '{"a": {"0": 7}}', '{"a": [3]}', '{"b": 1}']);
+  // {"a":{"0":7}} is present (JSONType key "0") but JSON_VALUE $."a"[0] misses: value ''.
+  // The arrays are "missing" for presence, then ordered among the absent rows by their element
+  // (3 before 5), and the row without `a` reads '' (no float) after them.
+  assert.deepEqual(indexes(query(engine, { digest, sort_by: [{ field: 'a.0', order: 'asc' }] })), [1, 2, 0, 3]);
+});
+
+test('§5.8: several keys apply lexicographically, in the order given; ties keep table order', () => {
+  const { engine, digest } = setup([
+    '{"g": "x", "n": 2}',
+    '{"g": "y", "n": 1}',
+    '{"g": "x", "n": 3}',
+    '{"g": "y", "n": 1}',
+    '{"g": "x", "n": 2, "k": 0}',
+  ]);
+  const got = indexes(query(engine, { digest, sort_by: [{ field: 'g', order: 'desc' }, { field: 'n', order: 'asc' }] }));
+  assert.deepEqual(got, [1, 3, 0, 4, 2]);
+});
+
+test('bounded top-k: a small page of a large sorted table equals the slice of the full sort', () => {
+  const texts = Array.from({ length: 500 }, (_, i) => `{"k": ${(i * 7919) % 101}, "i": ${i}}`);
+  const { engine, digest } = setup(texts);
+  const sort_by = [{ field: 'k', order: 'desc' }];
+  const full = indexes(query(engine, { digest, sort_by }));
+  assert.equal(full.length, 500);
+  assert.deepEqual(indexes(query(engine, { digest, sort_by, offset: 7, limit: 5 })), full.slice(7, 12));
+  assert.deepEqual(indexes(query(engine, { digest, sort_by, limit: 3 })), full.slice(0, 3));
+  // Equal keys keep table order: within k = 100 the indexes ascend.
+  const hundreds = query(engine, { digest, sort_by, limit: 5 }).filter((r) => r.val.k === 100);
+  assert.ok(hundreds.length >= 2);
+  assert.deepEqual(indexes(hundreds), [...indexes(hundreds)].sort((a, b) => a - b));
+});
+
+test('§1.4: /table/query returns {rows} with the same rows and order as the stream', () => {
+  const { engine, digest } = setup(['{"n": 2}', '{"n": 1}', '{"n": 2}']);
+  const body = { project_id: PROJECT, digest, sort_by: [{ field: 'n', order: 'asc' }] };
+  const result = tableQueryRoute.run(engine, { kind: 'value', value: body }, ctx);
+  assert.equal(result.kind, 'json');
+  const streamed = query(engine, { digest, sort_by: body.sort_by });
+  assert.deepEqual((result as { body: unknown }).body, { rows: streamed });
+  assert.deepEqual(indexes(streamed), [1, 0, 2]);
+});
+
+test('§8.4: validation errors are thrown by run(), before any stream exists', () => {
+  const { engine, digest } = setup(['{"n": 1}']);
+  assert.throws(
+    () => tableQueryStreamRoute.run(engine, { kind: 'value', value: { project_id: PROJECT, digest, sort_by: [{ field: 'a..b', order: 'asc' }] } }, ctx),
+    (e: unknown) => e instanceof TqError && e.status === 400,
+  );
+  assert.throws(
+    () => tableQueryStreamRoute.run(engine, { kind: 'text', text: '{"project_id": ' }, ctx),
+    (e: unknown) => e instanceof TqError && e.status === 422,
+  );
+});
+
+test('§5.12: /table/query_stats counts the digest list with duplicates; unknown table → 0', () => {
+  const { engine, digest } = setup(['{"a": 1}', '{"a": 1}', '{"b": 1}']);
+  const stats = (d: string) => tableQueryStatsRoute.run(engine, { kind: 'value', value: { project_id: PROJECT, digest: d } }, ctx);
+  assert.deepEqual(stats(digest), { kind: 'json', body: { count: 3 } });
+  assert.deepEqual(stats('unknown'), { kind: 'json', body: { count: 0 } });
+});

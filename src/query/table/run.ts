@@ -1,0 +1,107 @@
+/**
+ * The rows of one table (threads-table-semantics §4, §5): filter by row digest, order by dot
+ * paths (row-sort.ts), page, and render `{digest, val, original_index}`.
+ *
+ * `original_index` is the row's position in the table's digest list, kept through filter,
+ * sort and paging (§4.2, G7); a digest listed k times yields k rows (§5.4); a listed digest
+ * with no stored body is skipped and leaves a gap in the indexes (§5.6); an unknown table is
+ * an empty result, not an error (§5.2, G16).
+ */
+import type { Engine } from '../../api/types.ts';
+import { parseLossless, toPlain } from '../../core/json/lossless.ts';
+import type { StoredRow } from '../../store/project.ts';
+import { topK } from '../sort.ts';
+import type { TableQuery, TableQueryStats } from './request.ts';
+import { rowComparator, rowSortValue, type RowSortValue } from './row-sort.ts';
+
+/** One result row: the stored body and its position in the table. */
+export interface TableRowHit {
+  row: StoredRow;
+  original_index: number;
+}
+
+const NO_ROWS: readonly string[] = [];
+
+/** The parsed value of a stored row, cached on the row (shared with ref resolution). */
+export function parsedRow(row: StoredRow): unknown {
+  if (row.parsed === undefined) {
+    try {
+      row.parsed = JSON.parse(row.text);
+    } catch {
+      // Python's json writes NaN/Infinity, which JSON.parse refuses.
+      row.parsed = toPlain(parseLossless(row.text));
+    }
+  }
+  return row.parsed;
+}
+
+/**
+ * The rows a table query returns, in order. Without `sort_by` the rows are produced lazily in
+ * table order; with it, every candidate is keyed and only the first `offset + limit` are
+ * selected (bounded top-k).
+ */
+export function queryTableRows(engine: Engine, req: TableQuery): Iterable<TableRowHit> {
+  if (req.limit === 0) return [];
+  const project = engine.store.project(req.project_id);
+  const digests = project?.tables.get(req.digest) ?? NO_ROWS;
+  if (!project || digests.length === 0) return [];
+  const rows = project.rows;
+  const wanted = req.row_digests === null ? null : new Set(req.row_digests);
+  const offset = req.offset ?? 0;
+  const limit = req.limit;
+
+  if (req.sort_by.length === 0) {
+    // §5.3: table order; paging counts only rows that exist and pass the filter.
+    return (function* () {
+      let skipped = 0, emitted = 0;
+      for (let i = 0; i < digests.length; i++) {
+        if (limit !== null && emitted >= limit) return;
+        const d = digests[i];
+        if (wanted !== null && !wanted.has(d)) continue;
+        const row = rows.get(d);
+        if (row === undefined) continue;
+        if (skipped < offset) {
+          skipped++;
+          continue;
+        }
+        emitted++;
+        yield { row, original_index: i };
+      }
+    })();
+  }
+
+  const candidates: TableRowHit[] = [];
+  for (let i = 0; i < digests.length; i++) {
+    const d = digests[i];
+    if (wanted !== null && !wanted.has(d)) continue;
+    const row = rows.get(d);
+    if (row !== undefined) candidates.push({ row, original_index: i });
+  }
+  const values: RowSortValue[][] = req.sort_by.map((term) => candidates.map((c) => rowSortValue(parsedRow(c.row), term.path)));
+  const cmp = rowComparator(values, req.sort_by.map((t) => t.order));
+  const k = limit === null ? candidates.length : Math.min(candidates.length, offset + limit);
+  return topK(candidates.length, k, cmp).slice(offset).map((j) => candidates[j]);
+}
+
+/** CR/LF can only be insignificant whitespace in JSON text (never raw inside a string). */
+const LINE_BREAKS = /[\r\n]/g;
+
+/**
+ * One JSONL line; `val` is the stored text verbatim (original key order, `1.0`, big ints: §4.3),
+ * minus any line breaks a pretty-printed body would carry, which would split the line.
+ */
+export function tableRowLine(hit: TableRowHit): string {
+  const text = hit.row.text;
+  const val = text.includes('\n') || text.includes('\r') ? text.replace(LINE_BREAKS, '') : text;
+  return `{"digest":${JSON.stringify(hit.row.digest)},"val":${val},"original_index":${hit.original_index}}`;
+}
+
+/** The row as a plain object (the non-streaming `/table/query` body). */
+export function tableRowObject(hit: TableRowHit): { digest: string; val: unknown; original_index: number } {
+  return { digest: hit.row.digest, val: parsedRow(hit.row), original_index: hit.original_index };
+}
+
+/** §5.12: the length of the table's digest list, duplicates included; unknown table → 0. */
+export function tableQueryStats(engine: Engine, req: TableQueryStats): { count: number } {
+  return { count: engine.store.project(req.project_id)?.tables.get(req.digest)?.length ?? 0 };
+}

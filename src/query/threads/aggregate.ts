@@ -1,0 +1,107 @@
+/**
+ * Per-thread statistics over turn calls (threads-table-semantics §2; DECISIONS §12, §13).
+ *
+ * A turn is a call whose id equals its turn_id (G1); the CallTable keeps those per thread in
+ * `turnsByThread` (null and empty thread ids are never indexed, §2.3), so a query reads only
+ * turn rows, never the whole project. Deleted turns are invisible (DECISIONS §13, G20). Only
+ * turns whose started_at lies strictly inside (after, before) count (§3.3, G3).
+ */
+import { floorMillis } from '../../core/datetime.ts';
+import type { CallTable } from '../../store/call-table.ts';
+import { p50p99 } from './percentile.ts';
+
+/** The statistics of one thread, datetimes in µs. */
+export interface ThreadStats {
+  thread_id: string;
+  turn_count: number;
+  /** Earliest turn start. */
+  start_time: number;
+  /** Latest turn end; NaN when no counted turn has ended. */
+  last_updated: number;
+  first_turn_id: string;
+  /** Id of the turn with the latest end; null when no counted turn has ended. */
+  last_turn_id: string | null;
+  /** Percentiles of finished turns' whole-ms durations; null when none finished. */
+  p50_turn_duration_ms: number | null;
+  p99_turn_duration_ms: number | null;
+}
+
+export interface TurnWindow {
+  /** Strict bounds on started_at in µs; null = unbounded. */
+  after_us: number | null;
+  before_us: number | null;
+}
+
+/**
+ * §2.4: ClickHouse `dateDiff('millisecond', start, end)` counts millisecond boundaries
+ * crossed: floor(end in ms) − floor(start in ms), not the exact difference truncated.
+ */
+export function turnDurationMs(startUs: number, endUs: number): number {
+  return floorMillis(endUs) - floorMillis(startUs);
+}
+
+/**
+ * Statistics of one thread's turns, or null when no turn falls in the window. Ties on start
+ * (first_turn_id) and end (last_turn_id) go to the turn written first; production leaves them
+ * unspecified (§2.5).
+ */
+export function threadStats(calls: CallTable, threadId: string, turnRows: readonly number[], window: TurnWindow): ThreadStats | null {
+  const { after_us: after, before_us: before } = window;
+  const started = calls.startedAt.data;
+  const ended = calls.endedAt.data;
+  let count = 0;
+  let startTime = Infinity, firstRow = -1;
+  let lastUpdated = -Infinity, lastRow = -1;
+  const durations: number[] = [];
+  for (const row of turnRows) {
+    if (calls.isDeleted(row)) continue;
+    const start = started[row];
+    if ((after !== null && !(start > after)) || (before !== null && !(start < before))) continue;
+    count++;
+    if (start < startTime) {
+      startTime = start;
+      firstRow = row;
+    }
+    const end = ended[row];
+    if (Number.isNaN(end)) continue;
+    if (end > lastUpdated) {
+      lastUpdated = end;
+      lastRow = row;
+    }
+    durations.push(turnDurationMs(start, end));
+  }
+  if (count === 0) return null;
+  const percentiles = p50p99(durations);
+  return {
+    thread_id: threadId,
+    turn_count: count,
+    start_time: startTime,
+    last_updated: lastRow < 0 ? NaN : lastUpdated,
+    first_turn_id: calls.ids[firstRow],
+    last_turn_id: lastRow < 0 ? null : calls.ids[lastRow],
+    p50_turn_duration_ms: percentiles?.p50 ?? null,
+    p99_turn_duration_ms: percentiles?.p99 ?? null,
+  };
+}
+
+/**
+ * Statistics of every thread to report: the listed ids (when given) or all indexed threads.
+ * Threads none of whose counted turns has ended are left out here, before any paging
+ * (DECISIONS §12; production drops them after LIMIT, G2).
+ */
+export function collectThreads(calls: CallTable, threadIds: readonly string[] | null, window: TurnWindow): ThreadStats[] {
+  const out: ThreadStats[] = [];
+  const consider = (threadId: string, rows: readonly number[]) => {
+    const stats = threadStats(calls, threadId, rows, window);
+    if (stats !== null && stats.last_turn_id !== null) out.push(stats);
+  };
+  if (threadIds === null) {
+    for (const [threadId, rows] of calls.turnsByThread) consider(threadId, rows);
+  } else {
+    for (const threadId of threadIds) {
+      const rows = calls.turnsByThread.get(threadId);
+      if (rows !== undefined) consider(threadId, rows);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,26 @@
+/**
+ * Exact percentiles with numpy's default "linear" method (threads-table-semantics §2.5, G6;
+ * DECISIONS §12): sort the n values, virtual index = q·(n−1), interpolate between the two
+ * neighbours. The interpolation is numpy's `_lerp`, which computes from the upper neighbour
+ * when the fraction is ≥ 0.5, so results agree with numpy to the last bit.
+ */
+
+/** The q-quantile (0 ≤ q ≤ 1) of `sorted` (ascending, non-empty). */
+export function linearQuantile(sorted: ArrayLike<number>, q: number): number {
+  const n = sorted.length;
+  if (n === 0) throw new RangeError('quantile of no values');
+  const virtual = (n - 1) * q;
+  const below = Math.min(Math.floor(virtual), n - 1);
+  const above = Math.min(below + 1, n - 1);
+  const gamma = virtual - below;
+  const a = sorted[below], b = sorted[above];
+  const diff = b - a;
+  return gamma >= 0.5 ? b - diff * (1 - gamma) : a + diff * gamma;
+}
+
+/** p50 and p99 of unsorted values (sorts a copy); null for no values. */
+export function p50p99(values: readonly number[]): { p50: number; p99: number } | null {
+  if (values.length === 0) return null;
+  const sorted = Float64Array.from(values).sort();
+  return { p50: linearQuantile(sorted, 0.5), p99: linearQuantile(sorted, 0.99) };
+}

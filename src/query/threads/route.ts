@@ -1,0 +1,27 @@
+/**
+ * `/threads/stream_query` (threads-table-semantics §1.1, §3): validated in full, statistics
+ * computed, then lines produced lazily. Every error is raised before the stream starts (§8.4).
+ */
+import { plainBody } from '../../api/body.ts';
+import type { Engine, RequestBody, RequestContext, Route, RouteResult } from '../../api/types.ts';
+import { parseThreadsQuery } from './request.ts';
+import { queryThreads, threadLine } from './run.ts';
+
+export const threadsStreamQueryRoute: Route = {
+  path: '/threads/stream_query',
+  method: 'POST',
+  body: 'json',
+  run(engine: Engine, body: RequestBody, ctx: RequestContext): RouteResult {
+    const req = parseThreadsQuery(plainBody(body));
+    ctx.authorize(req.project_id);
+    const threads = queryThreads(engine, req);
+    return {
+      kind: 'stream',
+      lines: (function* () {
+        for (const t of threads) yield threadLine(t);
+      })(),
+    };
+  },
+};
+
+export const threadsRoutes: Route[] = [threadsStreamQueryRoute];
