@@ -7,6 +7,7 @@ import { callsCommand, tableCommand, threadsCommand } from './queries.ts';
 import { loadCommand } from './load.ts';
 import { genCommand } from './gen.ts';
 import { serveCommand } from './serve.ts';
+import { checkCommand, fuzzCommand } from './conformance.ts';
 import { EXIT_OK, EXIT_USAGE, reportError } from './common.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -17,7 +18,7 @@ export function buildProgram(): Command {
     .version(pkg.version, '-V, --version')
     .showHelpAfterError()
     .exitOverride();
-  for (const cmd of [callsCommand(), tableCommand(), threadsCommand(), serveCommand(), loadCommand(), genCommand()]) {
+  for (const cmd of [callsCommand(), tableCommand(), threadsCommand(), serveCommand(), checkCommand(), fuzzCommand(), loadCommand(), genCommand()]) {
     program.addCommand(cmd.exitOverride());
   }
   return program;
