@@ -21,6 +21,20 @@ export function say(message: string): void {
   process.stderr.write(message + '\n');
 }
 
+/**
+ * The exit code a command asks for without failing (e.g. `tq check` with failing cases).
+ * Commander discards action return values, so commands report through here.
+ */
+let requestedExit = EXIT_OK;
+export function requestExit(code: number): void {
+  requestedExit = Math.max(requestedExit, code);
+}
+export function takeRequestedExit(): number {
+  const code = requestedExit;
+  requestedExit = EXIT_OK;
+  return code;
+}
+
 /** A usage mistake found by a command (exit 2). */
 export class UsageError extends Error {}
 

@@ -9,7 +9,7 @@ import type { ConformanceCase } from '../check/case.ts';
 import { fuzz } from '../check/fuzz.ts';
 import { createHttpTarget, type UserCredentials } from '../check/http-target.ts';
 import { runCases } from '../check/runner.ts';
-import { EXIT_OK, EXIT_RUNTIME, intOption, listOption, paint, parsePrefix, say, UsageError, writeLines } from './common.ts';
+import { EXIT_RUNTIME, intOption, requestExit, listOption, paint, parsePrefix, say, UsageError, writeLines } from './common.ts';
 
 export const CORPUS_FILE = fileURLToPath(new URL('../../spec-tests/cases.json', import.meta.url));
 
@@ -74,7 +74,7 @@ export function checkCommand(): Command {
       if (opts.report) writeFileSync(opts.report, JSON.stringify({ target: opts.baseUrl, ...report }, null, 2) + '\n');
       const skipped = report.skipped.length ? `, ${report.skipped.length} skipped` : '';
       say(`${report.passed} passed, ${report.failed.length} failed${skipped}`);
-      return report.failed.length === 0 ? EXIT_OK : EXIT_RUNTIME;
+      if (report.failed.length > 0) requestExit(EXIT_RUNTIME);
     });
 }
 
@@ -91,10 +91,10 @@ export function fuzzCommand(): Command {
       const runs = intOption('--runs', opts.runs);
       if (runs < 1) throw new UsageError('--runs must be at least 1');
       const result = await fuzz({ target, seed, runs, log: say });
-      if (result.ok) return EXIT_OK;
+      if (result.ok) return;
       say(`${paint.red('difference')}: ${result.difference}`);
       say('minimal case (add to spec-tests/cases after checking the expectation against the spec):');
       await writeLines([JSON.stringify(result.counterexample, null, 2)]);
-      return EXIT_RUNTIME;
+      requestExit(EXIT_RUNTIME);
     });
 }

@@ -8,7 +8,7 @@ import { loadCommand } from './load.ts';
 import { genCommand } from './gen.ts';
 import { serveCommand } from './serve.ts';
 import { checkCommand, fuzzCommand } from './conformance.ts';
-import { EXIT_OK, EXIT_USAGE, reportError } from './common.ts';
+import { EXIT_OK, EXIT_USAGE, reportError, takeRequestedExit } from './common.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -27,7 +27,7 @@ export function buildProgram(): Command {
 export async function main(argv: string[]): Promise<number> {
   try {
     await buildProgram().parseAsync(argv, { from: 'user' });
-    return EXIT_OK;
+    return takeRequestedExit();
   } catch (e) {
     if (e instanceof CommanderError) {
       // --help and --version end through here with exit code 0.
