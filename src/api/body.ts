@@ -12,7 +12,7 @@ function syntaxError(text: string): RequestSchemaError {
   try {
     parseLossless(text);
   } catch (e) {
-    if (e instanceof JsonSyntaxError) return jsonInvalid(e.offset, e.message.replace(/:.*$/, ''));
+    if (e instanceof JsonSyntaxError) return jsonInvalid(e.pos, e.msg);
   }
   return jsonInvalid(0, 'Expecting value');
 }
@@ -40,7 +40,7 @@ export function losslessBody(body: RequestBody): LosslessValue {
   try {
     return parseLossless(body.text);
   } catch (e) {
-    if (e instanceof JsonSyntaxError) throw jsonInvalid(e.offset, e.message.replace(/:.*$/, ''));
+    if (e instanceof JsonSyntaxError) throw jsonInvalid(e.pos, e.msg);
     throw e;
   }
 }

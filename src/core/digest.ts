@@ -4,6 +4,7 @@
  * from the lossless parser: `1` and `1.0` hash differently.
  */
 import { createHash } from 'node:crypto';
+import { invalidRequest } from './errors.ts';
 import { LosslessObject, type LosslessValue } from './json/lossless.ts';
 import { pyDumps } from './json/pyjson.ts';
 
@@ -52,16 +53,35 @@ export interface ObjectDigestResult {
 const BASE_OBJECT_CLASS_NAMES: ReadonlySet<string> = new Set(['BaseObject', 'Object']);
 
 /**
- * Digest and classes of an object version, as `obj_create` computes them without a requested
- * builtin class: `process_incoming_object_val` passes the value through unchanged and reads
- * the classes from a `_bases` list ending in [..., "BaseObject" | "Object", "BaseModel"].
- * @throws TypeError where Weave itself would fail: such a hierarchy without a string
- *   `_class_name` (Python: KeyError), or with a non-string class name or base.
+ * Digest and classes of an object version, as `compute_object_digest_result` gives them
+ * (§6.4): file keys of CustomWeaveType nodes are checked first, then
+ * `process_incoming_object_val` passes the value through and reads the classes from a `_bases`
+ * list ending in [..., "BaseObject" | "Object", "BaseModel"]; the digest hashes
+ * `json.dumps(val, sort_keys=True)`.
+ *
+ * `builtinObjectClass` (the request's `builtin_object_class`): Weave validates such a value
+ * against its Python registry of builtin classes and re-dumps it, which tq cannot reproduce
+ * byte for byte; so a request for a builtin class is accepted only when the value already
+ * carries that class hierarchy, and is otherwise refused with Weave's "Unknown object class".
+ * @throws InvalidRequestError (400) where Weave raises ValueError.
+ * @throws TypeError where Weave itself crashes (a hierarchy without `_class_name`: KeyError).
  */
-export function objectDigest(val: LosslessValue): ObjectDigestResult {
-  const digest = strDigest(pyDumps(val, { sortKeys: true }));
+export function objectDigest(val: LosslessValue, builtinObjectClass: string | null = null): ObjectDigestResult {
+  validateCustomTypeFileKeys(val);
   const classes = objectClasses(val);
+  if (builtinObjectClass !== null) {
+    if (!(val instanceof LosslessObject)) throw valueError('object_class cannot be provided for non-dict objects');
+    if (classes === null) throw valueError(`Unknown object class: ${builtinObjectClass}`);
+    if (classes.leaf !== builtinObjectClass) {
+      throw valueError(`object_class must match val's defined object class: ${classes.leaf} != ${builtinObjectClass}`);
+    }
+  }
+  const digest = strDigest(pyDumps(val, { sortKeys: true }));
   return { digest, baseObjectClass: classes?.base ?? null, leafObjectClass: classes?.leaf ?? null };
+}
+
+function valueError(reason: string) {
+  return invalidRequest('TQ_INVALID_REQUEST', { reason });
 }
 
 function objectClasses(val: LosslessValue): { leaf: string; base: string } | null {
@@ -85,6 +105,70 @@ function objectClasses(val: LosslessValue): { leaf: string; base: string } | nul
   const base = bases[bases.length - 3];
   if (typeof base !== 'string') throw new TypeError('_bases entries must be strings');
   return { leaf, base };
+}
+
+/**
+ * `_validate_custom_type_file_keys`: in every dict whose `_type` is "CustomWeaveType", each
+ * key of `files` must be a relative path that does not climb above its start (checked after
+ * `os.path.normpath`). Walks the whole value without recursion.
+ */
+function validateCustomTypeFileKeys(root: LosslessValue): void {
+  const stack: LosslessValue[] = [root];
+  while (stack.length > 0) {
+    const v = stack.pop()!;
+    if (Array.isArray(v)) {
+      for (const item of v) stack.push(item);
+    } else if (v instanceof LosslessObject) {
+      if (v.get('_type') === 'CustomWeaveType') {
+        for (const key of fileKeys(v.get('files'))) {
+          if (key.startsWith('/') || normalisedParts(key).includes('..')) {
+            throw valueError(`Invalid file path key: ${pyStrRepr(key)}`);
+          }
+        }
+      }
+      for (let i = 0; i < v.size; i++) stack.push(v.valueAt(i));
+    }
+  }
+}
+
+/** What Python's `for key in val.get("files", {})` yields for the JSON kinds that iterate to strings. */
+function fileKeys(files: LosslessValue | undefined): string[] {
+  if (files instanceof LosslessObject) return files.entries.map(([k]) => k);
+  if (Array.isArray(files)) return files.filter((f): f is string => typeof f === 'string');
+  if (typeof files === 'string') return Array.from(files);
+  return [];
+}
+
+/** `os.path.normpath(p).split("/")` for a relative POSIX path. */
+function normalisedParts(path: string): string[] {
+  const out: string[] = [];
+  for (const part of path.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..' && out.length > 0 && out[out.length - 1] !== '..') out.pop();
+    else out.push(part);
+  }
+  return out;
+}
+
+/**
+ * Python's `repr(s)` for a str, as it appears in Weave's error messages: single quotes unless
+ * the text has a single quote and no double quote; backslash, the quote, newline, CR, tab and other
+ * control characters escaped. (Non-printable non-ASCII characters, which Python also escapes,
+ * are written as they are.)
+ */
+export function pyStrRepr(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (ch === quote || ch === '\\') out += '\\' + ch;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (c < 0x20 || (c >= 0x7f && c < 0xa0)) out += '\\x' + c.toString(16).padStart(2, '0');
+    else out += ch;
+  }
+  return out + quote;
 }
 
 const CONTENT_DIGEST = /^[A-Za-z0-9]{43}$/;

@@ -73,6 +73,13 @@ export const ERROR_CATALOGUE = {
     message: (a) => `Invalid project_id '${a.project}': expected the form <entity>/<project>`,
   },
   TQ_MISSING_USER_ID: { status: 400, message: fixed('wb_user_id cannot be None') },
+  // Weave's DigestMismatchError (409): a client-computed expected_digest differs from the server's.
+  TQ_EXPECTED_DIGEST_MISMATCH: {
+    status: 409,
+    message: (a) => `Client ${a.label} digest ${a.expected} != server digest ${a.actual}`,
+  },
+  TQ_TABLE_NOT_FOUND: { status: 404, message: (a) => `Table ${a.project}:${a.digest} not found` },
+  TQ_OBJECT_NOT_FOUND: { status: 404, message: (a) => `Obj ${a.object}:${a.digest} not found` },
 
   // 403: a field that may not be queried, sorted or selected.
   TQ_FIELD_NOT_ALLOWED: { status: 403, message: (a) => `Field ${a.field} is not allowed` },

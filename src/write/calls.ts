@@ -1,0 +1,111 @@
+/**
+ * Call writes (threads-table-semantics §7.4–7.6, calls-semantics §12): a start and an end are
+ * merged per call id in either arrival order (an end that comes first waits in the CallTable
+ * until its start arrives), a repeated start replaces the start fields, and a batch applies
+ * its items in order, as if each were sent alone.
+ */
+import type { Engine } from '../api/types.ts';
+import { invalidRequest } from '../core/errors.ts';
+import type { CallEndPart, CallStartPart } from '../store/call-table.ts';
+
+/** A validated `StartedCallSchemaForInsert`, prefix-neutral (datetimes in µs). */
+export interface CallStartInput {
+  project_id: string;
+  id?: string | null;
+  op_name: string;
+  display_name?: string | null;
+  trace_id?: string | null;
+  parent_id?: string | null;
+  thread_id?: string | null;
+  turn_id?: string | null;
+  started_at: number;
+  attributes: Record<string, unknown>;
+  inputs: Record<string, unknown>;
+  user_id?: string | null;
+  run_id?: string | null;
+  run_step?: number | null;
+}
+
+/** A validated `EndedCallSchemaForInsert`, prefix-neutral. */
+export interface CallEndInput {
+  project_id: string;
+  id: string;
+  ended_at: number;
+  exception?: string | null;
+  output?: unknown;
+  summary: Record<string, unknown>;
+  run_step_end?: number | null;
+}
+
+export interface CallStartResult {
+  id: string;
+  trace_id: string;
+}
+
+export type BatchItem = { mode: 'start'; start: CallStartInput } | { mode: 'end'; end: CallEndInput };
+
+/**
+ * `call_start`: missing `id` / `trace_id` are generated (UUIDv7, as ClickHouse's server does);
+ * a missing user id is the authenticated user's (DECISIONS §6).
+ */
+export function startCall(engine: Engine, start: CallStartInput, userId: string): CallStartResult {
+  const id = start.id ?? engine.options.newId();
+  const traceId = start.trace_id ?? engine.options.newId();
+  const part: CallStartPart = {
+    id,
+    op_name: start.op_name,
+    display_name: start.display_name ?? null,
+    trace_id: traceId,
+    parent_id: start.parent_id ?? null,
+    thread_id: start.thread_id ?? null,
+    turn_id: start.turn_id ?? null,
+    started_at: start.started_at,
+    attributes: start.attributes,
+    inputs: start.inputs,
+    user_id: start.user_id ?? userId,
+    run_id: start.run_id ?? null,
+    run_step: start.run_step ?? null,
+  };
+  engine.store.projectForWrite(start.project_id).calls.start(part);
+  return { id, trace_id: traceId };
+}
+
+/** `call_end`: sets the end fields; the summary replaces any earlier one (§7.5, G19). */
+export function endCall(engine: Engine, end: CallEndInput): Record<string, never> {
+  const part: CallEndPart = {
+    id: end.id,
+    ended_at: end.ended_at,
+    exception: end.exception ?? null,
+    output: end.output ?? null,
+    summary: end.summary,
+    run_step_end: end.run_step_end ?? null,
+  };
+  engine.store.projectForWrite(end.project_id).calls.end(part);
+  return {};
+}
+
+/** `call_start_batch` (§7.6): items in order; `{id, trace_id}` for starts, `{}` for ends. */
+export function upsertBatch(engine: Engine, items: readonly BatchItem[], userId: string): { res: Array<CallStartResult | Record<string, never>> } {
+  return { res: items.map((item) => (item.mode === 'start' ? startCall(engine, item.start, userId) : endCall(engine, item.end))) };
+}
+
+/**
+ * `call_update`: only `display_name` can change, and it must be given; the latest value wins
+ * and the empty string clears it. An unknown call id changes nothing (no error, as Weave).
+ */
+export function updateCall(engine: Engine, projectId: string, callId: string, displayName: string | null | undefined): Record<string, never> {
+  if (displayName === null || displayName === undefined) {
+    throw invalidRequest('TQ_INVALID_REQUEST', { reason: 'One of [display_name] is required for call update' });
+  }
+  const calls = engine.store.project(projectId)?.calls;
+  const row = calls?.rowOf(callId);
+  if (calls && row !== undefined) calls.setDisplayName(row, displayName);
+  return {};
+}
+
+/** Turns a batch item's mode and request into a BatchItem; a mode that does not fit is a 400. */
+export function batchItem(mode: string, start: CallStartInput | null, end: CallEndInput | null): BatchItem {
+  if (mode === 'start' && start !== null) return { mode: 'start', start };
+  if (mode === 'end' && end !== null) return { mode: 'end', end };
+  throw invalidRequest('TQ_INVALID_MODE');
+}

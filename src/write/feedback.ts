@@ -1,0 +1,131 @@
+/**
+ * `feedback_create` (threads-table-semantics §7.9, Weave's `validate_feedback_create_req`):
+ * reserved feedback types get their payload checked, refs must fit the feedback type, and the
+ * row is stored with a generated id unless the client sent one. The user is the one the
+ * client named or, when it named none, the authenticated user (DECISIONS §6).
+ *
+ * Not reproduced: the alias/detoned fields Weave adds to `wandb.reaction.1` payloads (they need
+ * the Python `emoji` name table) and the annotation-spec check of annotation payloads.
+ */
+import type { Engine } from '../api/types.ts';
+import { formatMicros } from '../core/datetime.ts';
+import { invalidRequest } from '../core/errors.ts';
+import { parseRef, type ParsedRef } from '../core/refs.ts';
+import type { FeedbackRow } from '../store/project.ts';
+
+export interface FeedbackInput {
+  id?: string | null;
+  project_id: string;
+  weave_ref: string;
+  creator?: string | null;
+  feedback_type: string;
+  payload: Record<string, unknown>;
+  annotation_ref?: string | null;
+  runnable_ref?: string | null;
+  call_ref?: string | null;
+  trigger_ref?: string | null;
+  user_id?: string | null;
+  /** Creation time in µs (fixtures); the engine clock when absent. */
+  created_at?: number;
+}
+
+const REACTION = 'wandb.reaction.1';
+const NOTE = 'wandb.note.1';
+const ANNOTATION = 'wandb.annotation';
+const RUNNABLE = 'wandb.runnable';
+const MAX_NOTE_LENGTH = 1024;
+
+const bad = (reason: string) => invalidRequest('TQ_INVALID_REQUEST', { reason });
+
+const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** How many emoji a text holds, a multi-code-point emoji counting once. */
+function emojiCount(text: string): number {
+  let n = 0;
+  for (const { segment } of graphemes.segment(text)) if (EMOJI.test(segment)) n++;
+  return n;
+}
+
+/** The payload checks of the two reserved types (`FEEDBACK_PAYLOAD_SCHEMAS`). */
+function checkReservedPayload(type: string, payload: Record<string, unknown>): void {
+  const invalid = (detail: string) => bad(`Invalid payload for feedback_type ${type}: ${detail}`);
+  if (type === REACTION) {
+    if (!('emoji' in payload)) throw invalid('emoji: Field required');
+    if (typeof payload.emoji !== 'string') throw invalid('emoji: Input should be a valid string');
+    if (emojiCount(payload.emoji) !== 1) throw bad('Value of emoji key in payload must be exactly one emoji');
+  } else if (type === NOTE) {
+    if (!('note' in payload)) throw invalid('note: Field required');
+    if (typeof payload.note !== 'string') throw invalid('note: Input should be a valid string');
+    const length = [...payload.note].length;
+    if (length < 1) throw invalid('note: String should have at least 1 character');
+    if (length > MAX_NOTE_LENGTH) throw invalid(`note: String should have at most ${MAX_NOTE_LENGTH} characters`);
+  }
+}
+
+/** `ensure_ref_is_valid`: the ref parses and is one of the expected kinds. */
+function validRef(ref: string, kinds: readonly string[]): ParsedRef {
+  const parsed = parseRef(ref);
+  if (parsed === null) throw bad(`Invalid ref: ${ref}`);
+  if (!kinds.includes(parsed.kind)) throw bad(`Invalid ref: ${ref}, expected a ${kinds.join(' or ')} ref`);
+  return parsed;
+}
+
+/** The ref rules of `validate_feedback_create_req`, in Weave's order. */
+function checkRefs(req: FeedbackInput): void {
+  const type = req.feedback_type;
+  if (type.startsWith(ANNOTATION)) {
+    if (!type.startsWith(ANNOTATION + '.')) throw bad(`Invalid annotation feedback type: ${type}`);
+    const name = type.slice(ANNOTATION.length + 1);
+    if (!req.annotation_ref) throw bad('annotation_ref is required for annotation feedback');
+    if (validRef(req.annotation_ref, ['object']).name !== name) throw bad(`annotation_ref must point to an object with name ${name}`);
+    if (!('value' in req.payload)) throw bad(`Invalid payload for feedback_type ${type}: value: Field required`);
+  } else if (req.annotation_ref) {
+    throw bad('annotation_ref is not allowed for non-annotation feedback');
+  } else if (type.startsWith(RUNNABLE)) {
+    if (!type.startsWith(RUNNABLE + '.')) throw bad(`Invalid runnable feedback type: ${type}`);
+    const name = type.slice(RUNNABLE.length + 1);
+    if (!req.runnable_ref) throw bad('runnable_ref is required for runnable feedback');
+    const runnable = validRef(req.runnable_ref, ['op', 'object']);
+    if (runnable.name !== name) throw bad(`runnable_ref must point to an object with name ${name}`);
+    if (runnable.kind === 'op' && !req.call_ref) throw bad('call_ref is required for runnable feedback on ops');
+    if (!('output' in req.payload)) throw bad(`Invalid payload for feedback_type ${type}: output: Field required`);
+  } else if (req.runnable_ref) {
+    throw bad('runnable_ref is not allowed for non-runnable feedback');
+  } else if (req.call_ref) {
+    throw bad('call_ref is not allowed for non-runnable feedback');
+  } else if (req.trigger_ref) {
+    throw bad('trigger_ref is not allowed for non-runnable feedback');
+  }
+  if (req.annotation_ref) {
+    const parsed = validRef(req.annotation_ref, ['object']);
+    if (parsed.projectId !== req.project_id) throw bad(`Annotation ref ${req.annotation_ref} does not match project id ${req.project_id}`);
+  }
+  if (req.runnable_ref) validRef(req.runnable_ref, ['op', 'object']);
+  if (req.call_ref) validRef(req.call_ref, ['call']);
+  if (req.trigger_ref) validRef(req.trigger_ref, ['object']);
+}
+
+/** `feedback_create`: `{id, created_at, <prefix>user_id, payload}`. */
+export function createFeedback(engine: Engine, req: FeedbackInput, userId: string): Record<string, unknown> {
+  checkReservedPayload(req.feedback_type, req.payload);
+  checkRefs(req);
+  const user = req.user_id ?? userId;
+  if (!user) throw invalidRequest('TQ_MISSING_USER_ID');
+  const row: FeedbackRow = {
+    id: req.id ?? engine.options.newId(),
+    project_id: req.project_id,
+    weave_ref: req.weave_ref,
+    feedback_type: req.feedback_type,
+    payload: req.payload,
+    creator: req.creator ?? null,
+    created_at: req.created_at ?? engine.options.now(),
+    user_id: user,
+    annotation_ref: req.annotation_ref ?? null,
+    runnable_ref: req.runnable_ref ?? null,
+    call_ref: req.call_ref ?? null,
+    trigger_ref: req.trigger_ref ?? null,
+  };
+  engine.store.projectForWrite(req.project_id).addFeedback(row);
+  return { id: row.id, created_at: formatMicros(row.created_at), [`${engine.options.fieldPrefix}user_id`]: user, payload: row.payload };
+}

@@ -1,0 +1,158 @@
+/**
+ * Object versions (threads-table-semantics §7.8, §6.4): `obj_create` and `obj_read`.
+ *
+ * A version is named by its digest; creating a value that an object already has returns that
+ * version (and makes it the latest again, as Weave's "latest" alias moves) instead of adding
+ * one. Otherwise the new version gets `version_index` = number of versions so far and becomes
+ * the only latest one. The value is stored with sorted keys, as Weave stores the digested text.
+ */
+import type { Engine, FieldPrefix } from '../api/types.ts';
+import { formatMicros } from '../core/datetime.ts';
+import { objectDigest, pyStrRepr } from '../core/digest.ts';
+import { invalidRequest, TqError } from '../core/errors.ts';
+import { LosslessObject, type LosslessValue } from '../core/json/lossless.ts';
+import type { ObjectVersion, ProjectStore } from '../store/project.ts';
+import { storedObjectText } from './stored-json.ts';
+import { checkExpectedDigest } from './tables.ts';
+
+/** An object version as tq stores it: the store's record plus the user who wrote it. */
+export interface StoredObjectVersion extends ObjectVersion {
+  userId: string | null;
+}
+
+export interface ObjectCreateInput {
+  projectId: string;
+  objectId: string;
+  val: LosslessValue;
+  builtinObjectClass?: string | null;
+  expectedDigest?: string | null;
+  userId: string | null;
+  /** Creation time in µs; the engine clock when absent. */
+  createdAtUs?: number;
+}
+
+const MAX_OBJECT_ID_LENGTH = 128;
+/** Python's `[^\w._-]` on str: \w is every Unicode letter and number, plus `_`. */
+const INVALID_NAME_CHAR = /[^\p{L}\p{N}_.-]/gu;
+
+/**
+ * `object_id_validator`: only letters, digits, `_`, `.` and `-`; not empty; at most 128
+ * characters. Weave lists the invalid characters of a Python set (arbitrary order); tq lists
+ * them once each, in order of appearance.
+ */
+export function validateObjectId(name: string): void {
+  const invalid = [...new Set(name.match(INVALID_NAME_CHAR) ?? [])];
+  if (invalid.length > 0) {
+    const list = `[${invalid.map(pyStrRepr).join(', ')}]`;
+    throw invalidRequest('TQ_INVALID_OBJECT_ID', {
+      reason: `Invalid object name: ${name}. Contains invalid characters: ${list}. Please upgrade your \`weave\` package to \`>0.51.0\` to prevent this error.`,
+    });
+  }
+  if (name === '') throw invalidRequest('TQ_INVALID_OBJECT_ID', { reason: 'Object name cannot be empty' });
+  if ([...name].length > MAX_OBJECT_ID_LENGTH) {
+    throw invalidRequest('TQ_INVALID_OBJECT_ID', { reason: `String too long: ${name}. Max length is ${MAX_OBJECT_ID_LENGTH}` });
+  }
+}
+
+/** `op` when the value's type is "Op" (`weave_type.type` when both `_type` and `weave_type` are there). */
+export function objectKind(val: LosslessValue): 'op' | 'object' {
+  if (!(val instanceof LosslessObject)) return 'object';
+  let type = val.get('_type');
+  const weaveType = val.get('weave_type');
+  if (type !== undefined && weaveType !== undefined) type = weaveType instanceof LosslessObject ? weaveType.get('type') : undefined;
+  return type === 'Op' ? 'op' : 'object';
+}
+
+/** Marks `v` as the one latest version of its object id and moves it last (what "latest" reads). */
+function makeLatest(versions: ObjectVersion[], v: ObjectVersion): void {
+  for (const other of versions) other.isLatest = false;
+  v.isLatest = true;
+  versions.splice(versions.indexOf(v), 1);
+  versions.push(v);
+}
+
+/** `obj_create`: `{digest, object_id}`. */
+export function createObject(engine: Engine, input: ObjectCreateInput): { digest: string; object_id: string } {
+  const { digest, baseObjectClass, leafObjectClass } = objectDigest(input.val, input.builtinObjectClass ?? null);
+  checkExpectedDigest(input.expectedDigest, digest, `obj ${pyStrRepr(input.objectId)}`);
+  validateObjectId(input.objectId);
+
+  const project: ProjectStore = engine.store.projectForWrite(input.projectId);
+  let versions = project.objects.get(input.objectId);
+  if (!versions) {
+    versions = [];
+    project.objects.set(input.objectId, versions);
+  }
+  const same = versions.find((v) => v.digest === digest);
+  if (same && same.deletedAtUs === null) {
+    makeLatest(versions, same);
+    return { digest, object_id: input.objectId };
+  }
+  const valText = storedObjectText(input.val);
+  const version: StoredObjectVersion = {
+    projectId: input.projectId,
+    objectId: input.objectId,
+    digest,
+    versionIndex: versions.length,
+    createdAtUs: input.createdAtUs ?? engine.options.now(),
+    deletedAtUs: null,
+    kind: objectKind(input.val),
+    baseObjectClass,
+    leafObjectClass,
+    // Plain form of the stored text (NaN/Infinity are already `null` there).
+    val: JSON.parse(valText),
+    valText,
+    isLatest: true,
+    userId: input.userId,
+  };
+  if (same) {
+    // A deleted version written again comes back in place, with a fresh index (as Weave's upsert).
+    Object.assign(same, version);
+    makeLatest(versions, same);
+  } else {
+    versions.push(version);
+    makeLatest(versions, version);
+  }
+  return { digest, object_id: input.objectId };
+}
+
+/** Finds a version by digest, `latest` or `v<N>` (Weave's `digest_is_version_like`). */
+function findVersion(versions: readonly ObjectVersion[], ref: string): ObjectVersion | undefined {
+  if (ref === 'latest') return versions.find((v) => v.isLatest);
+  const index = /^v(\d+)$/.exec(ref);
+  if (index) return versions.find((v) => v.versionIndex === Number(index[1]));
+  return versions.find((v) => v.digest === ref);
+}
+
+/** `ObjSchema` as the SDK reads it from `obj/read` (weave-ts-sdk §1, §3.5). */
+export function objectSchema(v: ObjectVersion, prefix: FieldPrefix, metadataOnly = false): Record<string, unknown> {
+  return {
+    project_id: v.projectId,
+    object_id: v.objectId,
+    created_at: formatMicros(v.createdAtUs),
+    deleted_at: v.deletedAtUs === null ? null : formatMicros(v.deletedAtUs),
+    digest: v.digest,
+    version_index: v.versionIndex,
+    is_latest: v.isLatest ? 1 : 0,
+    kind: v.kind,
+    base_object_class: v.baseObjectClass,
+    leaf_object_class: v.leafObjectClass,
+    val: metadataOnly ? {} : v.val,
+    [`${prefix}user_id`]: 'userId' in v ? (v as StoredObjectVersion).userId : null,
+    size_bytes: null,
+  };
+}
+
+/** `obj_read`: `{obj: ObjSchema}`; an unknown or deleted version is a 404 naming it. */
+export function readObject(
+  engine: Engine,
+  projectId: string,
+  objectId: string,
+  digest: string,
+  metadataOnly = false,
+): { obj: Record<string, unknown> } {
+  const versions = engine.store.project(projectId)?.objects.get(objectId) ?? [];
+  const v = findVersion(versions, digest);
+  if (!v || v.deletedAtUs !== null) throw new TqError('TQ_OBJECT_NOT_FOUND', { object: objectId, digest });
+  return { obj: objectSchema(v, engine.options.fieldPrefix, metadataOnly) };
+}

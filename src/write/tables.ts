@@ -1,0 +1,113 @@
+/**
+ * Table writes (threads-table-semantics §7.1–7.3). Tables are immutable values: a table is its
+ * ordered list of row digests, named by the digest of that list (§6.3); rows are stored once
+ * per digest, first body wins (§4.3, G13). Rows arrive losslessly parsed so that their digests
+ * are Weave's (§6.2, G10).
+ */
+import type { Engine } from '../api/types.ts';
+import { invalidRequest, TqError } from '../core/errors.ts';
+import { rowDigest, tableDigest } from '../core/digest.ts';
+import type { LosslessObject } from '../core/json/lossless.ts';
+import type { ProjectStore } from '../store/project.ts';
+import { storedRowText } from './stored-json.ts';
+
+export type TableUpdate =
+  | { append: { row: LosslessObject } }
+  | { pop: { index: number } }
+  | { insert: { index: number; row: LosslessObject } };
+
+/** Weave's DigestMismatchError (409) when a client-sent expected digest differs. */
+export function checkExpectedDigest(expected: string | null | undefined, actual: string, label: string): void {
+  if (expected !== null && expected !== undefined && expected !== actual) {
+    throw new TqError('TQ_EXPECTED_DIGEST_MISMATCH', { label, expected, actual });
+  }
+}
+
+/** Stores a row body unless one with that digest is already there (first writer wins). */
+function storeRow(project: ProjectStore, digest: string, row: LosslessObject): void {
+  if (!project.rows.has(digest)) project.rows.set(digest, { digest, text: storedRowText(row) });
+}
+
+/** Stores the table's digest list (idempotent: the same digest is the same list). */
+function storeTable(project: ProjectStore, digest: string, rowDigests: string[]): void {
+  if (!project.tables.has(digest)) project.tables.set(digest, rowDigests);
+}
+
+/** `table_create` (§7.1): `{digest, row_digests}` with one row digest per row, in order. */
+export function createTable(
+  engine: Engine,
+  projectId: string,
+  rows: readonly LosslessObject[],
+  expectedDigest?: string | null,
+): { digest: string; row_digests: string[] } {
+  const rowDigests = rows.map((row) => rowDigest(row));
+  const digest = tableDigest(rowDigests);
+  checkExpectedDigest(expectedDigest, digest, `table (${rowDigests.length} rows)`);
+  const project = engine.store.projectForWrite(projectId);
+  rows.forEach((row, i) => storeRow(project, rowDigests[i], row));
+  storeTable(project, digest, rowDigests.slice());
+  return { digest, row_digests: rowDigests };
+}
+
+/**
+ * `table_update` (§7.2): updates apply in order to the evolving list; pop takes
+ * 0 ≤ index < length, insert 0 ≤ index ≤ length, no negative indexes (G14); one
+ * `updated_row_digests` entry per update, popped digests included (G15). Nothing is stored
+ * unless every update is valid. An unknown base table is a 404 (ClickHouse).
+ */
+export function updateTable(
+  engine: Engine,
+  projectId: string,
+  baseDigest: string,
+  updates: readonly TableUpdate[],
+): { digest: string; updated_row_digests: string[] } {
+  const base = engine.store.project(projectId)?.tables.get(baseDigest);
+  if (base === undefined) throw new TqError('TQ_TABLE_NOT_FOUND', { project: projectId, digest: baseDigest });
+  const list = base.slice();
+  const known = new Set(list);
+  const newRows: Array<[string, LosslessObject]> = [];
+  const addRow = (row: LosslessObject): string => {
+    const digest = rowDigest(row);
+    if (!known.has(digest)) {
+      known.add(digest);
+      newRows.push([digest, row]);
+    }
+    return digest;
+  };
+  const updated: string[] = [];
+  for (const u of updates) {
+    if ('append' in u) {
+      const d = addRow(u.append.row);
+      list.push(d);
+      updated.push(d);
+    } else if ('pop' in u) {
+      const i = u.pop.index;
+      if (i < 0 || i >= list.length) throw invalidRequest('TQ_INDEX_OUT_OF_RANGE');
+      updated.push(list.splice(i, 1)[0]);
+    } else {
+      const i = u.insert.index;
+      if (i < 0 || i > list.length) throw invalidRequest('TQ_INDEX_OUT_OF_RANGE');
+      const d = addRow(u.insert.row);
+      list.splice(i, 0, d);
+      updated.push(d);
+    }
+  }
+  const project = engine.store.projectForWrite(projectId);
+  for (const [digest, row] of newRows) storeRow(project, digest, row);
+  const digest = tableDigest(list);
+  storeTable(project, digest, list);
+  return { digest, updated_row_digests: updated };
+}
+
+/** `table_create_from_digests` (§7.3): stores the list without checking that the rows exist. */
+export function createTableFromDigests(
+  engine: Engine,
+  projectId: string,
+  rowDigests: readonly string[],
+  expectedDigest?: string | null,
+): { digest: string } {
+  const digest = tableDigest(rowDigests);
+  checkExpectedDigest(expectedDigest, digest, `table (${rowDigests.length} rows)`);
+  storeTable(engine.store.projectForWrite(projectId), digest, rowDigests.slice());
+  return { digest };
+}
