@@ -295,12 +295,21 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzResult> {
   const log = opts.log ?? (() => {});
   const reference = createEngineTarget({ user: opts.target.user });
   let runNo = 0;
+  // Both sides use the same project id (their stores are separate); the run id keeps repeated
+  // fuzz runs against one long-lived server apart.
+  const runId = Date.now().toString(36);
   let lastDifference: string | undefined;
   const property = fc.asyncProperty(scenario, async (s) => {
-    const project = `fuzz/s${opts.seed}-r${runNo++}`;
-    const want = await play(reference, s, `${project}-ref`);
+    const project = `fuzz/s${opts.seed}-${runId}-r${runNo++}`;
+    const want = await play(reference, s, project);
     if (want.setupError) throw new Error(`reference engine rejected generated data: ${want.setupError}`);
-    const got = await play(opts.target, s, `${project}-${Date.now().toString(36)}`);
+    let got: Awaited<ReturnType<typeof play>>;
+    try {
+      got = await play(opts.target, s, project);
+    } catch (e) {
+      lastDifference = `target error: ${e instanceof Error ? (e.cause instanceof Error ? `${e.message} (${e.cause.message})` : e.message) : String(e)}`;
+      return false;
+    }
     if (got.setupError) {
       lastDifference = got.setupError;
       return false;
@@ -313,17 +322,19 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzResult> {
     log(`${opts.runs} runs, no difference (seed ${opts.seed})`);
     return { ok: true, runs: opts.runs };
   }
-  if (details.errorInstance) throw details.errorInstance;
   const [minimal] = details.counterexample!;
   // Recompute the reference answer for the minimal scenario, as the case's expectation.
-  const again = await play(reference, minimal, `fuzz/s${opts.seed}-min`);
+  const minProject = `fuzz/s${opts.seed}-${runId}-min`;
+  const again = await play(reference, minimal, minProject);
   const setup = [...minimal.setup];
   let request = minimal.request;
   if (request.path === '/table/query_stream') {
     setup.push({ path: '/table/create', body: { table: { project_id: '{{project}}', rows: minimal.tableRows } } });
     request = { ...request, body: { ...(request.body as Json), digest: tableDigestOf(minimal.tableRows) } };
   }
-  const expect = again.res.status === 200 ? { lines: again.res.lines ?? [], match: 'exact' as const } : { status: again.res.status, body: again.res.json };
+  // The expectation names the case's own project, as every case does.
+  const lines = JSON.parse(JSON.stringify(again.res.lines ?? []).replaceAll(`${minProject}-x`, '{{project}}')) as unknown[];
+  const expect = again.res.status === 200 ? { lines, match: 'exact' as const } : { status: again.res.status, body: again.res.json };
   const counterexample: ConformanceCase = {
     name: `fuzz-seed-${opts.seed}-${request.path.split('/')[1]}`,
     tags: ['fuzz'],

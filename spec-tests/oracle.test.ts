@@ -1,0 +1,116 @@
+/**
+ * The oracle judged as a product: `tq check` passes against `tq serve` and fails (exit 1, with
+ * a diff per failing case) against a deliberately wrong server; `tq fuzz` finds no difference
+ * between `tq serve` and the engine, and does find (and shrinks) the wrong server's bug.
+ *
+ * The wrong server is a proxy in front of a real tq server that reverses the lines of every
+ * JSON Lines response with more than one line: every answer is right except its order.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { allRoutes } from '../src/api/routes.ts';
+import { fuzz } from '../src/check/fuzz.ts';
+import { createHttpTarget } from '../src/check/http-target.ts';
+import { createEngine } from '../src/engine.ts';
+import { Users } from '../src/server/basic-auth.ts';
+import { createTqServer, type TqServer } from '../src/server/server.ts';
+
+const TQ = fileURLToPath(new URL('../bin/tq', import.meta.url));
+const USER = { name: 'checker', password: 'check-pw' };
+const OTHER = { name: 'nobody', password: 'nobody-pw' };
+
+let tq: TqServer;
+let tqUrl = '';
+let wrong: Server;
+let wrongUrl = '';
+
+/** Forwards to tq, reversing multi-line JSONL bodies. */
+function reversingProxy(target: URL): Server {
+  return createServer((req, res) => {
+    const upstream = request(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+      (up) => {
+        const chunks: Buffer[] = [];
+        up.on('data', (c: Buffer) => chunks.push(c));
+        up.on('end', () => {
+          let body = Buffer.concat(chunks);
+          if ((up.headers['content-type'] ?? '').startsWith('application/jsonl')) {
+            const lines = body.toString('utf8').split('\n').filter((l) => l !== '');
+            body = Buffer.from(lines.reverse().map((l) => l + '\n').join(''), 'utf8');
+          }
+          const headers = { ...up.headers, 'content-length': String(body.length) };
+          delete headers['transfer-encoding'];
+          res.writeHead(up.statusCode ?? 502, headers);
+          res.end(body);
+        });
+      },
+    );
+    req.pipe(upstream);
+  });
+}
+
+before(async () => {
+  const users = new Users([
+    { name: USER.name, password: USER.password, projects: ['*'] },
+    { name: OTHER.name, password: OTHER.password, projects: [] },
+  ]);
+  tq = createTqServer({ engine: createEngine(), routes: allRoutes(), users });
+  const { host, port } = await tq.listen('127.0.0.1', 0);
+  tqUrl = `http://${host}:${port}`;
+  wrong = reversingProxy(new URL(tqUrl));
+  await new Promise<void>((r) => wrong.listen(0, '127.0.0.1', r));
+  wrongUrl = `http://127.0.0.1:${(wrong.address() as AddressInfo).port}`;
+});
+
+after(async () => {
+  await new Promise<void>((r) => wrong.close(() => r()));
+  await tq.close();
+});
+
+function runTq(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const proc = spawn(process.execPath, [TQ, ...args], { env: { ...process.env, NO_COLOR: '1' } });
+    let stdout = '', stderr = '';
+    proc.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    proc.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    proc.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const credentials = ['--user', USER.name, '--password', USER.password, '--other-user', OTHER.name, '--other-password', OTHER.password];
+
+test('tq check passes every case against tq serve', { timeout: 300_000 }, async () => {
+  const { code, stderr } = await runTq(['check', '--base-url', tqUrl, ...credentials]);
+  assert.match(stderr, /^\d+ passed, 0 failed$/m, stderr.slice(-3000));
+  assert.equal(code, 0);
+});
+
+test('tq check reports each failing case and exits 1 against a server that reverses its streams', { timeout: 300_000 }, async () => {
+  const { code, stderr } = await runTq(['check', '--base-url', wrongUrl, ...credentials, '--tags', 'sort']);
+  assert.equal(code, 1, stderr.slice(-2000));
+  const summary = /^(\d+) passed, (\d+) failed/m.exec(stderr);
+  assert.ok(summary, stderr.slice(-2000));
+  assert.ok(Number(summary[2]) > 0);
+  assert.match(stderr, /^FAIL \S+: /m);
+});
+
+test('tq fuzz finds no difference between tq serve and the engine', { timeout: 120_000 }, async () => {
+  const target = createHttpTarget({ baseUrl: tqUrl, user: USER, other: OTHER });
+  const result = await fuzz({ target, seed: 1, runs: 60 });
+  assert.equal(result.difference, undefined);
+  assert.equal(result.ok, true);
+});
+
+test('tq fuzz finds and shrinks the reversed order of a wrong server', { timeout: 120_000 }, async () => {
+  const target = createHttpTarget({ baseUrl: wrongUrl, user: USER, other: OTHER });
+  const result = await fuzz({ target, seed: 7, runs: 100 });
+  assert.equal(result.ok, false);
+  const c = result.counterexample!;
+  assert.deepEqual(c.tags, ['fuzz']);
+  assert.ok('lines' in c.expect && Array.isArray(c.expect.lines) && c.expect.lines.length >= 2, 'a reversal needs two lines');
+  assert.match(result.difference ?? '', /line group 0/);
+});
