@@ -3,7 +3,9 @@
  * shape for other implementations' runners).
  *
  * Every string in a case may contain `{{project}}` (the case's own project id, suffixed per
- * run so repeated runs never collide) and `{{entity}}` (its entity part).
+ * run so repeated runs never collide), `{{entity}}` (its entity part) and `{{user}}` (the
+ * runner's main user name, which writes record when they name no user; DECISIONS §6).
+ * Cases spell user/run fields with `svc_`; a runner renames them for a `wb_` target.
  */
 
 /** Which credentials a request is sent with. */
@@ -26,6 +28,13 @@ export interface CaseRequest {
   auth?: CaseAuth;
 }
 
+/**
+ * A response header check: an exact value, `true` for "present", or `{prefix}` for a value
+ * that starts with the given text (e.g. `Basic` for `Basic realm="tq"`, `application/jsonl`
+ * for `application/jsonl; charset=utf-8`). Header names are matched case-insensitively.
+ */
+export type HeaderExpectation = string | true | { prefix: string };
+
 export type Expect =
   | {
       status?: 200;
@@ -39,6 +48,8 @@ export type Expect =
       json?: unknown;
       /** `subset` (default): expected objects give only the keys they check. `exact`: whole objects. */
       match?: 'subset' | 'exact';
+      /** Response headers that must be present (transport-level; see HeaderExpectation). */
+      headers?: Record<string, HeaderExpectation>;
     }
   | {
       status: number;
@@ -46,8 +57,8 @@ export type Expect =
       body?: unknown;
       /** Or only which top-level keys the body has (e.g. ["detail"]). */
       body_keys?: string[];
-      /** Headers that must be present (name → exact value, or true for "present"). */
-      headers?: Record<string, string | true>;
+      /** Headers that must be present (see HeaderExpectation). */
+      headers?: Record<string, HeaderExpectation>;
     };
 
 export interface ConformanceCase {

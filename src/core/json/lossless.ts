@@ -534,11 +534,13 @@ function defineOwn(obj: Record<string, unknown>, key: string, value: unknown): v
 /**
  * The ordinary JS value `JSON.parse` would give: numbers via `Number(lexeme)` (so big integers
  * lose precision and `NaN`/`Infinity` become those numbers), objects as plain objects (so
- * integer-like keys move first, as JS always does).
+ * integer-like keys move first, as JS always does). With `keepNumbers`, numbers stay
+ * LosslessNumbers (for readers that care whether a literal was written `5` or `5.0`).
  */
-export function toPlain(v: LosslessValue): unknown {
+export function toPlain(v: LosslessValue, opts: { keepNumbers?: boolean } = {}): unknown {
+  const keepNumbers = opts.keepNumbers === true;
   const convert = (x: LosslessValue): unknown => {
-    if (x instanceof LosslessNumber) return Number(x.lexeme);
+    if (x instanceof LosslessNumber) return keepNumbers ? x : Number(x.lexeme);
     if (Array.isArray(x)) return [];
     if (x instanceof LosslessObject) return {};
     return x;

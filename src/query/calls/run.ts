@@ -6,7 +6,8 @@
  * rows → order + window (top-k) → one JSON line per row.
  */
 import type { Engine, RequestContext, RequestBody, Route } from '../../api/types.ts';
-import { plainBody } from '../../api/body.ts';
+import { losslessBody, plainBody } from '../../api/body.ts';
+import { LosslessObject, toPlain } from '../../core/json/lossless.ts';
 import { ProjectStore } from '../../store/project.ts';
 import { CallFieldResolver } from './call-fields.ts';
 import { compileExpr, indexableEqualities } from './expr/compile.ts';
@@ -45,12 +46,26 @@ export function prepareCallsQuery(engine: Engine, req: CallsQuery): Iterable<str
   })();
 }
 
+/**
+ * The request body, with the `query` subtree read losslessly: `{"$literal": 5.0}` is a float
+ * literal (double cast of the field) and `5` an int literal (int cast), a difference JSON.parse
+ * erases (calls-semantics §5.5).
+ */
+function queryBody(body: RequestBody): unknown {
+  const plain = plainBody(body);
+  if (body.kind !== 'text' || plain === null || typeof plain !== 'object' || !('query' in plain)) return plain;
+  const lossless = losslessBody(body);
+  if (!(lossless instanceof LosslessObject)) return plain;
+  const query = lossless.get('query');
+  return query === undefined ? plain : { ...plain, query: toPlain(query, { keepNumbers: true }) };
+}
+
 export const callsStreamQueryRoute: Route = {
   path: '/calls/stream_query',
   method: 'POST',
   body: 'json',
   run(engine: Engine, body: RequestBody, ctx: RequestContext) {
-    const req = parseCallsQuery(plainBody(body), engine.options.fieldPrefix);
+    const req = parseCallsQuery(queryBody(body), engine.options.fieldPrefix);
     ctx.authorize(req.project_id);
     return { kind: 'stream', lines: prepareCallsQuery(engine, req) };
   },

@@ -1,0 +1,81 @@
+/**
+ * Bundles spec-tests/cases/*.json (in file-name order) into spec-tests/cases.json
+ * (`{"version":1,"cases":[...]}`), the one file other implementations' runners read.
+ * A case file holds an array of cases, `{"cases": [...]}`, or a single case. Every case is
+ * checked against case.schema.json and names must be unique across files.
+ *
+ * Run: node --import tsx spec-tests/bundle.ts
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { ConformanceCase } from '../src/check/case.ts';
+import { validateJsonSchema, type JsonSchema } from '../src/check/json-schema.ts';
+
+export const SPEC_TESTS_DIR = dirname(fileURLToPath(import.meta.url));
+export const CASES_DIR = join(SPEC_TESTS_DIR, 'cases');
+export const BUNDLE_PATH = join(SPEC_TESTS_DIR, 'cases.json');
+export const SCHEMA_PATH = join(SPEC_TESTS_DIR, 'case.schema.json');
+
+export interface CaseBundle {
+  version: 1;
+  cases: ConformanceCase[];
+}
+
+export function loadCaseSchema(): JsonSchema {
+  return JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as JsonSchema;
+}
+
+function casesOfFile(file: string, parsed: unknown): unknown[] {
+  if (Array.isArray(parsed)) return parsed;
+  if (typeof parsed === 'object' && parsed !== null && Array.isArray((parsed as { cases?: unknown }).cases)) {
+    return (parsed as { cases: unknown[] }).cases;
+  }
+  if (typeof parsed === 'object' && parsed !== null && 'name' in parsed) return [parsed];
+  throw new Error(`${file}: expected an array of cases, {"cases": [...]}, or one case`);
+}
+
+/** Reads, validates and concatenates every case file; throws listing every problem found. */
+export function bundleCases(dir = CASES_DIR): CaseBundle {
+  const schema = loadCaseSchema();
+  const problems: string[] = [];
+  const cases: ConformanceCase[] = [];
+  const seen = new Map<string, string>();
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  for (const file of files) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+    } catch (e) {
+      problems.push(`${file}: not JSON (${e instanceof Error ? e.message : String(e)})`);
+      continue;
+    }
+    casesOfFile(file, parsed).forEach((c, i) => {
+      const name = typeof c === 'object' && c !== null && typeof (c as { name?: unknown }).name === 'string' ? (c as { name: string }).name : `#${i}`;
+      for (const e of validateJsonSchema(schema, c)) problems.push(`${file} ${name}: ${e}`);
+      const previous = seen.get(name);
+      if (previous !== undefined) problems.push(`${file} ${name}: duplicate name (also in ${previous})`);
+      seen.set(name, file);
+      cases.push(c as ConformanceCase);
+    });
+  }
+  if (problems.length > 0) throw new Error(`invalid case files:\n  ${problems.join('\n  ')}`);
+  return { version: 1, cases };
+}
+
+/** The bundle as written to disk (two-space JSON, trailing newline, non-ASCII kept). */
+export function bundleText(bundle: CaseBundle): string {
+  return `${JSON.stringify(bundle, null, 2)}\n`;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const bundle = bundleCases();
+  writeFileSync(BUNDLE_PATH, bundleText(bundle));
+  const byArea = new Map<string, number>();
+  for (const c of bundle.cases) {
+    const area = c.name.split('-')[0];
+    byArea.set(area, (byArea.get(area) ?? 0) + 1);
+  }
+  const areas = [...byArea].map(([a, n]) => `${a} ${n}`).join(', ');
+  console.log(`wrote ${BUNDLE_PATH}: ${bundle.cases.length} cases (${areas})`);
+}
