@@ -1,0 +1,25 @@
+/**
+ * The contract between the expression compiler (and the sorter) and whoever knows the rows:
+ * `resolve(path)` turns a `$getField` / sort path into a typed accessor over row numbers, or
+ * throws the field's 403 (calls-semantics §5.3).
+ *
+ * Kinds:
+ *  - 'string' / 'number': plain columns (NULL as null), and computed fields;
+ *  - 'datetime': µs since the epoch, NULL as null;
+ *  - 'array': string arrays (`input_refs`, `output_refs`), never null;
+ *  - 'json': a dynamic JSON field (§5.4). `str` is the JSON_VALUE string ('' for missing and
+ *    JSON null, never null); `float` / `int` are toFloat64OrNull / toInt64OrNull of that string;
+ *    `exists` says whether the path is present and not JSON null.
+ */
+import type { ErrorPath } from '../../../core/errors.ts';
+
+export type FieldAccessor =
+  | { kind: 'string'; get(row: number): string | null }
+  | { kind: 'number'; get(row: number): number | null }
+  | { kind: 'datetime'; get(row: number): number | null } // µs since epoch
+  | { kind: 'array'; get(row: number): readonly string[] }
+  | { kind: 'json'; str(row: number): string; float(row: number): number | null; int(row: number): number | null; exists(row: number): boolean };
+
+export interface FieldResolver {
+  resolve(path: string, loc?: ErrorPath): FieldAccessor;
+}
