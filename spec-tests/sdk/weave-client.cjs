@@ -59,7 +59,8 @@ async function main() {
 
   // Dataset round trip: save, load, rows in order.
   const dataRows = [{ q: 'first', n: 1 }, { q: 'second', n: 2.5 }, { q: 'third', n: { deep: [1, 2] } }];
-  const ref = await new weave.Dataset({ name: 'e2e dataset', rows: dataRows }).save();
+  // The SDK annotates the rows it is given (__savedRef), so it gets copies.
+  const ref = await new weave.Dataset({ name: 'e2e dataset', rows: structuredClone(dataRows) }).save();
   const loaded = await ref.get();
   const back = [];
   for await (const row of loaded) back.push({ q: row.q, n: row.n });
