@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bytesDigest, fileDigest, isContentDigest, objectDigest, pyStrRepr, rowDigest, strDigest, tableDigest } from './digest.ts';
+import { bytesDigest, fileDigest, isContentDigest, objectDigest, rowDigest, strDigest, tableDigest } from './digest.ts';
+import { pyStrRepr } from './json/pyjson.ts';
 import { InvalidRequestError } from './errors.ts';
 import { parseLossless } from './json/lossless.ts';
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { invalidRequest } from './errors.ts';
 import { LosslessObject, type LosslessValue } from './json/lossless.ts';
-import { pyDumps } from './json/pyjson.ts';
+import { pyDumps, pyStrRepr } from './json/pyjson.ts';
 
 /**
  * SHA-256 as URL-safe base64 with `-`→`X`, `_`→`Y` and no padding: 43 characters of
@@ -150,26 +150,6 @@ function normalisedParts(path: string): string[] {
   return out;
 }
 
-/**
- * Python's `repr(s)` for a str, as it appears in Weave's error messages: single quotes unless
- * the text has a single quote and no double quote; backslash, the quote, newline, CR, tab and other
- * control characters escaped. (Non-printable non-ASCII characters, which Python also escapes,
- * are written as they are.)
- */
-export function pyStrRepr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === quote || ch === '\\') out += '\\' + ch;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (c < 0x20 || (c >= 0x7f && c < 0xa0)) out += '\\x' + c.toString(16).padStart(2, '0');
-    else out += ch;
-  }
-  return out + quote;
-}
 
 const CONTENT_DIGEST = /^[A-Za-z0-9]{43}$/;
 

@@ -8,7 +8,8 @@
  */
 import type { Engine, FieldPrefix } from '../api/types.ts';
 import { formatMicros } from '../core/datetime.ts';
-import { objectDigest, pyStrRepr } from '../core/digest.ts';
+import { objectDigest } from '../core/digest.ts';
+import { pyStrRepr } from '../core/json/pyjson.ts';
 import { invalidRequest, TqError } from '../core/errors.ts';
 import { LosslessObject, type LosslessValue } from '../core/json/lossless.ts';
 import type { ObjectVersion, ProjectStore } from '../store/project.ts';

@@ -156,3 +156,25 @@ const PY_SORTED_STYLE: JsonWriterStyle = { ...PY_STYLE, orderKeys: sortedKeyOrde
 export function pyDumps(v: LosslessValue, opts?: { sortKeys?: boolean }): string {
   return writeJson(v, opts?.sortKeys ? PY_SORTED_STYLE : PY_STYLE);
 }
+
+const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
+
+/** Python's `repr(s)` of a str: quote choice, backslash escapes, non-printables as \x/\u/\U. */
+export function pyStrRepr(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    if (ch === quote || ch === '\\') out += '\\' + ch;
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (cp < 0x20 || cp === 0x7f) out += '\\x' + hex(cp, 2);
+    else if (cp < 0x7f || !NON_PRINTABLE.test(ch)) out += ch;
+    else if (cp <= 0xff) out += '\\x' + hex(cp, 2);
+    else if (cp <= 0xffff) out += '\\u' + hex(cp, 4);
+    else out += '\\U' + hex(cp, 8);
+  }
+  return out + quote;
+}

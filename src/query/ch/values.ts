@@ -246,30 +246,11 @@ export function hasToken(haystack: string, token: string, caseInsensitive = fals
 export const hasTokenCaseInsensitive = (haystack: string, token: string): boolean => hasToken(haystack, token, true);
 
 // ---------------------------------------------------------------------------------------------
+export { pyStrRepr } from '../../core/json/pyjson.ts';
+
 // Python reprs: the mirror stringifies non-string cast inputs with Python's str(), and Weave's
 // "Unknown value type: {literal}" message embeds a literal's repr.
 
-const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
-const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
-
-/** Python's `repr(s)` of a str: quote choice, backslash escapes, non-printables as \x/\u/\U. */
-export function pyStrRepr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (ch === quote || ch === '\\') out += '\\' + ch;
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (cp < 0x20 || cp === 0x7f) out += '\\x' + hex(cp, 2);
-    else if (cp < 0x7f || !NON_PRINTABLE.test(ch)) out += ch;
-    else if (cp <= 0xff) out += '\\x' + hex(cp, 2);
-    else if (cp <= 0xffff) out += '\\u' + hex(cp, 4);
-    else out += '\\U' + hex(cp, 8);
-  }
-  return out + quote;
-}
 
 /** Python's `repr(x)` of a float: `1.0`, `1e-05`, `inf`, `nan`. */
 export function pyFloatReprPython(x: number): string {
