@@ -100,6 +100,7 @@ export const ERROR_CATALOGUE = {
   TQ_NOT_FOUND: { status: 404, message: (a) => String(a.reason) },
   TQ_METHOD_NOT_ALLOWED: { status: 405, message: fixed('Method Not Allowed') },
   TQ_REQUEST_TOO_LARGE: { status: 413, message: fixed('Request too large') },
+  TQ_DELETE_TOO_MANY: { status: 413, message: (a) => `Cannot delete more than ${a.max} calls at once` },
   TQ_UNSUPPORTED_MEDIA: { status: 415, message: (a) => String(a.reason) },
   TQ_INTERNAL: { status: 500, message: fixed('Internal server error') },
 } satisfies Record<string, CatalogueEntry>;

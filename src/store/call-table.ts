@@ -186,6 +186,12 @@ export class CallTable {
     return row;
   }
 
+  /** `calls_delete`: a soft delete; the row stays but is invisible to every query. */
+  markDeleted(row: number, atUs: number): void {
+    this.deletedAt.data[row] = atUs;
+    this.version++;
+  }
+
   /** `call_update`: the latest display name wins; the empty string clears it. */
   setDisplayName(row: number, name: string | null): void {
     this.displayNames.set(row, name === '' ? null : name);

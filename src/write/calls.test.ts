@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { createEngine } from '../engine.ts';
+import { callsStreamQueryRoute } from '../query/calls/run.ts';
+import { deleteCalls } from './calls.ts';
 import { call, cell, NOW_US, testContext, testEngine } from './test-helpers.ts';
 
 const P = 'acme/proj';
@@ -248,4 +251,22 @@ test('server clock is not used for call times (they come from the client)', () =
   const e = testEngine();
   call(e, '/call/start', { start: start('c1') });
   assert.notEqual(e.store.project(P)!.calls.startedAt.data[0], NOW_US);
+});
+
+test('calls/delete soft-deletes the calls and their descendants in the same trace; over 1000 ids is a 413', () => {
+  const engine = createEngine();
+  const t = engine.store.projectForWrite('e/p').calls;
+  const base = { op_name: 'op', display_name: null, thread_id: null, turn_id: null, started_at: 1, attributes: {}, inputs: {}, user_id: 'u', run_id: null, run_step: null };
+  t.start({ ...base, id: 'root', trace_id: 't', parent_id: null });
+  t.start({ ...base, id: 'kid', trace_id: 't', parent_id: 'root' });
+  t.start({ ...base, id: 'grandkid', trace_id: 't', parent_id: 'kid' });
+  t.start({ ...base, id: 'other', trace_id: 't2', parent_id: null });
+  deleteCalls(engine, 'e/p', ['kid', 'missing']);
+  const result = callsStreamQueryRoute.run(engine, { kind: 'value', value: { project_id: 'e/p' } }, { userId: 'u', authorize() {} });
+  const ids = [...(result as { lines: Iterable<string> }).lines].map((l) => JSON.parse(l).id);
+  assert.deepEqual(ids, ['other', 'root'], 'started_at ties break by id');
+  assert.throws(
+    () => deleteCalls(engine, 'e/p', Array.from({ length: 1001 }, (_, i) => `c${i}`)),
+    (e: { status: number; body(): unknown }) => e.status === 413 && JSON.stringify(e.body()) === '{"reason":"Cannot delete more than 1000 calls at once"}',
+  );
 });

@@ -5,7 +5,7 @@
  * its items in order, as if each were sent alone.
  */
 import type { Engine } from '../api/types.ts';
-import { invalidRequest } from '../core/errors.ts';
+import { invalidRequest, TqError } from '../core/errors.ts';
 import type { CallEndPart, CallStartPart } from '../store/call-table.ts';
 
 /** A validated `StartedCallSchemaForInsert`, prefix-neutral (datetimes in µs). */
@@ -100,6 +100,32 @@ export function updateCall(engine: Engine, projectId: string, callId: string, di
   const calls = engine.store.project(projectId)?.calls;
   const row = calls?.rowOf(callId);
   if (calls && row !== undefined) calls.setDisplayName(row, displayName);
+  return {};
+}
+
+/** Weave's MAX_DELETE_CALLS_COUNT (ClickHouse server). */
+export const MAX_DELETE_CALLS = 1000;
+
+/**
+ * `calls_delete`: soft-deletes the given calls and every descendant in their traces. Ids that
+ * name no live call are ignored, as Weave's server ignores them. More than 1000 ids is a 413.
+ */
+export function deleteCalls(engine: Engine, projectId: string, callIds: readonly string[]): Record<string, never> {
+  if (callIds.length > MAX_DELETE_CALLS) throw new TqError('TQ_DELETE_TOO_MANY', { max: MAX_DELETE_CALLS });
+  const calls = engine.store.project(projectId)?.calls;
+  if (!calls) return {};
+  const doomed = new Set<number>();
+  const pending = callIds.map((id) => calls.rowOf(id)).filter((r): r is number => r !== undefined && !calls.isDeleted(r));
+  while (pending.length > 0) {
+    const row = pending.pop()!;
+    if (doomed.has(row)) continue;
+    doomed.add(row);
+    for (const child of calls.byParent.get(calls.ids[row]) ?? []) {
+      if (!calls.isDeleted(child) && calls.traceIds[child] === calls.traceIds[row]) pending.push(child);
+    }
+  }
+  const at = engine.options.now();
+  for (const row of doomed) calls.markDeleted(row, at);
   return {};
 }
 

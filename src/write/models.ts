@@ -58,6 +58,11 @@ function build(p: FieldPrefix) {
     { project_id: str(), call_id: str(), display_name: maybe(str()), [`${p}user_id`]: maybe(str()) },
     { strict: true },
   );
+  const callsDeleteReq = model(
+    'CallsDeleteReq',
+    { project_id: str(), call_ids: list(str()), [`${p}user_id`]: maybe(str()) },
+    { strict: true },
+  );
 
   const objCreateReq = model(
     'ObjCreateReq',
@@ -162,6 +167,7 @@ function build(p: FieldPrefix) {
     callEndReq,
     callBatchReq,
     callUpdateReq,
+    callsDeleteReq,
     objCreateReq,
     objReadReq,
     tableCreateReq,

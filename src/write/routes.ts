@@ -9,7 +9,7 @@ import type { Engine, FieldPrefix, RequestBody, RequestContext, Route, RouteResu
 import { invalidRequest, RequestSchemaError } from '../core/errors.ts';
 import { LosslessObject, toPlain, type LosslessValue } from '../core/json/lossless.ts';
 import { validateBody } from '../core/schema.ts';
-import { batchItem, endCall, startCall, updateCall, upsertBatch, type CallEndInput, type CallStartInput } from './calls.ts';
+import { batchItem, deleteCalls, endCall, startCall, updateCall, upsertBatch, type CallEndInput, type CallStartInput } from './calls.ts';
 import { createCosts, type CostInput } from './costs.ts';
 import { createFeedback, type FeedbackInput } from './feedback.ts';
 import { createFile } from './files.ts';
@@ -251,11 +251,24 @@ function fileUploadRoute(path: string): Route {
 export const fileCreateRoute = fileUploadRoute('/file/create');
 export const filesCreateRoute = fileUploadRoute('/files/create');
 
+export const callsDeleteRoute: Route = {
+  path: '/calls/delete',
+  method: 'POST',
+  body: 'json',
+  run(engine, body, ctx) {
+    const req = validateBody(writeModels(engine.options.fieldPrefix).callsDeleteReq, plainBody(body)) as Obj;
+    const projectId = req.project_id as string;
+    authorizeProject(ctx, projectId);
+    return json(deleteCalls(engine, projectId, req.call_ids as string[]));
+  },
+};
+
 export const writeRoutes: Route[] = [
   callStartRoute,
   callEndRoute,
   callUpsertBatchRoute,
   callUpdateRoute,
+  callsDeleteRoute,
   objCreateRoute,
   objReadRoute,
   tableCreateRoute,
