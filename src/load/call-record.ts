@@ -60,9 +60,30 @@ function integer(rec: Obj, key: string): number | null {
   return v;
 }
 
+const PREFIXED_FIELDS = ['user_id', 'run_id', 'run_step', 'run_step_end'];
+const PREFIXES = ['svc_', 'wb_'];
+
+/**
+ * Fixture files may spell the user/run fields either way (`svc_user_id` or Weave's
+ * `wb_user_id`), whatever the engine speaks on the wire: a file is data, and the bundled demo
+ * must load under `--field-prefix wb_` too. The record is rewritten in place to `prefix`;
+ * both spellings of one field in one record is a problem, not a silent choice.
+ */
+export function adoptFieldPrefix(rec: Record<string, unknown>, prefix: string): void {
+  for (const field of PREFIXED_FIELDS) {
+    for (const other of PREFIXES) {
+      if (other === prefix || !(other + field in rec)) continue;
+      if (prefix + field in rec) throw new RecordProblem(`both ${prefix}${field} and ${other}${field} are given`);
+      rec[prefix + field] = rec[other + field];
+      delete rec[other + field];
+    }
+  }
+}
+
 /** A complete call record as stored in calls.jsonl; `prefix` spells the user/run fields. */
 export function parseCallRecord(value: unknown, prefix: string): { projectId: string; record: CallRecordPart } {
   if (!isObj(value)) throw new RecordProblem('a call record must be a JSON object');
+  adoptFieldPrefix(value, prefix);
   const projectId = projectIdOf(value);
   const record: CallRecordPart = {
     id: requireString(value, 'id'),

@@ -25,14 +25,14 @@ import { createCosts, type CostInput } from '../write/costs.ts';
 import { createFeedback } from '../write/feedback.ts';
 import { createObject } from '../write/objects.ts';
 import { createTable } from '../write/tables.ts';
-import { optionalString, projectIdOf, RecordProblem, requireString } from './call-record.ts';
+import { adoptFieldPrefix, optionalString, projectIdOf, RecordProblem, requireString } from './call-record.ts';
 
 type Obj = Record<string, unknown>;
 
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Parses a line losslessly; the record must be a JSON object with only the allowed keys. */
-function parseRecord(text: string, kind: string, allowed: readonly string[]): { lossless: LosslessObject; plain: Obj } {
+function parseRecord(text: string, kind: string, allowed: readonly string[], prefix: string): { lossless: LosslessObject; plain: Obj } {
   let lossless: LosslessValue;
   try {
     lossless = parseLossless(text);
@@ -42,6 +42,7 @@ function parseRecord(text: string, kind: string, allowed: readonly string[]): { 
   }
   if (!(lossless instanceof LosslessObject)) throw new RecordProblem(`a ${kind} record must be a JSON object`);
   const plain = toPlain(lossless) as Obj;
+  adoptFieldPrefix(plain, prefix);
   for (const key of Object.keys(plain)) {
     if (!allowed.includes(key)) throw new RecordProblem(`unknown field ${key} in a ${kind} record (allowed: ${allowed.join(', ')})`);
   }
@@ -82,7 +83,7 @@ function write<T>(f: () => T): T {
  * does; a `digest` given in the record must equal the computed one.
  */
 export function loadTableRecord(engine: Engine, text: string): { digest: string } {
-  const { lossless, plain } = parseRecord(text, 'table', ['project_id', 'rows', 'digest']);
+  const { lossless, plain } = parseRecord(text, 'table', ['project_id', 'rows', 'digest'], engine.options.fieldPrefix);
   const projectId = projectIdOf(plain);
   const rows = lossless.get('rows');
   if (rows === undefined || rows === null) throw new RecordProblem('missing rows');
@@ -106,7 +107,7 @@ export function loadTableRecord(engine: Engine, text: string): { digest: string 
 /** An object version, created as `/obj/create` creates it (same digest, version index, latest). */
 export function loadObjectRecord(engine: Engine, text: string): { digest: string } {
   const userKey = `${engine.options.fieldPrefix}user_id`;
-  const { lossless, plain } = parseRecord(text, 'object', ['project_id', 'object_id', 'val', 'created_at', userKey]);
+  const { lossless, plain } = parseRecord(text, 'object', ['project_id', 'object_id', 'val', 'created_at', userKey], engine.options.fieldPrefix);
   const projectId = projectIdOf(plain);
   const objectId = requireString(plain, 'object_id');
   const val = lossless.get('val');
@@ -131,7 +132,7 @@ export function loadFeedbackRecord(engine: Engine, text: string): { id: string }
     'creator',
     'created_at',
     ...FEEDBACK_REFS,
-  ]);
+  ], engine.options.fieldPrefix);
   const projectId = projectIdOf(plain);
   const payload = plain.payload;
   if (payload === undefined || payload === null) throw new RecordProblem('missing payload');
@@ -166,7 +167,7 @@ const COST_FIELDS = [
 /** Project-level LLM prices, added as `/cost/create` adds them. */
 export function loadCostRecord(engine: Engine, text: string): { ids: Array<[string, string]> } {
   const userKey = `${engine.options.fieldPrefix}user_id`;
-  const { plain } = parseRecord(text, 'cost', ['project_id', 'pricing_level', 'costs', 'created_at', userKey]);
+  const { plain } = parseRecord(text, 'cost', ['project_id', 'pricing_level', 'costs', 'created_at', userKey], engine.options.fieldPrefix);
   const level = plain.pricing_level ?? 'project';
   if (level !== 'project' && level !== 'default') throw new RecordProblem(`pricing_level must be "project" or "default", got ${JSON.stringify(level)}`);
   if (level === 'default' && plain.project_id !== undefined) throw new RecordProblem('a default-level price record has no project_id');
