@@ -182,7 +182,8 @@ export class CallFieldResolver implements FieldResolver {
       parent_id: () => str((r) => t.parentIds[r]),
       thread_id: () => str((r) => t.threadIds[r]),
       turn_id: () => str((r) => t.turnIds[r]),
-      op_name: () => str((r) => t.opName(r)),
+      // Interned: predicates on op_name run once per distinct op (expr/compile perDistinctValue).
+      op_name: () => ({ kind: 'string', get: (r: number) => t.opName(r), codes: { code: (r: number) => t.opIndex.data[r], bound: t.opNames.values.length } }),
       display_name: () => str((r) => t.displayNames.get(r)),
       exception: () => str((r) => t.exceptions.get(r)),
       [`${p}user_id`]: () => str((r) => t.userIds[r]),

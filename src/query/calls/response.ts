@@ -7,7 +7,8 @@ import { formatMicros } from '../../core/datetime.ts';
 import { fromPlain } from '../../core/json/lossless.ts';
 import { pyDumps } from '../../core/json/pyjson.ts';
 import { callRefUri, parseObjectRef } from '../../core/refs.ts';
-import type { CallTable } from '../../store/call-table.ts';
+import type { CallBody, CallTable } from '../../store/call-table.ts';
+import { topLevelValueSpans } from '../../core/json/spans.ts';
 import type { FeedbackRow, ProjectStore } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
 import { resolveObjectRef } from '../resolve-ref.ts';
@@ -57,26 +58,63 @@ export interface LineBuilderOptions {
   selected: Set<string> | null;
 }
 
-/** Makes the function that renders one row as a JSON line. */
+/** The JSON parts of a call body that a line copies or computes from. */
+const BODY_KEYS = ['attributes', 'inputs', 'output', 'summary'] as const;
+
+/**
+ * Makes the function that renders one row as a JSON line, keys in CallSchema order.
+ *
+ * Fast path (no expansion): `attributes`, `inputs` and `output` are copied from the stored
+ * text as they are (topLevelValueSpans), and only `summary` is parsed, to be recomputed. With
+ * `expand_columns` the body is parsed, refs are replaced, and the values are re-serialised.
+ */
 export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
   const t = o.project.calls;
   const has = (c: string) => o.selected === null || o.selected.has(c);
   const expandColumns = o.req.return_expanded_column_values
     ? [...(o.req.expand_columns ?? [])].sort((a, b) => a.split('.').length - b.split('.').length)
     : [];
-  const needsBody = has('attributes') || has('inputs') || has('output') || has('summary') || expandColumns.length > 0;
+  const needsBody = has('attributes') || has('inputs') || has('output') || has('summary');
   const p = o.prefix;
-  const dt = (v: number) => (Number.isNaN(v) ? null : formatMicros(v));
-  const num = (v: number) => (Number.isNaN(v) ? null : v);
+  const q = (v: unknown) => JSON.stringify(v);
+  const dt = (v: number) => (Number.isNaN(v) ? 'null' : q(formatMicros(v)));
+  const userKey = q(`${p}user_id`), runKey = q(`${p}run_id`), stepKey = q(`${p}run_step`), stepEndKey = q(`${p}run_step_end`);
+  const projectId = q(o.project.projectId);
+  // Column selection, decided once per query rather than per row.
+  const sel = {
+    attributes: has('attributes'), inputs: has('inputs'), output: has('output'), summary: has('summary'),
+    ended_at: has('ended_at'), exception: has('exception'), display_name: has('display_name'),
+    parent_id: has('parent_id'), thread_id: has('thread_id'), turn_id: has('turn_id'),
+    user_id: has(`${p}user_id`), run_id: has(`${p}run_id`), run_step: has(`${p}run_step`), run_step_end: has(`${p}run_step_end`),
+  };
+
+  /** The stored JSON text of attributes/inputs/output/summary, or null for absent parts. */
+  const rawParts = (row: number): Array<string | null> => {
+    const text = t.bodyText(row);
+    const spans = topLevelValueSpans(text, BODY_KEYS);
+    return BODY_KEYS.map((_, k) => (spans[2 * k] < 0 ? null : text.slice(spans[2 * k], spans[2 * k + 1])));
+  };
 
   return (row) => {
-    const body = needsBody ? t.body(row) : null;
-    const endedAt = has('ended_at') ? t.endedAt.data[row] : NaN;
-    const exception = has('exception') ? t.exceptions.get(row) : null;
-    const displayName = has('display_name') ? t.displayNames.get(row) : null;
+    let attributes = '{}', inputs = '{}', output = 'null';
+    let storedSummary: Record<string, unknown> | null = null;
+    let parsed: CallBody | null = null;
+    if (expandColumns.length > 0) {
+      parsed = t.body(row);
+      storedSummary = sel.summary ? parsed.summary : null;
+    } else if (needsBody) {
+      const [a, i, out, sum] = rawParts(row);
+      if (sel.attributes && a !== null && a !== 'null') attributes = a;
+      if (sel.inputs && i !== null && i !== 'null') inputs = i;
+      if (sel.output && out !== null) output = out;
+      if (sel.summary && sum !== null) storedSummary = JSON.parse(sum) as Record<string, unknown> | null;
+    }
+    const endedAt = sel.ended_at ? t.endedAt.data[row] : NaN;
+    const exception = sel.exception ? t.exceptions.get(row) : null;
+    const displayName = sel.display_name ? t.displayNames.get(row) : null;
     const opName = t.opName(row) ?? '';
     const summary = deriveSummary({
-      summary: has('summary') ? body!.summary : null,
+      summary: storedSummary,
       opName,
       startedAt: t.startedAt.data[row],
       endedAt: Number.isNaN(endedAt) ? null : endedAt,
@@ -88,33 +126,31 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
       const rows = o.project.feedbackByRef.get(callRefUri(o.project.projectId, t.ids[row])) ?? [];
       (summary.weave as Record<string, unknown>).feedback = rows.map((f) => feedbackItem(f, p));
     }
-    const call: Record<string, unknown> = {
-      id: t.ids[row],
-      project_id: o.project.projectId,
-      op_name: opName,
-      display_name: displayName,
-      trace_id: t.traceIds[row],
-      parent_id: has('parent_id') ? t.parentIds[row] : null,
-      thread_id: has('thread_id') ? t.threadIds[row] : null,
-      turn_id: has('turn_id') ? t.turnIds[row] : null,
-      started_at: formatMicros(t.startedAt.data[row]),
-      attributes: has('attributes') ? body!.attributes : {},
-      inputs: has('inputs') ? body!.inputs : {},
-      ended_at: dt(endedAt),
-      exception,
-      output: has('output') ? body!.output : null,
-      summary,
-      [`${p}user_id`]: has(`${p}user_id`) ? t.userIds[row] : null,
-      [`${p}run_id`]: has(`${p}run_id`) ? t.runIds.get(row) : null,
-      [`${p}run_step`]: has(`${p}run_step`) ? t.runStep.get(row) : null,
-      [`${p}run_step_end`]: has(`${p}run_step_end`) ? t.runStepEnd.get(row) : null,
-      deleted_at: null,
-      storage_size_bytes: o.req.include_storage_size ? storageSize(t, row) : null,
-      total_storage_size_bytes:
-        o.req.include_total_storage_size && t.parentIds[row] === null ? traceStorageSize(t, row) : null,
-    };
-    for (const col of expandColumns) expandColumn(o.store, call, col);
-    return JSON.stringify(call);
+    if (parsed !== null) {
+      // Expansion works on the parsed values; they are serialised after it.
+      const holder: Record<string, unknown> = {
+        attributes: sel.attributes ? parsed.attributes : {},
+        inputs: sel.inputs ? parsed.inputs : {},
+        output: sel.output ? parsed.output : null,
+        summary,
+      };
+      for (const col of expandColumns) expandColumn(o.store, holder, col);
+      attributes = q(holder.attributes);
+      inputs = q(holder.inputs);
+      output = q(holder.output);
+    }
+    const storage = o.req.include_storage_size ? String(storageSize(t, row)) : 'null';
+    const totalStorage = o.req.include_total_storage_size && t.parentIds[row] === null ? String(traceStorageSize(t, row)) : 'null';
+    return (
+      `{"id":${q(t.ids[row])},"project_id":${projectId},"op_name":${q(opName)},"display_name":${q(displayName)}` +
+      `,"trace_id":${q(t.traceIds[row])},"parent_id":${q(sel.parent_id ? t.parentIds[row] : null)}` +
+      `,"thread_id":${q(sel.thread_id ? t.threadIds[row] : null)},"turn_id":${q(sel.turn_id ? t.turnIds[row] : null)}` +
+      `,"started_at":${dt(t.startedAt.data[row])},"attributes":${attributes},"inputs":${inputs}` +
+      `,"ended_at":${dt(endedAt)},"exception":${q(exception)},"output":${output},"summary":${q(summary)}` +
+      `,${userKey}:${q(sel.user_id ? t.userIds[row] : null)},${runKey}:${q(sel.run_id ? t.runIds.get(row) : null)}` +
+      `,${stepKey}:${q(sel.run_step ? t.runStep.get(row) : null)},${stepEndKey}:${q(sel.run_step_end ? t.runStepEnd.get(row) : null)}` +
+      `,"deleted_at":null,"storage_size_bytes":${storage},"total_storage_size_bytes":${totalStorage}}`
+    );
   };
 }
 

@@ -38,15 +38,27 @@ export function deriveSummary(c: SummaryInputs): Record<string, unknown> {
 
   if (c.displayName) {
     weave.display_name = c.displayName;
-  } else if (looksLikeRef(c.opName)) {
-    // Only object/op refs give a trace name; other ref-looking names give none.
-    const ref = parseObjectRef(c.opName);
-    if (ref) weave.trace_name = ref.name;
   } else {
-    weave.trace_name = c.opName;
+    const name = traceName(c.opName);
+    if (name !== null) weave.trace_name = name;
   }
   summary.weave = weave;
   return summary;
+}
+
+/** Op names repeat across calls; their trace names are computed once each. */
+const traceNames = new Map<string, string | null>();
+const TRACE_NAME_CACHE_LIMIT = 65_536;
+
+/** §9.1 step 4: the ref's name part for object/op refs, none for other refs, else op_name. */
+function traceName(opName: string): string | null {
+  let name = traceNames.get(opName);
+  if (name !== undefined) return name;
+  // Only object/op refs give a trace name; other ref-looking names give none.
+  name = looksLikeRef(opName) ? (parseObjectRef(opName)?.name ?? null) : opName;
+  if (traceNames.size >= TRACE_NAME_CACHE_LIMIT) traceNames.clear();
+  traceNames.set(opName, name);
+  return name;
 }
 
 function descendantErrors(summary: Record<string, unknown> | null): number {

@@ -34,7 +34,7 @@ import {
   toInt64OrNull,
 } from '../../ch/values.ts';
 import type { CastTo, ComparisonOp, ContainsExpr, Expr, InExpr, LiteralValue } from './ast.ts';
-import type { FieldAccessor, FieldResolver } from './fields.ts';
+import type { FieldAccessor, FieldResolver, ValueCodes } from './fields.ts';
 
 type JsonAccessor = Extract<FieldAccessor, { kind: 'json' }>;
 type Getter<T> = (row: number) => T | null;
@@ -43,7 +43,7 @@ type Getter<T> = (row: number) => T | null;
 type Node =
   | { kind: 'bool'; get: Getter<boolean>; constant?: { value: boolean | null } }
   | { kind: 'number'; get: Getter<number>; constant?: { value: number | null } }
-  | { kind: 'string'; get: Getter<string>; constant?: { value: string | null }; json?: JsonAccessor }
+  | { kind: 'string'; get: Getter<string>; constant?: { value: string | null }; json?: JsonAccessor; codes?: ValueCodes }
   | { kind: 'datetime'; get: Getter<number>; constant?: { value: number | null } }
   | { kind: 'array'; get: Getter<readonly string[]>; constant?: undefined }
   | { kind: 'null'; get: Getter<never>; constant: { value: null } };
@@ -330,6 +330,34 @@ function compareNodes(op: ComparisonOp, left: Node, right: Node): BoolNode {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Evaluating once per distinct value.
+
+/**
+ * `test` depends only on `field`'s value (the other operand is a constant). When the field is
+ * an interned column, the result is computed once per distinct value and then read from a
+ * small table by the row's code: a scan of a million calls touches a handful of strings.
+ */
+function perDistinctValue(field: Node, other: Node, test: BoolNode): BoolNode {
+  if (field.kind !== 'string' || !field.codes || !other.constant) return test;
+  const { code } = field.codes;
+  const known = new Int8Array(field.codes.bound); // 0 unknown, 1 false, 2 true, 3 NULL
+  const g = test.get;
+  return {
+    kind: 'bool',
+    get: (row) => {
+      const c = code(row);
+      if (c < 0 || c >= known.length) return g(row);
+      let k = known[c];
+      if (k === 0) {
+        const v = g(row);
+        known[c] = k = v === null ? 3 : v ? 2 : 1;
+      }
+      return k === 3 ? null : k === 2;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // The compiler.
 
 class Compiler {
@@ -394,7 +422,7 @@ class Compiler {
     const acc = this.resolver.resolve(path, loc);
     switch (acc.kind) {
       case 'string':
-        return { kind: 'string', get: acc.get };
+        return { kind: 'string', get: acc.get, codes: acc.codes };
       case 'number':
         return { kind: 'number', get: acc.get };
       case 'datetime':
@@ -503,7 +531,8 @@ class Compiler {
     }
     l = this.withInferredCast(l, inferLiteralCast(right));
     r = this.withInferredCast(r, inferLiteralCast(left));
-    return compareNodes(op, l, r);
+    const cmp = compareNodes(op, l, r);
+    return l.constant ? perDistinctValue(r, l, cmp) : perDistinctValue(l, r, cmp);
   }
 
   /** `$in` (§5.6): NULL left → NULL; true if any option is equal under `$eq` rules; else false. */
@@ -521,13 +550,13 @@ class Compiler {
         if (c !== null) values.add(c);
       }
       const asComparable = comparableGetter(left);
-      return {
+      return perDistinctValue(left, constBool(true), {
         kind: 'bool',
         get: (row) => {
           const v = asComparable(row);
           return v === null ? null : values.has(v);
         },
-      };
+      });
     }
 
     // General case: each option compared with the left value computed once per row.
@@ -567,7 +596,7 @@ class Compiler {
     const hay = input.get;
     const needle = substr.get;
     if (e.op === 'contains') {
-      return {
+      return perDistinctValue(input, substr, {
         kind: 'bool',
         get: (row) => {
           const h = hay(row);
@@ -575,9 +604,9 @@ class Compiler {
           const n = needle(row);
           return n === null ? null : containsSubstring(h, n, ci);
         },
-      };
+      });
     }
-    return {
+    return perDistinctValue(input, substr, {
       kind: 'bool',
       get: (row) => {
         const h = hay(row);
@@ -585,7 +614,7 @@ class Compiler {
         const n = needle(row);
         return n === null || !isValidToken(n) ? null : hasToken(h, n, ci);
       },
-    };
+    });
   }
 }
 

@@ -10,15 +10,25 @@
  *  - 'json': a dynamic JSON field (§5.4). `str` is the JSON_VALUE string ('' for missing and
  *    JSON null, never null); `float` / `int` are toFloat64OrNull / toInt64OrNull of that string;
  *    `exists` says whether the path is present and not JSON null.
+ *
+ * A 'string' accessor over an interned column (op_name) may also give `codes`: a small
+ * integer per row naming its value, so predicates can be evaluated once per distinct value.
  */
 import type { ErrorPath } from '../../../core/errors.ts';
 
 export type FieldAccessor =
-  | { kind: 'string'; get(row: number): string | null }
+  | { kind: 'string'; get(row: number): string | null; codes?: ValueCodes }
   | { kind: 'number'; get(row: number): number | null }
   | { kind: 'datetime'; get(row: number): number | null } // µs since epoch
   | { kind: 'array'; get(row: number): readonly string[] }
   | { kind: 'json'; str(row: number): string; float(row: number): number | null; int(row: number): number | null; exists(row: number): boolean };
+
+/** Per-row codes of an interned column: equal codes, equal values; a negative code is NULL. */
+export interface ValueCodes {
+  code(row: number): number;
+  /** Codes are below this bound when the query starts. */
+  readonly bound: number;
+}
 
 export interface FieldResolver {
   resolve(path: string, loc?: ErrorPath): FieldAccessor;
