@@ -54,3 +54,14 @@ test('millisecond helpers: boundary counting vs timedelta floor', () => {
   assert.equal(timedeltaMillis(a, b), 0);
   assert.equal(timedeltaMillis(b, a), -1);
 });
+
+test('the canonical-UTC fast path agrees with the general parser', () => {
+  for (const text of ['2024-02-29T23:59:59Z', '2024-02-29T23:59:59.5Z', '2024-05-01T12:00:00.123456789Z', '1970-01-01T00:00:00.000001Z', '2099-12-31T00:00:00.1Z']) {
+    const general = parseIsoMicros(text.replace('Z', '+00:00'));
+    assert.equal(parseIsoMicros(text), general, text);
+  }
+  for (const text of ['2023-02-29T00:00:00Z', '2024-13-01T00:00:00Z', '2024-01-01T24:00:00Z', '2024-01-01T00:00:00.Z', '2024-01-01T00:00:00.1234567890Z']) {
+    assert.ok(Number.isNaN(parseIsoMicros(text)), text);
+  }
+  assert.equal(parseIsoMicros('1969-12-31T23:59:59Z'), -1_000_000, 'before 1970 takes the general path');
+});

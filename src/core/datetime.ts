@@ -22,11 +22,45 @@ function daysInMonth(y: number, m: number): number {
   return [4, 6, 9, 11].includes(m) ? 30 : 31;
 }
 
+const digit = (text: string, i: number) => text.charCodeAt(i) - 48;
+const two = (text: string, i: number) => digit(text, i) * 10 + digit(text, i + 1);
+
+/**
+ * The common case, `YYYY-MM-DDTHH:MM:SS[.f…]Z` from 1970 on, without a regex: what every
+ * fixture line and client sends, parsed a million times on a large load. Returns -1 for
+ * anything else (the general parser then decides).
+ */
+function parseCanonicalUtc(text: string): number {
+  const n = text.length;
+  if (n < 20 || text.charCodeAt(n - 1) !== 0x5a /* Z */ || text.charCodeAt(4) !== 0x2d || text.charCodeAt(7) !== 0x2d) return -1;
+  if (text.charCodeAt(10) !== 0x54 /* T */ || text.charCodeAt(13) !== 0x3a || text.charCodeAt(16) !== 0x3a) return -1;
+  for (const i of CANONICAL_DIGITS) {
+    const d = digit(text, i);
+    if (d < 0 || d > 9) return -1;
+  }
+  let micros = 0;
+  if (n > 20) {
+    if (text.charCodeAt(19) !== 0x2e /* . */ || n - 21 < 1 || n - 21 > 9) return -1;
+    for (let i = 20, scale = 100_000; i < n - 1; i++, scale /= 10) {
+      const d = digit(text, i);
+      if (d < 0 || d > 9) return -1;
+      if (scale >= 1) micros += d * scale;
+    }
+  }
+  const y = digit(text, 0) * 1000 + digit(text, 1) * 100 + two(text, 2);
+  const mo = two(text, 5), d = two(text, 8), h = two(text, 11), mi = two(text, 14), s = two(text, 17);
+  if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 59) return -1;
+  return (daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s) * 1_000_000 + micros;
+}
+const CANONICAL_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
+
 /**
  * Parses an ISO 8601 date-time (any offset; naive means UTC, as Weave assumes) to µs.
  * Fractions beyond microseconds are truncated. Returns NaN when the text is not a valid time.
  */
 export function parseIsoMicros(text: string): number {
+  const fast = parseCanonicalUtc(text);
+  if (fast >= 0) return fast;
   const m = ISO.exec(text.trim());
   if (!m) return NaN;
   const [, ys, mos, ds, hs = '0', mis = '0', ss = '0', frac = '', tz] = m;

@@ -85,11 +85,13 @@ export function isExtractableRef(s: string): boolean {
  */
 export function extractRefs(value: unknown, out: string[] = []): string[] {
   if (typeof value === 'string') {
-    if (isExtractableRef(value)) out.push(value);
+    // Every ref scheme starts with 'w' (weave:, weave-trace-internal:, wandb-artifact:).
+    if (value.charCodeAt(0) === 0x77 && isExtractableRef(value)) out.push(value);
   } else if (Array.isArray(value)) {
-    for (const v of value) extractRefs(v, out);
+    for (let i = 0; i < value.length; i++) extractRefs(value[i], out);
   } else if (value !== null && typeof value === 'object') {
-    for (const v of Object.values(value)) extractRefs(v, out);
+    const obj = value as Record<string, unknown>;
+    for (const k in obj) extractRefs(obj[k], out);
   }
   return out;
 }

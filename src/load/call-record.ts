@@ -70,14 +70,24 @@ const PREFIXES = ['svc_', 'wb_'];
  * both spellings of one field in one record is a problem, not a silent choice.
  */
 export function adoptFieldPrefix(rec: Record<string, unknown>, prefix: string): void {
-  for (const field of PREFIXED_FIELDS) {
-    for (const other of PREFIXES) {
-      if (other === prefix || !(other + field in rec)) continue;
-      if (prefix + field in rec) throw new RecordProblem(`both ${prefix}${field} and ${other}${field} are given`);
-      rec[prefix + field] = rec[other + field];
-      delete rec[other + field];
-    }
+  for (const [foreign, own] of renamesTo(prefix)) {
+    if (!(foreign in rec)) continue;
+    if (own in rec) throw new RecordProblem(`both ${own} and ${foreign} are given`);
+    rec[own] = rec[foreign];
+    delete rec[foreign];
   }
+}
+
+/** [foreign spelling, own spelling] of every prefixed field, per prefix (computed once). */
+const RENAMES = new Map<string, Array<[string, string]>>();
+function renamesTo(prefix: string): Array<[string, string]> {
+  let pairs = RENAMES.get(prefix);
+  if (!pairs) {
+    pairs = [];
+    for (const field of PREFIXED_FIELDS) for (const other of PREFIXES) if (other !== prefix) pairs.push([other + field, prefix + field]);
+    RENAMES.set(prefix, pairs);
+  }
+  return pairs;
 }
 
 /** A complete call record as stored in calls.jsonl; `prefix` spells the user/run fields. */
