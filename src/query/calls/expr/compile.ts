@@ -329,6 +329,30 @@ function compareNodes(op: ComparisonOp, left: Node, right: Node): BoolNode {
   };
 }
 
+/** Whether evaluating `e` may read a dynamic JSON field (the costly kind of read). */
+function readsJson(e: Expr): boolean {
+  switch (e.op) {
+    case 'literal':
+      return false;
+    case 'getField':
+      return /^(inputs|output|attributes|summary|feedback)(\.|$)/.test(e.path) && !e.path.startsWith('summary.weave.');
+    case 'convert':
+      return readsJson(e.input);
+    case 'and':
+    case 'or':
+      return e.args.some(readsJson);
+    case 'not':
+      return readsJson(e.arg);
+    case 'in':
+      return readsJson(e.left) || e.options.some(readsJson);
+    case 'contains':
+    case 'containsToken':
+      return readsJson(e.input) || readsJson(e.substr);
+    default:
+      return readsJson(e.left) || readsJson(e.right);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Evaluating once per distinct value.
 
@@ -480,7 +504,13 @@ class Compiler {
     const key = `$${op}`;
     if (args.length === 0) throw invalidRequest(op === 'and' ? 'TQ_EMPTY_AND' : 'TQ_EMPTY_OR', {}, [...loc, key]);
     if (args.length === 1) return this.operand(args[0], [...loc, key, 0]);
-    const parts = args.map((a, i) => truthGetter(this.operand(a, [...loc, key, i])));
+    // Kleene AND/OR give the same answer in any order, so cheap operands go first: a column
+    // test that settles most rows saves parsing JSON bodies for them (first, cold scans).
+    const nodes = args.map((a, i) => this.operand(a, [...loc, key, i]));
+    const parts = nodes
+      .map((node, i) => ({ get: truthGetter(node), cost: readsJson(args[i]) ? 1 : 0 }))
+      .sort((a, b) => a.cost - b.cost)
+      .map((p) => p.get);
     const n = parts.length;
     // AND: any false → false, else any NULL → NULL. OR: any true → true, else any NULL → NULL.
     const decisive = op === 'or';
