@@ -15,6 +15,7 @@ import type { Engine } from '../api/types.ts';
 import { parseCallRecord, RecordProblem } from '../load/call-record.ts';
 import { loadCostRecord, loadFeedbackRecord, loadObjectRecord, loadTableRecord } from '../load/records.ts';
 import { forEachLine, type ReadProgress } from './lines.ts';
+import { DuplicateCallError } from '../store/call-table.ts';
 
 export const BUNDLED_FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
@@ -81,9 +82,12 @@ export async function loadFixtures(engine: Engine, path: string, onProgress?: (p
               throw new RecordProblem(`invalid JSON: ${(e as Error).message}`);
             }
             const { projectId, record } = parseCallRecord(value, prefix);
-            const table = engine.store.projectForWrite(projectId).calls;
-            if (table.rowOf(record.id) !== undefined) throw new RecordProblem(`duplicate call id ${record.id}`);
-            table.load(record, buf, start, end);
+            try {
+              engine.store.projectForWrite(projectId).calls.load(record, buf, start, end);
+            } catch (e) {
+              if (e instanceof DuplicateCallError) throw new RecordProblem(e.message);
+              throw e;
+            }
           } else if (kind === 'tables') loadTableRecord(engine, text);
           else if (kind === 'objects') loadObjectRecord(engine, text);
           else if (kind === 'feedback') loadFeedbackRecord(engine, text);

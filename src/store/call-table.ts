@@ -57,6 +57,13 @@ export interface CallRecordPart extends CallStartPart {
 
 const NULL_OP = -1;
 
+/** A complete record whose id is already stored (fixtures hold each call once). */
+export class DuplicateCallError extends Error {
+  constructor(readonly callId: string) {
+    super(`duplicate call id ${callId}`);
+  }
+}
+
 export class CallTable {
   // Identity and relations.
   readonly ids: string[] = [];
@@ -176,8 +183,7 @@ export class CallTable {
    * body as-is, so loading costs one parse and one copy.
    */
   load(record: CallRecordPart, lineBytes: Uint8Array, start: number, end: number): number {
-    const existing = this.byId.get(record.id);
-    if (existing !== undefined) throw new Error(`duplicate call id ${record.id}`);
+    if (this.byId.has(record.id)) throw new DuplicateCallError(record.id);
     const row = this.appendRow(record, record);
     const [chunk, offset] = this.arena.append(lineBytes, start, end);
     this.bodyChunk.data[row] = chunk;
@@ -273,14 +279,14 @@ export class CallTable {
     this.endedAt.push(e.ended_at ?? NaN);
     this.deletedAt.push(e.deleted_at ?? NaN);
     this.statusErrorCount.push(errorCount(e.summary));
-    this.runStep.set(row, s.run_step);
-    this.runStepEnd.set(row, e.run_step_end);
-    this.displayNames.set(row, s.display_name === '' ? null : s.display_name);
-    this.exceptions.set(row, e.exception);
+    this.runStep.init(row, s.run_step);
+    this.runStepEnd.init(row, e.run_step_end);
+    this.displayNames.init(row, s.display_name === '' ? null : s.display_name);
+    this.exceptions.init(row, e.exception);
     this.userIds.push(this.share(s.user_id));
-    this.runIds.set(row, this.share(s.run_id));
-    this.inputRefs.set(row, this.refList(extractRefs(s.inputs)));
-    this.outputRefs.set(row, e.ended_at === null && e.output == null ? null : this.refList(extractRefs(wrapOutput(e.output))));
+    this.runIds.init(row, this.share(s.run_id));
+    this.inputRefs.init(row, this.refList(extractRefs(s.inputs)));
+    this.outputRefs.init(row, e.ended_at === null && e.output == null ? null : this.refList(extractRefs(wrapOutput(e.output))));
     this.bodyChunk.push(0);
     this.bodyOffset.push(0);
     this.bodyLength.push(0);

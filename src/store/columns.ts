@@ -117,6 +117,11 @@ export class SparseColumn<T> {
     if (value === null) this.cells.delete(row);
     else this.cells.set(row, value);
   }
+
+  /** The first value of a new row: nothing to remove, so a null costs no map operation. */
+  init(row: number, value: T | null): void {
+    if (value !== null) this.cells.set(row, value);
+  }
 }
 
 /**
