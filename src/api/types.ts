@@ -41,7 +41,11 @@ export type RequestBody =
   | { kind: 'multipart'; fields: Map<string, string>; files: Map<string, Uint8Array> };
 
 export type RouteResult =
-  | { kind: 'json'; body: unknown }
+  /**
+   * A JSON body. `text`, when given, is that body already serialised by the route (to keep
+   * stored number spellings such as `1.0` exact); front ends send it as it is.
+   */
+  | { kind: 'json'; body: unknown; text?: string }
   /** JSON lines without trailing newlines; produced lazily as the consumer pulls. */
   | { kind: 'stream'; lines: Iterable<string> };
 

@@ -49,7 +49,7 @@ function runRoute(engine: Engine, route: Route, body: RequestBody, ctx: RequestC
   try {
     const result = route.run(engine, body, ctx);
     if (result.kind === 'json') {
-      const text = JSON.stringify(result.body);
+      const text = result.text ?? JSON.stringify(result.body);
       return { status: 200, headers: JSON_HEADERS, json: text === undefined ? undefined : JSON.parse(text) };
     }
     const lines: unknown[] = [];

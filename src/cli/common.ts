@@ -127,7 +127,7 @@ export async function writeLines(lines: Iterable<string>): Promise<void> {
 export async function runRoute(engine: Engine, route: Route, body: Record<string, unknown>): Promise<void> {
   const result = route.run(engine, { kind: 'value', value: body }, localContext);
   if (result.kind === 'stream') await writeLines(result.lines);
-  else await writeLines([JSON.stringify(result.body)]);
+  else await writeLines([result.text ?? JSON.stringify(result.body)]);
 }
 
 /** Prints an error the way the CLI reports it and returns the exit code. */

@@ -91,8 +91,8 @@ export function createTqServer(options: TqServerOptions): TqServer {
     }
   }
 
-  function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-    const text = JSON.stringify(body);
+  function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, serialised?: string): void {
+    const text = serialised ?? JSON.stringify(body);
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     res.writeHead(status, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(text) });
     res.end(text);
@@ -136,7 +136,7 @@ export function createTqServer(options: TqServerOptions): TqServer {
     const body = await readRequestBody(req, route);
     const result = route.run(engine, body, ctx);
     if (result.kind === 'json') {
-      sendJson(res, 200, result.body);
+      sendJson(res, 200, result.body, {}, result.text);
       return;
     }
     const lines = result.lines[Symbol.iterator]();

@@ -32,7 +32,15 @@ export const tableQueryRoute: Route = {
   run(engine: Engine, body: RequestBody, ctx: RequestContext): RouteResult {
     const req = parseTableQuery(plainBody(body));
     ctx.authorize(req.project_id);
-    return { kind: 'json', body: { rows: Array.from(queryTableRows(engine, req), tableRowObject) } };
+    const hits = Array.from(queryTableRows(engine, req));
+    // The text keeps each row's stored spelling (`1.0` stays a float), as the stream does.
+    return {
+      kind: 'json',
+      get body() {
+        return { rows: hits.map(tableRowObject) };
+      },
+      text: `{"rows":[${hits.map(tableRowLine).join(',')}]}`,
+    };
   },
 };
 
