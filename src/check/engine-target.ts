@@ -5,6 +5,7 @@
  * paths, methods, body limits, headers) does not exist here, so cases tagged `transport` are
  * skipped with that reason.
  */
+import { runRoute as runEngineRoute } from '../api/run-route.ts';
 import { allRoutes } from '../api/routes.ts';
 import type { Engine, RequestBody, RequestContext, Route } from '../api/types.ts';
 import { PermissionDeniedError, TqError } from '../core/errors.ts';
@@ -47,7 +48,7 @@ function errorResponse(e: unknown): TargetResponse {
 /** Runs one route; JSON bodies go through JSON text, as they would on the wire. */
 function runRoute(engine: Engine, route: Route, body: RequestBody, ctx: RequestContext): TargetResponse {
   try {
-    const result = route.run(engine, body, ctx);
+    const result = runEngineRoute(route, engine, body, ctx);
     if (result.kind === 'json') {
       const text = result.text ?? JSON.stringify(result.body);
       return { status: 200, headers: JSON_HEADERS, json: text === undefined ? undefined : JSON.parse(text) };

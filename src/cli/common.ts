@@ -3,6 +3,7 @@
  * with backpressure, human messages on stderr (colour only on a TTY and without NO_COLOR),
  * and the exit codes: 0 ok, 1 runtime error, 2 usage error.
  */
+import { runRoute as runEngineRoute } from '../api/run-route.ts';
 import { Chalk } from 'chalk';
 import { readFileSync } from 'node:fs';
 import type { Engine, FieldPrefix, RequestContext, Route } from '../api/types.ts';
@@ -125,7 +126,7 @@ export async function writeLines(lines: Iterable<string>): Promise<void> {
 
 /** Runs a route in-process and prints its result. */
 export async function runRoute(engine: Engine, route: Route, body: Record<string, unknown>): Promise<void> {
-  const result = route.run(engine, { kind: 'value', value: body }, localContext);
+  const result = runEngineRoute(route, engine, { kind: 'value', value: body }, localContext);
   if (result.kind === 'stream') await writeLines(result.lines);
   else await writeLines([result.text ?? JSON.stringify(result.body)]);
 }

@@ -63,6 +63,7 @@ export const ERROR_CATALOGUE = {
   },
   TQ_INDEX_OUT_OF_RANGE: { status: 400, message: fixed('Index out of range') },
   TQ_INVALID_MODE: { status: 400, message: fixed('Invalid mode') },
+  TQ_TOO_DEEP: { status: 400, message: fixed('Request is nested too deeply') },
   TQ_DIGEST_MISMATCH: {
     status: 400,
     message: (a) => `Digest mismatch: expected ${a.expected}, computed ${a.actual}`,

@@ -11,6 +11,7 @@
  * in Starlette's routing. Request bodies are taken as JSON whatever their Content-Type; a
  * multipart route reads multipart/form-data and sees no fields for any other type.
  */
+import { runRoute } from '../api/run-route.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Engine, RequestBody, RequestContext, Route } from '../api/types.ts';
@@ -134,7 +135,7 @@ export function createTqServer(options: TqServerOptions): TqServer {
   /** Runs the route and writes its result; returns once the response is complete or abandoned. */
   async function respond(req: IncomingMessage, res: ServerResponse, route: Route, ctx: RequestContext): Promise<void> {
     const body = await readRequestBody(req, route);
-    const result = route.run(engine, body, ctx);
+    const result = runRoute(route, engine, body, ctx);
     if (result.kind === 'json') {
       sendJson(res, 200, result.body, {}, result.text);
       return;
