@@ -86,35 +86,56 @@ export function rowSortValue(root: unknown, path: readonly string[]): RowSortVal
 /** Float tiers: numbers, then NaN, then no float reading (ClickHouse NULLS LAST with NaN). */
 const FLOAT_NUMBER = 0, FLOAT_NAN = 1, FLOAT_NULL = 2;
 
+/** The three readings of one sort path for a run of rows, column-wise. */
+export interface SortColumns {
+  present: Uint8Array;
+  tier: Uint8Array;
+  float: Float64Array;
+  text: string[];
+}
+
+/** Column-wise readings of `values` (one RowSortValue per row). */
+export function sortColumns(values: ArrayLike<RowSortValue>): SortColumns {
+  const n = values.length;
+  const cols: SortColumns = { present: new Uint8Array(n), tier: new Uint8Array(n), float: new Float64Array(n), text: new Array<string>(n) };
+  for (let i = 0; i < n; i++) setSortColumns(cols, i, values[i]);
+  return cols;
+}
+
+export function setSortColumns(cols: SortColumns, i: number, v: RowSortValue): void {
+  cols.present[i] = v.present ? 1 : 0;
+  cols.tier[i] = v.float === null ? FLOAT_NULL : Number.isNaN(v.float) ? FLOAT_NAN : FLOAT_NUMBER;
+  cols.float[i] = v.float ?? 0;
+  cols.text[i] = v.text;
+}
+
 /**
- * Comparator over candidate positions 0..n-1 for the given sort terms, ending with the
- * position itself (candidates are listed in table order, so that is original_index).
+ * Comparator over candidates 0..n-1 whose readings sit at `at[j]` in each term's columns,
+ * ending with the candidate index itself (candidates are listed in table order, so that is
+ * original_index order).
  */
-export function rowComparator(values: ReadonlyArray<ReadonlyArray<RowSortValue>>, orders: readonly SortOrder[]): PositionComparator {
+export function columnsComparator(columns: readonly SortColumns[], orders: readonly SortOrder[], at: ArrayLike<number>): PositionComparator {
   const keys: PositionComparator[] = [];
   orders.forEach((order, t) => {
-    const column = values[t];
-    const n = column.length;
+    const { present, tier, float, text } = columns[t];
     const sign = order === 'desc' ? -1 : 1;
-    const present = new Uint8Array(n);
-    const tier = new Uint8Array(n);
-    const float = new Float64Array(n);
-    const text: string[] = new Array(n);
-    for (let i = 0; i < n; i++) {
-      const v = column[i];
-      present[i] = v.present ? 1 : 0;
-      tier[i] = v.float === null ? FLOAT_NULL : Number.isNaN(v.float) ? FLOAT_NAN : FLOAT_NUMBER;
-      float[i] = v.float ?? 0;
-      text[i] = v.text;
-    }
-    keys.push((a, b) => present[b] - present[a]);
+    keys.push((a, b) => present[at[b]] - present[at[a]]);
     keys.push((a, b) => {
-      if (tier[a] !== tier[b]) return tier[a] - tier[b];
-      if (tier[a] !== FLOAT_NUMBER) return 0;
-      const x = float[a], y = float[b];
+      const pa = at[a], pb = at[b];
+      if (tier[pa] !== tier[pb]) return tier[pa] - tier[pb];
+      if (tier[pa] !== FLOAT_NUMBER) return 0;
+      const x = float[pa], y = float[pb];
       return x < y ? -sign : x > y ? sign : 0;
     });
-    keys.push((a, b) => sign * compareStrings(text[a], text[b]));
+    keys.push((a, b) => sign * compareStrings(text[at[a]], text[at[b]]));
   });
   return combine(keys, (a, b) => a - b);
+}
+
+/** Comparator over candidate positions 0..n-1 for the given sort terms (values per candidate). */
+export function rowComparator(values: ReadonlyArray<ReadonlyArray<RowSortValue>>, orders: readonly SortOrder[]): PositionComparator {
+  const n = values[0]?.length ?? 0;
+  const identity = new Int32Array(n);
+  for (let i = 0; i < n; i++) identity[i] = i;
+  return columnsComparator(values.map(sortColumns), orders, identity);
 }

@@ -12,7 +12,7 @@ import { parseLossless, toPlain } from '../../core/json/lossless.ts';
 import type { StoredRow } from '../../store/project.ts';
 import { topK } from '../sort.ts';
 import type { TableQuery, TableQueryStats } from './request.ts';
-import { rowComparator, rowSortValue, type RowSortValue } from './row-sort.ts';
+import { columnsComparator, rowSortValue, setSortColumns, type RowSortValue, type SortColumns } from './row-sort.ts';
 
 /** One result row: the stored body and its position in the table. */
 export interface TableRowHit {
@@ -24,15 +24,17 @@ const NO_ROWS: readonly string[] = [];
 
 /** The parsed value of a stored row, cached on the row (shared with ref resolution). */
 export function parsedRow(row: StoredRow): unknown {
-  if (row.parsed === undefined) {
-    try {
-      row.parsed = JSON.parse(row.text);
-    } catch {
-      // Python's json writes NaN/Infinity, which JSON.parse refuses.
-      row.parsed = toPlain(parseLossless(row.text));
-    }
-  }
+  if (row.parsed === undefined) row.parsed = parseRowText(row.text);
   return row.parsed;
+}
+
+function parseRowText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    // Python's json writes NaN/Infinity, which JSON.parse refuses.
+    return toPlain(parseLossless(text));
+  }
 }
 
 /**
@@ -70,17 +72,58 @@ export function queryTableRows(engine: Engine, req: TableQuery): Iterable<TableR
     })();
   }
 
-  const candidates: TableRowHit[] = [];
+  // Candidates as positions in the table; only the selected ones become hits.
+  const positions: number[] = [];
   for (let i = 0; i < digests.length; i++) {
     const d = digests[i];
     if (wanted !== null && !wanted.has(d)) continue;
-    const row = rows.get(d);
-    if (row !== undefined) candidates.push({ row, original_index: i });
+    if (rows.has(d)) positions.push(i);
   }
-  const values: RowSortValue[][] = req.sort_by.map((term) => candidates.map((c) => rowSortValue(parsedRow(c.row), term.path)));
-  const cmp = rowComparator(values, req.sort_by.map((t) => t.order));
-  const k = limit === null ? candidates.length : Math.min(candidates.length, offset + limit);
-  return topK(candidates.length, k, cmp).slice(offset).map((j) => candidates[j]);
+  const columns = req.sort_by.map((term) => tableSortColumns(digests, rows, term.path));
+  const cmp = columnsComparator(columns, req.sort_by.map((t) => t.order), positions);
+  const k = limit === null ? positions.length : Math.min(positions.length, offset + limit);
+  return topK(positions.length, k, cmp)
+    .slice(offset)
+    .map((j) => ({ row: rows.get(digests[positions[j]])!, original_index: positions[j] }));
+}
+
+/**
+ * Sort readings of one path for every position of a table, cached: a table (its digest list)
+ * and its rows are content-addressed and never change, so the readings of a path are computed
+ * once, and a repeated sort reads typed arrays instead of parsing rows. A few paths per table
+ * are kept (least recently used goes first).
+ */
+const sortCache = new WeakMap<readonly string[], Map<string, SortColumns>>();
+const SORT_PATHS_PER_TABLE = 8;
+
+function tableSortColumns(digests: readonly string[], rows: ReadonlyMap<string, StoredRow>, path: readonly string[]): SortColumns {
+  let perPath = sortCache.get(digests);
+  if (!perPath) sortCache.set(digests, (perPath = new Map()));
+  const key = JSON.stringify(path);
+  let cols = perPath.get(key);
+  if (cols) {
+    perPath.delete(key); // refresh its place in the LRU order
+  } else {
+    const n = digests.length;
+    cols = { present: new Uint8Array(n), tier: new Uint8Array(n), float: new Float64Array(n), text: new Array<string>(n) };
+    const byDigest = new Map<string, RowSortValue>();
+    let complete = true;
+    for (let i = 0; i < n; i++) {
+      const row = rows.get(digests[i]);
+      if (row === undefined) {
+        complete = false; // the row may be stored later: do not cache a gap
+        continue;
+      }
+      let v = byDigest.get(row.digest);
+      // Parsed here without keeping the parse on the row: the readings are what is kept.
+      if (v === undefined) byDigest.set(row.digest, (v = rowSortValue(row.parsed ?? parseRowText(row.text), path)));
+      setSortColumns(cols, i, v);
+    }
+    if (!complete) return cols;
+    if (perPath.size >= SORT_PATHS_PER_TABLE) perPath.delete(perPath.keys().next().value as string);
+  }
+  perPath.set(key, cols);
+  return cols;
 }
 
 /** CR/LF can only be insignificant whitespace in JSON text (never raw inside a string). */
