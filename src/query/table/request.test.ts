@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TqError } from '../../core/errors.ts';
 import { parseTableQuery, parseTableQueryStats } from './request.ts';
+import { errorOf } from '../../core/errors.testing.ts';
 
 const base = { project_id: 'e/p', digest: 'd' };
 
-function errorOf(fn: () => unknown): TqError {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof TqError, `expected a TqError, got ${e}`);
-    return e;
-  }
-  assert.fail('expected an error');
-}
 
 test('§5.1: a minimal request; absent optionals mean no filter, no sort, no paging', () => {
   assert.deepEqual(parseTableQuery(base), {

@@ -1,18 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseIsoMicros } from '../../core/datetime.ts';
-import { TqError } from '../../core/errors.ts';
 import { parseThreadsQuery } from './request.ts';
+import { errorOf } from '../../core/errors.testing.ts';
 
-function errorOf(fn: () => unknown): TqError {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof TqError, `expected a TqError, got ${e}`);
-    return e;
-  }
-  assert.fail('expected an error');
-}
 
 test('§3.1: a minimal request', () => {
   assert.deepEqual(parseThreadsQuery({ project_id: 'e/p' }), {

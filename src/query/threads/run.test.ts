@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RequestContext, RouteResult } from '../../api/types.ts';
 import { formatMicros, parseIsoMicros } from '../../core/datetime.ts';
-import { TqError } from '../../core/errors.ts';
 import { createEngine } from '../../engine.ts';
 import type { CallTable } from '../../store/call-table.ts';
 import { turnDurationMs } from './aggregate.ts';
 import { threadsRoutes, threadsStreamQueryRoute } from './route.ts';
+import { errorOf } from '../../core/errors.testing.ts';
 
 const PROJECT = 'acme/support-bot';
 const T0 = parseIsoMicros('2024-05-01T12:00:00Z');
@@ -79,15 +79,6 @@ const threads = (engine: ReturnType<typeof createEngine>, body: Record<string, u
 const ids = (ts: Thread[]) => ts.map((t) => t.thread_id);
 const at = (offsetUs: number) => formatMicros(T0 + offsetUs);
 
-function errorOf(fn: () => unknown): TqError {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof TqError, `expected a TqError, got ${e}`);
-    return e;
-  }
-  assert.fail('expected an error');
-}
 
 test('route: /threads/stream_query is exported', () => {
   assert.deepEqual(threadsRoutes.map((r) => [r.path, r.method, r.body]), [['/threads/stream_query', 'POST', 'json']]);

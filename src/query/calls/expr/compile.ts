@@ -152,37 +152,25 @@ function stringGetter(node: Node): Getter<string> {
   switch (node.kind) {
     case 'string':
       return node.get;
-    case 'number': {
-      const g = node.get;
-      return (row) => {
-        const v = g(row);
-        return v === null ? null : pyNumberString(v);
-      };
-    }
-    case 'bool': {
-      const g = node.get;
-      return (row) => {
-        const v = g(row);
-        return v === null ? null : v ? 'true' : 'false';
-      };
-    }
-    case 'datetime': {
-      const g = node.get;
-      return (row) => {
-        const v = g(row);
-        return v === null ? null : pyDatetimeString(v);
-      };
-    }
-    case 'array': {
-      const g = node.get;
-      return (row) => {
-        const v = g(row);
-        return v === null ? null : `[${v.map(pyStrRepr).join(', ')}]`;
-      };
-    }
+    case 'number':
+      return mapNullable(node.get, pyNumberString);
+    case 'bool':
+      return mapNullable(node.get, (v) => (v ? 'true' : 'false'));
+    case 'datetime':
+      return mapNullable(node.get, pyDatetimeString);
+    case 'array':
+      return mapNullable(node.get, (v) => `[${v.map(pyStrRepr).join(', ')}]`);
     case 'null':
       return () => null;
   }
+}
+
+/** A getter applying `f` to non-NULL values; NULL stays NULL. */
+function mapNullable<T, U>(g: Getter<T>, f: (v: T) => U): Getter<U> {
+  return (row) => {
+    const v = g(row);
+    return v === null ? null : f(v);
+  };
 }
 
 /**
@@ -194,31 +182,14 @@ function truthGetter(node: Node): Getter<boolean> {
   switch (node.kind) {
     case 'bool':
       return node.get;
-    case 'number': {
-      const g = node.get;
-      return (row) => {
-        const v = g(row);
-        return v === null ? null : v !== 0;
-      };
-    }
-    case 'string': {
-      const g = node.get;
-      return (row) => {
-        const v = g(row);
-        return v === null ? null : v !== '';
-      };
-    }
-    case 'datetime': {
-      const g = node.get;
-      return (row) => (g(row) === null ? null : true);
-    }
-    case 'array': {
-      const g = node.get;
-      return (row) => {
-        const v = g(row);
-        return v === null ? null : v.length > 0;
-      };
-    }
+    case 'number':
+      return mapNullable(node.get, (v) => v !== 0);
+    case 'string':
+      return mapNullable(node.get, (v) => v !== '');
+    case 'datetime':
+      return mapNullable(node.get, () => true);
+    case 'array':
+      return mapNullable(node.get, (v) => v.length > 0);
     case 'null':
       return () => null;
   }
