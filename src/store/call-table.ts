@@ -7,6 +7,7 @@
  * byte arena and parsed only when a query needs them. Indexes map ids to rows so that id
  * filters never scan the project.
  */
+import { topLevelValueSpans } from '../core/json/spans.ts';
 import { extractRefs } from '../core/refs.ts';
 import { addToIndex, ByteArena, Float64Column, Int32Column, Interner, MultiIndex, removeFromIndex, SparseColumn } from './columns.ts';
 
@@ -56,6 +57,13 @@ export interface CallRecordPart extends CallStartPart {
 }
 
 const NULL_OP = -1;
+
+const BODY_PART_KEYS: Record<keyof CallBody, readonly string[]> = {
+  attributes: ['attributes'],
+  inputs: ['inputs'],
+  output: ['output'],
+  summary: ['summary'],
+};
 
 /** A complete record whose id is already stored (fixtures hold each call once). */
 export class DuplicateCallError extends Error {
@@ -214,6 +222,18 @@ export class CallTable {
       output: obj.output ?? null,
       summary: (obj.summary as Record<string, unknown> | null) ?? null,
     };
+  }
+
+  /**
+   * One JSON part of a row, parsed alone: the part's text is located without parsing the rest
+   * (a call body is mostly inputs and output; a query reading `inputs.x` need not parse output).
+   * Defaults as in body(): `{}` for attributes/inputs, null for output/summary.
+   */
+  bodyPart(row: number, part: keyof CallBody): unknown {
+    const text = this.bodyText(row);
+    const spans = topLevelValueSpans(text, BODY_PART_KEYS[part]);
+    const value = spans[0] < 0 ? null : JSON.parse(text.slice(spans[0], spans[1]));
+    return value === null && (part === 'attributes' || part === 'inputs') ? {} : value;
   }
 
   bodyText(row: number): string {

@@ -9,7 +9,7 @@
  */
 import { fieldNotAllowed, InvalidFieldError, type ErrorPath } from '../../core/errors.ts';
 import { callRefUri } from '../../core/refs.ts';
-import type { CallTable } from '../../store/call-table.ts';
+import type { CallBody, CallTable } from '../../store/call-table.ts';
 import type { ProjectStore } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
 import { jsonValueString, toFloat64OrNull, toInt64OrNull } from '../ch/values.ts';
@@ -211,9 +211,10 @@ export class CallFieldResolver implements FieldResolver {
 
   /** Raw reader of a dynamic root (`inputs`, ...) with a path below it. */
   private rootReader(root: string, parts: string[]): RawReader {
+    const part = root as keyof CallBody;
     return (row) => {
-      const body = this.bodyOf(row) as unknown as Record<string, unknown>;
-      const doc = body[root];
+      // Only this root's JSON is parsed (CallTable.bodyPart), not the whole call.
+      const doc = this.table.bodyPart(row, part);
       if (root === 'summary' && (doc === null || doc === undefined)) return parts.length ? MISSING : null;
       return parts.length ? readPath(doc, parts) : doc;
     };
