@@ -136,3 +136,14 @@ test('SparseColumn stores only non-null cells', () => {
   c.set(3, null);
   assert.equal(c.get(3), null);
 });
+
+test('bodyPart parses one part alone, with the defaults of body()', () => {
+  const t = new CallTable();
+  const line = Buffer.from('{"id":"c1","inputs":null,"output":{"o":[1,"}"]},"attributes":{"a":"x,y"}}');
+  const row = t.load({ ...start('c1'), ended_at: null, exception: null, output: null, summary: null, run_step_end: null, deleted_at: null }, line, 0, line.length);
+  assert.deepEqual(t.bodyPart(row, 'inputs'), {});
+  assert.deepEqual(t.bodyPart(row, 'output'), { o: [1, '}'] });
+  assert.deepEqual(t.bodyPart(row, 'attributes'), { a: 'x,y' });
+  assert.equal(t.bodyPart(row, 'summary'), null);
+  for (const part of ['attributes', 'inputs', 'output', 'summary'] as const) assert.deepEqual(t.bodyPart(row, part), t.body(row)[part]);
+});
