@@ -108,19 +108,37 @@ export class Interner {
  */
 export class SparseColumn<T> {
   private readonly cells = new Map<number, T>();
+  /** One bit per row: set when the row has a cell. Most reads are of null cells, and a bit
+   * test is far cheaper than a lookup in a large map. */
+  private bits = new Uint32Array(32);
 
   get(row: number): T | null {
+    const word = row >>> 5;
+    if (word >= this.bits.length || ((this.bits[word] >>> (row & 31)) & 1) === 0) return null;
     return this.cells.get(row) ?? null;
   }
 
   set(row: number, value: T | null): void {
-    if (value === null) this.cells.delete(row);
-    else this.cells.set(row, value);
+    if (value === null) {
+      const word = row >>> 5;
+      if (word < this.bits.length) this.bits[word] &= ~(1 << (row & 31));
+      this.cells.delete(row);
+    } else {
+      this.init(row, value);
+    }
   }
 
-  /** The first value of a new row: nothing to remove, so a null costs no map operation. */
+  /** The first value of a new row: nothing to remove, so a null costs nothing. */
   init(row: number, value: T | null): void {
-    if (value !== null) this.cells.set(row, value);
+    if (value === null) return;
+    const word = row >>> 5;
+    if (word >= this.bits.length) {
+      const grown = new Uint32Array(Math.max(word + 1, Math.ceil(this.bits.length * 1.5)));
+      grown.set(this.bits);
+      this.bits = grown;
+    }
+    this.bits[word] |= 1 << (row & 31);
+    this.cells.set(row, value);
   }
 }
 
