@@ -265,3 +265,17 @@ test('gotcha 24: $contains with empty substr is true; objects are searched as JS
   assert.deepEqual(ids(c(field('inputs.s'), 'HELLO', true)), ['c1', 'c2']);
   assert.deepEqual(ids(c(field('op_name'), 'beta')), ['c2']);
 });
+
+test('summary keys named __proto__ survive as plain keys', () => {
+  const rec = call('p1', 1, {});
+  const text = JSON.stringify(rec).replace('"summary":{}', '"summary":{"__proto__":{"x":1},"k":2}');
+  const engine = createEngine();
+  const parsed = JSON.parse(text) as Rec;
+  const { projectId, record } = parseCallRecord(parsed, 'svc_');
+  const bytes = Buffer.from(text);
+  engine.store.projectForWrite(projectId).calls.load(record, bytes, 0, bytes.length);
+  const [line] = query({}, [], engine);
+  const summary = line.summary as Record<string, unknown>;
+  assert.deepEqual(Object.keys(summary), ['__proto__', 'k', 'weave']);
+  assert.deepEqual(Object.getOwnPropertyDescriptor(summary, '__proto__')?.value, { x: 1 });
+});

@@ -18,9 +18,17 @@ const DERIVED = ['status', 'trace_name', 'latency_ms', 'display_name'];
 
 /** Returns a new summary object whose `weave` block is computed (§9.1 steps 1–5). */
 export function deriveSummary(c: SummaryInputs): Record<string, unknown> {
-  const summary: Record<string, unknown> = { ...(c.summary ?? {}) };
-  const stored = summary.weave;
-  delete summary.weave;
+  // A fresh object with the stored keys but `weave` (no spread + delete: a deleted key turns
+  // the object into a slow dictionary, and every line is serialised from it).
+  const summary: Record<string, unknown> = {};
+  let stored: unknown;
+  if (c.summary) {
+    for (const k in c.summary) {
+      if (k === 'weave') stored = c.summary[k];
+      else if (k === '__proto__') Object.defineProperty(summary, k, { value: c.summary[k], enumerable: true, writable: true, configurable: true });
+      else summary[k] = c.summary[k];
+    }
+  }
   const weave: Record<string, unknown> = {};
   if (stored !== null && typeof stored === 'object' && !Array.isArray(stored)) {
     for (const [k, v] of Object.entries(stored)) if (!DERIVED.includes(k)) weave[k] = v;
