@@ -11,7 +11,7 @@ import { LosslessObject, toPlain } from '../../core/json/lossless.ts';
 import { ProjectStore } from '../../store/project.ts';
 import { CallFieldResolver } from './call-fields.ts';
 import { compileExpr, indexableEqualities } from './expr/compile.ts';
-import { planFilter } from './filter.ts';
+import { planFilter, type FilterPlan } from './filter.ts';
 import { effectiveSortTerms, orderRows, validateSortTerms } from './order.ts';
 import { parseCallsQuery, type CallsQuery } from './request.ts';
 import { lineBuilder, selectColumns } from './response.ts';
@@ -32,18 +32,31 @@ export function prepareCallsQuery(engine: Engine, req: CallsQuery): Iterable<str
   if (req.limit === 0) return [];
   const table = project.calls;
   const plan = planFilter(table, req.filter, req.query ? indexableEqualities(req.query) : []);
-  const matches: number[] = [];
-  const consider = (row: number) => {
-    if (plan.predicate(row) && (expr === null || expr(row) === true)) matches.push(row);
-  };
-  if (plan.candidates) for (const row of plan.candidates) consider(row);
-  else for (let row = 0, n = table.size; row < n; row++) consider(row);
+  const matches = scanRows(plan, expr, table.size);
 
   const page = orderRows(matches, terms, resolver, req.offset ?? 0, req.limit);
   const render = lineBuilder({ store: engine.store, project, req, prefix, selected });
   return (function* () {
     for (const row of page) yield render(row);
   })();
+}
+
+/** The rows that pass the filter plan and the expression, ascending. Tight loops: this runs per call. */
+function scanRows(plan: FilterPlan, expr: ((row: number) => boolean | null) | null, size: number): number[] {
+  const matches: number[] = [];
+  const pass = plan.predicate;
+  const candidates = plan.candidates;
+  if (candidates !== null) {
+    for (let i = 0; i < candidates.length; i++) {
+      const row = candidates[i];
+      if (pass(row) && (expr === null || expr(row) === true)) matches.push(row);
+    }
+  } else if (expr === null) {
+    for (let row = 0; row < size; row++) if (pass(row)) matches.push(row);
+  } else {
+    for (let row = 0; row < size; row++) if (pass(row) && expr(row) === true) matches.push(row);
+  }
+  return matches;
 }
 
 /**
