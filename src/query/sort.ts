@@ -94,3 +94,91 @@ export function topK(n: number, k: number, cmp: PositionComparator): number[] {
   }
   return heap.sort(cmp);
 }
+
+/**
+ * The `k`-th smallest (1-based) of `values`, found in O(n) on average (quickselect). The
+ * array is reordered: pass a copy.
+ */
+export function kthSmallest(values: Float64Array, k: number): number {
+  let lo = 0, hi = values.length - 1;
+  const target = k - 1;
+  while (lo < hi) {
+    // Median of three as the pivot keeps sorted and reversed inputs linear.
+    const mid = (lo + hi) >>> 1;
+    const a = values[lo], b = values[mid], c = values[hi];
+    const pivot = a < b ? (b < c ? b : a < c ? c : a) : a < c ? a : b < c ? c : b;
+    let i = lo, j = hi;
+    while (i <= j) {
+      while (values[i] < pivot) i++;
+      while (values[j] > pivot) j--;
+      if (i <= j) {
+        const t = values[i];
+        values[i] = values[j];
+        values[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else return values[target];
+  }
+  return values[target];
+}
+
+/**
+ * Positions that can be among the first `k` under a numeric primary key (NULL/NaN last in both
+ * directions), ascending: every position whose key is at most the k-th best. Rows left out
+ * have at least k rows strictly ahead of them on the primary key alone, so the full
+ * comparator never needs to see them. Returns null when pruning would not help.
+ */
+export function primaryCandidates(values: Float64Array, descending: boolean, k: number): Int32Array | null {
+  const n = values.length;
+  if (k >= n / 2 || k < 1) return null;
+  const rankOf = (v: number) => (v !== v ? Infinity : descending ? -v : v);
+  let threshold: number;
+  if (k <= 4096) {
+    // A max-heap of the k smallest ranks seen: most values lose to its root in one comparison.
+    const heap = new Float64Array(k);
+    let size = 0;
+    for (let i = 0; i < n; i++) {
+      const r = rankOf(values[i]);
+      if (size < k) {
+        let c = size++;
+        heap[c] = r;
+        while (c > 0) {
+          const p = (c - 1) >> 1;
+          if (heap[p] >= heap[c]) break;
+          const t = heap[p];
+          heap[p] = heap[c];
+          heap[c] = t;
+          c = p;
+        }
+      } else if (r < heap[0]) {
+        heap[0] = r;
+        let c = 0;
+        for (;;) {
+          const l = 2 * c + 1, rr = l + 1;
+          let m = c;
+          if (l < k && heap[l] > heap[m]) m = l;
+          if (rr < k && heap[rr] > heap[m]) m = rr;
+          if (m === c) break;
+          const t = heap[m];
+          heap[m] = heap[c];
+          heap[c] = t;
+          c = m;
+        }
+      }
+    }
+    threshold = heap[0];
+  } else {
+    const rank = new Float64Array(n);
+    for (let i = 0; i < n; i++) rank[i] = rankOf(values[i]);
+    threshold = kthSmallest(rank, k);
+  }
+  let m = 0;
+  for (let i = 0; i < n; i++) if (rankOf(values[i]) <= threshold) m++;
+  const out = new Int32Array(m);
+  for (let i = 0, j = 0; i < n; i++) if (rankOf(values[i]) <= threshold) out[j++] = i;
+  return out;
+}
