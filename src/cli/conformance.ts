@@ -6,7 +6,6 @@ import { Command } from 'commander';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ConformanceCase } from '../check/case.ts';
-import { fuzz } from '../check/fuzz.ts';
 import { createHttpTarget, type UserCredentials } from '../check/http-target.ts';
 import { runCases } from '../check/runner.ts';
 import { EXIT_RUNTIME, intOption, requestExit, listOption, paint, parsePrefix, say, UsageError, writeLines } from './common.ts';
@@ -90,6 +89,8 @@ export function fuzzCommand(): Command {
       const seed = intOption('--seed', opts.seed);
       const runs = intOption('--runs', opts.runs);
       if (runs < 1) throw new UsageError('--runs must be at least 1');
+      // Loaded on use: fast-check is only needed by this command.
+      const { fuzz } = await import('../check/fuzz.ts');
       const result = await fuzz({ target, seed, runs, log: say });
       if (result.ok) return;
       say(`${paint.red('difference')}: ${result.difference}`);
