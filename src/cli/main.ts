@@ -24,7 +24,21 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** A reader that went away (`tq ... | head`) ends the command quietly, as Unix tools do. */
+let pipeGuardInstalled = false;
+function exitQuietlyOnClosedPipe(): void {
+  if (pipeGuardInstalled) return;
+  pipeGuardInstalled = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(EXIT_OK);
+      throw e;
+    });
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
+  exitQuietlyOnClosedPipe();
   try {
     await buildProgram().parseAsync(argv, { from: 'user' });
     return takeRequestedExit();
