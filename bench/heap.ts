@@ -1,25 +1,16 @@
 /**
  * Heap per call after loading N generated calls (default 100k), with every index built.
- * Run: node --expose-gc --import tsx bench/heap.ts [--calls N]
- * Counts V8 heap plus ArrayBuffer memory (the typed-array columns and the body arena live
- * outside the V8 heap), measured after a full GC, minus the same figure before loading.
+ * Run: node --import tsx bench/heap.ts [--calls N]
+ * Memory as bench/memory.ts counts it, after loading minus before.
  */
 import { parseCallRecord } from '../src/load/call-record.ts';
 import { generateCalls } from '../src/gen/generate.ts';
 import { Store } from '../src/store/store.ts';
+import { heapBytes } from './memory.ts';
 
 const argIndex = process.argv.indexOf('--calls');
 const calls = argIndex > 0 ? Number(process.argv[argIndex + 1]) : 100_000;
-const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error('run with node --expose-gc');
-
-const used = () => {
-  gc();
-  gc();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.arrayBuffers;
-};
-const before = used();
+const before = heapBytes();
 const store = new Store();
 const t0 = performance.now();
 let lineBytes = 0;
@@ -31,7 +22,7 @@ for (const line of generateCalls({ calls, seed: 1, projectId: 'bench/heap' })) {
   store.projectForWrite(projectId).calls.load(record, buf, 0, buf.length);
 }
 const loadMs = performance.now() - t0;
-const after = used();
+const after = heapBytes();
 const perCall = (after - before) / calls;
 console.log(
   JSON.stringify({

@@ -19,8 +19,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { getHeapStatistics } from 'node:v8';
 import type { Engine, RequestContext, Route } from '../src/api/types.ts';
 import { createEngine } from '../src/engine.ts';
 import { loadFixtures } from '../src/io/load-fixtures.ts';
@@ -28,7 +27,8 @@ import { forEachLine } from '../src/io/lines.ts';
 import { openDuckDb, runSql, type DuckDbSide } from './duckdb.ts';
 import { ensureBenchData, type BenchData } from './generate.ts';
 import { measureHttp, type HttpResult } from './http.ts';
-import { benchQueries, type BenchQuery, type CallObject, type ClosureData, type TableRowObject } from './queries.ts';
+import { gc, heapBytes } from './memory.ts';
+import { benchQueries, type CallObject, type ClosureData, type TableRowObject } from './queries.ts';
 import { geometricMean, measure, round, summarise, type Timing } from './stats.ts';
 
 export interface BenchOptions {
@@ -119,23 +119,6 @@ export interface BenchResults {
 }
 
 const CTX: RequestContext = { userId: 'bench', authorize() {} };
-
-/** A full GC, with or without --expose-gc on the command line. */
-function gcFunction(): () => void {
-  const exposed = (globalThis as { gc?: () => void }).gc;
-  if (exposed) return exposed;
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-}
-
-const gc = gcFunction();
-
-function heapBytes(): number {
-  gc();
-  gc();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.arrayBuffers;
-}
 
 const mbPerS = (bytes: number, ms: number) => round(bytes / 1e6 / (ms / 1000), 1);
 

@@ -5,6 +5,7 @@
  */
 import { runRoute as runEngineRoute } from '../api/run-route.ts';
 import { Chalk } from 'chalk';
+import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { Engine, FieldPrefix, RequestContext, Route } from '../api/types.ts';
 import { FixtureError, TqError } from '../core/errors.ts';
@@ -42,6 +43,13 @@ export class UsageError extends Error {}
 export interface DataOptions {
   fixtures?: string;
   fieldPrefix?: string;
+}
+
+/** The options that say where data comes from and how fields are spelled (every data command). */
+export function dataOptions(cmd: Command): Command {
+  return cmd
+    .option('--fixtures <path>', 'fixtures directory or calls .jsonl file (default: $TQ_FIXTURES, ./fixtures, bundled demo)')
+    .option('--field-prefix <prefix>', 'wire spelling of user/run fields: svc_ or wb_', 'svc_');
 }
 
 export function parsePrefix(value: string | undefined): FieldPrefix {

@@ -8,6 +8,7 @@ import { callsStreamQueryRoute } from '../query/calls/run.ts';
 import { tableRoutes } from '../query/table/route.ts';
 import { threadsRoutes } from '../query/threads/route.ts';
 import {
+  dataOptions,
   intOption,
   jsonOption,
   listOption,
@@ -20,12 +21,6 @@ import {
 } from './common.ts';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
-
-function dataOptions(cmd: Command): Command {
-  return cmd
-    .option('--fixtures <path>', 'fixtures directory or calls .jsonl file (default: $TQ_FIXTURES, ./fixtures, bundled demo)')
-    .option('--field-prefix <prefix>', 'wire spelling of user/run fields: svc_ or wb_', 'svc_');
-}
 
 /** Starts from `--request` (if any) and lets flags set or override fields. */
 function baseBody(opts: { request?: string; project?: string }): Record<string, unknown> {

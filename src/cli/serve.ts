@@ -8,7 +8,7 @@ import { allRoutes } from '../api/routes.ts';
 import { CredentialsError, DEFAULT_USER, resolveUsers } from '../server/credentials.ts';
 import { createTqServer, DEFAULT_MAX_BODY_BYTES } from '../server/server.ts';
 import { UsersFileError } from '../server/users-file.ts';
-import { intOption, loadEngine, paint, parsePrefix, say, UsageError } from './common.ts';
+import { dataOptions, intOption, loadEngine, paint, parsePrefix, say, UsageError } from './common.ts';
 
 interface ServeOptions {
   fixtures?: string;
@@ -111,10 +111,8 @@ async function serve(opts: ServeOptions): Promise<void> {
 }
 
 export function serveCommand(): Command {
-  return new Command('serve')
+  return dataOptions(new Command('serve'))
     .description('serve the HTTP API (Weave trace-server paths, Basic auth) over the loaded fixtures')
-    .option('--fixtures <path>', 'fixtures directory or calls .jsonl file (default: $TQ_FIXTURES, ./fixtures, bundled demo)')
-    .option('--field-prefix <prefix>', 'wire spelling of user/run fields: svc_ or wb_', 'svc_')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--port <n>', 'port to listen on (0: any free port)', '6345')
     .option('--users <file>', 'users file: {"users":[{"name":"alice","password":"...","projects":["acme/*","x/y"]}]}')

@@ -96,7 +96,7 @@ test('lines are read across chunk boundaries with CRLF endings and reported with
   const d = dir({ 'f.jsonl': `"${long}"\r\n\r\n"b"\n"c"` });
   const seen: Array<[number, number]> = [];
   let lastProgress = 0;
-  await forEachLine(join(d, 'f.jsonl'), ({ buf, start, end, line }) => seen.push([line, end - start]), (p) => (lastProgress = p.bytesRead));
+  await forEachLine(join(d, 'f.jsonl'), ({ start, end, line }) => seen.push([line, end - start]), (p) => (lastProgress = p.bytesRead));
   assert.deepEqual(seen, [[1, long.length + 2], [3, 3], [4, 3]]);
   assert.equal(lastProgress, long.length + 2 + 2 + 2 + 4 + 3);
 });

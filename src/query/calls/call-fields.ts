@@ -234,29 +234,23 @@ export class CallFieldResolver implements FieldResolver {
     const root = parts[0];
     if (!DYNAMIC_ROOTS.has(root) || parts.some((x) => x === '')) throw fieldNotAllowed(path, loc);
 
-    // Through an expanded ref: the longest expand column that prefixes the path.
-    const expand = this.expandPrefix(path);
-    if (expand !== null) {
-      const reader = this.expandedReader(expand, path);
-      return jsonAccessor(reader, new PathMemo(this.table.version), this.table.size);
+    // Through an expanded ref: some expand column prefixes the path (§5.10).
+    if (this.readsThroughExpand(path)) {
+      return jsonAccessor(this.expandedReader(path), new PathMemo(this.table.version), this.table.size);
     }
     const memo = sharedMemo(this.table, path);
     return jsonAccessor(this.rootReader(root, parts.slice(1)), memo, this.table.size);
   }
 
-  private expandPrefix(path: string): string | null {
-    let best: string | null = null;
-    for (const col of this.opts.expandColumns) {
-      if ((path === col || path.startsWith(col + '.')) && (best === null || col.length > best.length)) best = col;
-    }
-    return best;
+  private readsThroughExpand(path: string): boolean {
+    return this.opts.expandColumns.some((col) => path === col || path.startsWith(col + '.'));
   }
 
   /**
-   * Reads `path` where `column` (a prefix of it) holds a ref: every expand column on the way
-   * is resolved, shallowest first (§5.10); unresolvable refs read as no value.
+   * Reads `path` through refs: every expand column on the way is resolved, shallowest first
+   * (§5.10); unresolvable refs read as no value.
    */
-  private expandedReader(column: string, path: string): RawReader {
+  private expandedReader(path: string): RawReader {
     const expandSet = new Set(this.opts.expandColumns);
     const parts = splitFieldPath(path);
     const root = parts[0];

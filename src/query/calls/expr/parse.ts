@@ -18,7 +18,7 @@
  */
 import { RequestSchemaError, type ValidationIssue } from '../../../core/errors.ts';
 import { LosslessNumber } from '../../../core/json/lossless.ts';
-import { INVALID, bool, literal, nullable, str, type Loc, type Schema } from '../../../core/schema.ts';
+import { INVALID, bool, literal, nullable, type Loc, type Schema } from '../../../core/schema.ts';
 import { CAST_TARGETS, type CastTo, type ComparisonOp, type Expr, type LiteralValue, type OperationExpr } from './ast.ts';
 
 type Issues = ValidationIssue[];
