@@ -121,7 +121,7 @@ async function main(): Promise<void> {
     tableDigest: [...project.tables.keys()][0] ?? '',
   }).filter((q) => names.includes(q.name));
   const routes = new Map<string, Route>(allRoutes().map((r) => [r.path, r]));
-  const ctx: RequestContext = { userId: 'bench', authorize() {} };
+  const ctx: RequestContext = { userId: 'bench', authorize() {}, canRead: () => true };
   const drain = (route: Route, body: Record<string, unknown>) => {
     const res = route.run(engine, { kind: 'value', value: structuredClone(body) }, ctx);
     if (res.kind === 'stream') for (const line of res.lines) void line;

@@ -118,7 +118,7 @@ export interface BenchResults {
   errors: string[];
 }
 
-const CTX: RequestContext = { userId: 'bench', authorize() {} };
+const CTX: RequestContext = { userId: 'bench', authorize() {}, canRead: () => true };
 
 const mbPerS = (bytes: number, ms: number) => round(bytes / 1e6 / (ms / 1000), 1);
 

@@ -28,6 +28,11 @@ export interface RequestContext {
   userId: string;
   /** Throws PermissionDeniedError (403) when the user has no grant on the project. */
   authorize(projectId: string): void;
+  /**
+   * Whether the user holds a grant on a project, without throwing: for everything read on the
+   * user's behalf beyond the request's own project (refs into other projects; DECISIONS 20).
+   */
+  canRead(projectId: string): boolean;
 }
 
 /**

@@ -90,6 +90,7 @@ export function createEngineTarget(opts: EngineTargetOptions = {}): Target & { e
         authorize(projectId: string): void {
           if (auth === 'other') throw new PermissionDeniedError('TQ_PROJECT_FORBIDDEN', { user: userId, project: projectId });
         },
+        canRead: () => auth !== 'other',
       };
       return runRoute(engine, route, requestBody(req), ctx);
     },

@@ -137,6 +137,7 @@ export class Users {
           throw new PermissionDeniedError('TQ_PROJECT_FORBIDDEN', { user: stored.name, project: projectId });
         }
       },
+      canRead: (projectId: string) => this.mayAccess(stored.name, projectId),
     };
   }
 }

@@ -170,7 +170,7 @@ export function createTqServer(options: TqServerOptions): TqServer {
     if (cors && req.method === 'OPTIONS') return preflight(req, res, candidates);
     const route = candidates.find((r) => r.method === req.method);
     if (!route) return sendError(res, new TransportError('TQ_METHOD_NOT_ALLOWED'), { Allow: allowOf(candidates) });
-    const ctx: RequestContext = isPublic(route) ? { userId: '', authorize() {} } : users.authenticate(req.headers.authorization);
+    const ctx: RequestContext = isPublic(route) ? { userId: '', authorize() {}, canRead: () => true } : users.authenticate(req.headers.authorization);
     await respond(req, res, route, ctx);
   }
 

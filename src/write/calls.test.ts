@@ -262,7 +262,7 @@ test('calls/delete soft-deletes the calls and their descendants in the same trac
   t.start({ ...base, id: 'grandkid', trace_id: 't', parent_id: 'kid' });
   t.start({ ...base, id: 'other', trace_id: 't2', parent_id: null });
   deleteCalls(engine, 'e/p', ['kid', 'missing']);
-  const result = callsStreamQueryRoute.run(engine, { kind: 'value', value: { project_id: 'e/p' } }, { userId: 'u', authorize() {} });
+  const result = callsStreamQueryRoute.run(engine, { kind: 'value', value: { project_id: 'e/p' } }, { userId: 'u', authorize() {}, canRead: () => true });
   const ids = [...(result as { lines: Iterable<string> }).lines].map((l) => JSON.parse(l).id);
   assert.deepEqual(ids, ['other', 'root'], 'started_at ties break by id');
   assert.throws(

@@ -24,6 +24,7 @@ export function testContext(userId = 'alice'): RequestContext & { authorized: st
       if (projectId === 'x/forbidden') throw new TqError('TQ_PROJECT_FORBIDDEN', { user: userId, project: projectId });
       authorized.push(projectId);
     },
+    canRead: (projectId: string) => projectId !== 'x/forbidden',
   };
 }
 

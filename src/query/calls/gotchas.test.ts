@@ -12,7 +12,7 @@ import type { ObjectVersion } from '../../store/project.ts';
 import { callsStreamQueryRoute } from './run.ts';
 
 const P = 'e/p';
-const ctx: RequestContext = { userId: 'tester', authorize() {} };
+const ctx: RequestContext = { userId: 'tester', authorize() {}, canRead: () => true };
 type Rec = Record<string, unknown>;
 
 const at = (s: number) => new Date(Date.UTC(2024, 0, 1, 0, 0, 0) + s * 1000).toISOString();

@@ -4,7 +4,7 @@ import { createEngine } from '../../engine.ts';
 import { parseCallRecord } from '../../load/call-record.ts';
 import { callsStreamQueryRoute } from './run.ts';
 
-const ctx = { userId: 't', authorize() {} };
+const ctx = { userId: 't', authorize() {}, canRead: () => true };
 
 function engineWithX(x: unknown) {
   const engine = createEngine();

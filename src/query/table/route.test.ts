@@ -4,7 +4,7 @@ import { createEngine } from '../../engine.ts';
 import { writeRoutes } from '../../write/routes.ts';
 import { tableRoutes } from './route.ts';
 
-const ctx = { userId: 'u', authorize() {} };
+const ctx = { userId: 'u', authorize() {}, canRead: () => true };
 const route = (routes: typeof tableRoutes, path: string) => routes.find((r) => r.path === path)!;
 
 test('/table/query answers with the stored row text, so 1.0 stays a float', () => {

@@ -24,7 +24,7 @@ function setup(rowTexts: string[], project = PROJECT) {
 }
 
 const authorized: string[] = [];
-const ctx: RequestContext = { userId: 'alice', authorize: (id) => void authorized.push(id) };
+const ctx: RequestContext = { userId: 'alice', authorize: (id) => void authorized.push(id), canRead: () => true };
 
 function lines(result: RouteResult): string[] {
   assert.equal(result.kind, 'stream');

@@ -55,7 +55,7 @@ function engineWith(specs: CallSpec[]) {
 }
 
 const authorized: string[] = [];
-const ctx: RequestContext = { userId: 'alice', authorize: (id) => void authorized.push(id) };
+const ctx: RequestContext = { userId: 'alice', authorize: (id) => void authorized.push(id), canRead: () => true };
 
 function rawLines(engine: ReturnType<typeof createEngine>, body: Record<string, unknown> = {}): string[] {
   const result: RouteResult = threadsStreamQueryRoute.run(engine, { kind: 'value', value: { project_id: PROJECT, ...body } }, ctx);
