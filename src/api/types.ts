@@ -59,5 +59,7 @@ export interface Route {
   method: 'POST' | 'GET';
   /** What body the route wants; the HTTP server picks its reader from this. */
   body: 'json' | 'multipart' | 'none';
+  /** Set on every route that changes the store (the journal of `tq serve --data` records these). */
+  mutates?: true;
   run(engine: Engine, body: RequestBody, ctx: RequestContext): RouteResult;
 }

@@ -59,6 +59,7 @@ function validateLossless<T>(schema: Parameters<typeof validateBody<T>>[0], body
 
 export const callStartRoute: Route = {
   path: '/call/start',
+  mutates: true,
   method: 'POST',
   body: 'json',
   run(engine, body, ctx) {
@@ -71,6 +72,7 @@ export const callStartRoute: Route = {
 
 export const callEndRoute: Route = {
   path: '/call/end',
+  mutates: true,
   method: 'POST',
   body: 'json',
   run(engine, body, ctx) {
@@ -83,6 +85,7 @@ export const callEndRoute: Route = {
 
 export const callUpsertBatchRoute: Route = {
   path: '/call/upsert_batch',
+  mutates: true,
   method: 'POST',
   body: 'json',
   run(engine, body, ctx) {
@@ -101,6 +104,7 @@ export const callUpsertBatchRoute: Route = {
 
 export const callUpdateRoute: Route = {
   path: '/call/update',
+  mutates: true,
   method: 'POST',
   body: 'json',
   run(engine, body, ctx) {
@@ -113,6 +117,7 @@ export const callUpdateRoute: Route = {
 
 export const objCreateRoute: Route = {
   path: '/obj/create',
+  mutates: true,
   method: 'POST',
   body: 'json',
   run(engine, body, ctx) {
@@ -148,6 +153,7 @@ export const objReadRoute: Route = {
 
 export const tableCreateRoute: Route = {
   path: '/table/create',
+  mutates: true,
   method: 'POST',
   body: 'json',
   run(engine, body, ctx) {
@@ -162,6 +168,7 @@ export const tableCreateRoute: Route = {
 
 export const tableUpdateRoute: Route = {
   path: '/table/update',
+  mutates: true,
   method: 'POST',
   body: 'json',
   run(engine, body, ctx) {
@@ -183,6 +190,7 @@ export const tableUpdateRoute: Route = {
 
 export const tableCreateFromDigestsRoute: Route = {
   path: '/table/create_from_digests',
+  mutates: true,
   method: 'POST',
   body: 'json',
   run(engine, body, ctx) {
@@ -195,6 +203,7 @@ export const tableCreateFromDigestsRoute: Route = {
 
 export const feedbackCreateRoute: Route = {
   path: '/feedback/create',
+  mutates: true,
   method: 'POST',
   body: 'json',
   run(engine, body, ctx) {
@@ -207,6 +216,7 @@ export const feedbackCreateRoute: Route = {
 
 export const costCreateRoute: Route = {
   path: '/cost/create',
+  mutates: true,
   method: 'POST',
   body: 'json',
   run(engine, body, ctx) {
@@ -228,6 +238,7 @@ function missingFormField(field: string): RequestSchemaError {
 function fileUploadRoute(path: string): Route {
   return {
     path,
+    mutates: true,
     method: 'POST',
     body: 'multipart',
     run(engine: Engine, body: RequestBody, ctx: RequestContext): RouteResult {
@@ -253,6 +264,7 @@ export const filesCreateRoute = fileUploadRoute('/files/create');
 
 export const callsDeleteRoute: Route = {
   path: '/calls/delete',
+  mutates: true,
   method: 'POST',
   body: 'json',
   run(engine, body, ctx) {
