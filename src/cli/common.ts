@@ -6,11 +6,12 @@
 import { runRoute as runEngineRoute } from '../api/run-route.ts';
 import { Chalk } from 'chalk';
 import type { Command } from 'commander';
-import { readFileSync } from 'node:fs';
 import type { Engine, FieldPrefix, RequestContext, Route } from '../api/types.ts';
 import { FixtureError, TqError } from '../core/errors.ts';
 import { createEngine } from '../engine.ts';
-import { loadFixtures, resolveFixturesPath, type LoadProgress } from '../io/load-fixtures.ts';
+import { loadFixtures, resolveFixturesPath } from '../io/load-fixtures.ts';
+import { progressReporter } from './progress.ts';
+import { readRequestSource } from './stdin.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_RUNTIME = 1;
@@ -54,24 +55,8 @@ export function dataOptions(cmd: Command): Command {
 
 export function parsePrefix(value: string | undefined): FieldPrefix {
   const p = value ?? 'svc_';
-  if (p !== 'svc_' && p !== 'wb_') throw new UsageError(`--field-prefix must be svc_ or wb_, got '${p}'`);
+  if (p !== 'svc_' && p !== 'wb_') throw new UsageError(`--field-prefix: must be svc_ or wb_, got '${p}'`);
   return p;
-}
-
-/** Shows load progress on a TTY once a load has taken more than a second. */
-function progressReporter(): ((p: LoadProgress) => void) | undefined {
-  if (!process.stderr.isTTY) return undefined;
-  const started = Date.now();
-  let shown = false;
-  return (p) => {
-    const elapsed = (Date.now() - started) / 1000;
-    if (elapsed < 1) return;
-    shown = true;
-    const mb = p.bytesRead / 1e6;
-    const pct = p.totalBytes ? ` ${((100 * p.bytesRead) / p.totalBytes).toFixed(0)}%` : '';
-    process.stderr.write(`\rloading ${p.file}: ${mb.toFixed(1)} MB${pct}, ${p.records} records, ${(mb / elapsed).toFixed(1)} MB/s   `);
-    if (p.bytesRead >= p.totalBytes && shown) process.stderr.write('\n');
-  };
 }
 
 /** Builds an engine and loads the fixtures the options (or the environment) name. */
@@ -90,32 +75,46 @@ export function jsonOption(name: string, text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new UsageError(`${name} is not valid JSON: ${(e as Error).message}`);
+    throw new UsageError(`${name}: not valid JSON: ${(e as Error).message}`);
   }
 }
 
-/** Reads `--request FILE|-` (a whole request body). */
-export function readRequest(source: string): Record<string, unknown> {
-  const text = source === '-' ? readFileSync(0, 'utf8') : readFileSync(source, 'utf8');
+/** Reads `--request FILE|-` (a whole request body; stdin is read until EOF). */
+export async function readRequest(source: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readRequestSource(source);
+  } catch (e) {
+    throw new UsageError(`--request: cannot read '${source}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
   const value = jsonOption('--request', text);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError('--request must hold a JSON object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError('--request: must hold a JSON object');
   return value as Record<string, unknown>;
 }
 
 export function intOption(name: string, text: string): number {
-  if (!/^-?\d+$/.test(text)) throw new UsageError(`${name} must be an integer, got '${text}'`);
+  if (!/^-?\d+$/.test(text)) throw new UsageError(`${name}: must be an integer, got '${text}'`);
   return Number(text);
 }
 
-/** `field[:asc|desc]` → {field, direction}. */
+/**
+ * `field[:asc|desc]` → {field, direction}. What follows the last `:` is the direction, so a
+ * field that holds a colon is written with an explicit direction (`a:b:asc`).
+ */
 export function parseSortOption(text: string, key: 'direction' | 'order'): Record<string, string> {
-  const m = /^(.*?)(?::(asc|desc))?$/.exec(text)!;
-  if (!m[1]) throw new UsageError(`--sort needs a field, got '${text}'`);
-  return { field: m[1], [key]: m[2] ?? 'asc' };
+  const colon = text.lastIndexOf(':');
+  const field = colon < 0 ? text : text.slice(0, colon);
+  const direction = colon < 0 ? 'asc' : text.slice(colon + 1);
+  if (direction !== 'asc' && direction !== 'desc') throw new UsageError(`--sort: direction must be asc or desc, got '${direction}' in '${text}'`);
+  if (!field) throw new UsageError(`--sort: needs a field before the direction, got '${text}'`);
+  return { field, [key]: direction };
 }
 
-export function listOption(text: string): string[] {
-  return text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+/** A comma-separated flag value; with `name`, an empty list is a usage error naming the flag. */
+export function listOption(text: string, name?: string): string[] {
+  const list = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (name !== undefined && list.length === 0) throw new UsageError(`${name}: needs at least one value, got '${text}'`);
+  return list;
 }
 
 /** Writes lines to stdout, waiting for drain; stops quietly when the reader goes away. */

@@ -35,7 +35,7 @@ function serverOptions(cmd: Command): Command {
 
 function mainUser(opts: ServerOptions): UserCredentials {
   const password = opts.password ?? process.env.TQ_PASSWORD;
-  if (!password) throw new UsageError('--password (or TQ_PASSWORD) is required');
+  if (!password) throw new UsageError('--password: required (or TQ_PASSWORD)');
   return { name: opts.user, password };
 }
 
@@ -55,7 +55,7 @@ export function checkCommand(): Command {
     )
     .action(async (opts: ServerOptions & { otherUser?: string; otherPassword?: string; tags?: string; report?: string; verbose?: boolean }) => {
       const user = mainUser(opts);
-      if ((opts.otherUser === undefined) !== (opts.otherPassword === undefined)) throw new UsageError('--other-user and --other-password go together');
+      if ((opts.otherUser === undefined) !== (opts.otherPassword === undefined)) throw new UsageError('--other-user: needs --other-password (and the other way round)');
       const other = opts.otherUser ? { name: opts.otherUser, password: opts.otherPassword! } : { name: `${user.name}-nobody`, password: 'none' };
       const target = createHttpTarget({ baseUrl: opts.baseUrl, user, other, fieldPrefix: parsePrefix(opts.prefix) });
       const tags = opts.tags ? new Set(listOption(opts.tags)) : null;
@@ -88,7 +88,7 @@ export function fuzzCommand(): Command {
       const target = createHttpTarget({ baseUrl: opts.baseUrl, user, other: { name: `${user.name}-nobody`, password: 'none' }, fieldPrefix: parsePrefix(opts.prefix) });
       const seed = intOption('--seed', opts.seed);
       const runs = intOption('--runs', opts.runs);
-      if (runs < 1) throw new UsageError('--runs must be at least 1');
+      if (runs < 1) throw new UsageError('--runs: must be at least 1');
       // Loaded on use: fast-check is only needed by this command.
       const { fuzz } = await import('../check/fuzz.ts');
       const result = await fuzz({ target, seed, runs, log: say });

@@ -39,8 +39,9 @@ export function genCommand(): Command {
       const calls = intOption('--calls', opts.calls);
       const tableRows = intOption('--table-rows', opts.tableRows);
       const seed = intOption('--seed', opts.seed);
-      if (calls < 0 || tableRows < 0) throw new UsageError('--calls and --table-rows must not be negative');
-      if (!/^[^/\s]+\/[^/\s]+$/.test(opts.project)) throw new UsageError(`--project must be <entity>/<project>, got '${opts.project}'`);
+      if (calls < 0) throw new UsageError(`--calls: must not be negative, got ${calls}`);
+      if (tableRows < 0) throw new UsageError(`--table-rows: must not be negative, got ${tableRows}`);
+      if (!/^[^/\s]+\/[^/\s]+$/.test(opts.project)) throw new UsageError(`--project: must be <entity>/<project>, got '${opts.project}'`);
       mkdirSync(opts.out, { recursive: true });
       const ext = opts.gzip ? '.jsonl.gz' : '.jsonl';
       const started = performance.now();

@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { createEngine } from '../engine.ts';
 import { loadFixtures, resolveFixturesPath } from '../io/load-fixtures.ts';
 import { paint, parsePrefix, say, UsageError, writeLines } from './common.ts';
+import { progressReporter } from './progress.ts';
 
 export function loadCommand(): Command {
   return new Command('load')
@@ -19,7 +20,7 @@ export function loadCommand(): Command {
       const engine = createEngine(undefined, { fieldPrefix: parsePrefix(opts.fieldPrefix) });
       const source = resolveFixturesPath(path, process.env, process.cwd());
       const started = performance.now();
-      const report = await loadFixtures(engine, source);
+      const report = await loadFixtures(engine, source, progressReporter());
       const ms = performance.now() - started;
       for (const f of report.files) say(`${paint.green('ok')} ${f.file}: ${f.records} ${f.kind} records`);
       say(`loaded ${report.source} in ${ms.toFixed(0)} ms`);

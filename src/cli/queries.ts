@@ -4,6 +4,7 @@
  */
 import { Command } from 'commander';
 import type { Route } from '../api/types.ts';
+import { parseDatetimeInput } from '../core/datetime.ts';
 import { callsStreamQueryRoute } from '../query/calls/run.ts';
 import { tableRoutes } from '../query/table/route.ts';
 import { threadsRoutes } from '../query/threads/route.ts';
@@ -17,16 +18,24 @@ import {
   parseSortOption,
   readRequest,
   runRoute,
+  say,
   UsageError,
 } from './common.ts';
+import { noticeMissingData, verboseOption } from './notice.ts';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+/** A datetime flag, checked as the engine will read it, so the error names the flag. */
+function datetimeFlag(name: string, text: string): string {
+  if (Number.isNaN(parseDatetimeInput(text))) throw new UsageError(`${name}: not an ISO 8601 datetime (e.g. 2025-03-01T00:00:00Z), got '${text}'`);
+  return text;
+}
+
 /** Starts from `--request` (if any) and lets flags set or override fields. */
-function baseBody(opts: { request?: string; project?: string }): Record<string, unknown> {
-  const body = opts.request ? readRequest(opts.request) : {};
+async function baseBody(opts: { request?: string; project?: string }): Promise<Record<string, unknown>> {
+  const body = opts.request ? await readRequest(opts.request) : {};
   if (opts.project) body.project_id = opts.project;
-  if (body.project_id === undefined) throw new UsageError('--project is required (or a project_id in --request)');
+  if (body.project_id === undefined) throw new UsageError('--project: required (or a project_id in --request)');
   return body;
 }
 
@@ -35,10 +44,11 @@ function paging(body: Record<string, unknown>, opts: { limit?: string; offset?: 
   if (opts.offset !== undefined) body.offset = intOption('--offset', opts.offset);
 }
 
-async function run(route: Route, opts: { fixtures?: string; fieldPrefix?: string }, body: Record<string, unknown>) {
+async function run(route: Route, opts: { fixtures?: string; fieldPrefix?: string; verbose?: boolean }, body: Record<string, unknown>) {
   parsePrefix(opts.fieldPrefix);
   const engine = await loadEngine(opts);
   await runRoute(engine, route, body);
+  noticeMissingData(engine, body, opts.verbose, say);
 }
 
 const INCLUDE_FLAGS: Record<string, string> = {
@@ -57,12 +67,12 @@ export function callsCommand(): Command {
     .option('--sort <field[:asc|desc]>', 'sort term, repeatable (default started_at asc)', collect)
     .option('--limit <n>', 'maximum number of calls')
     .option('--offset <n>', 'number of calls to skip')
-    .option('--columns <a,b,...>', 'columns to return')
+    .option('--columns <a,b,...>', 'columns to return (id, project_id, trace_id, op_name, started_at always); every other key still appears, as null or {} (production\'s shape): such a null is not data')
     .option('--expand <a,b,...>', 'expand_columns: ref paths to resolve, e.g. inputs.model')
     .option('--no-expand-values', 'keep expanded refs as strings in the output (filter/sort through them only)')
     .option('--include <what,...>', `add ${Object.keys(INCLUDE_FLAGS).join(', ')}`)
     .option('--request <file|->', 'a whole request body (JSON); other flags override its fields');
-  dataOptions(cmd).addHelpText(
+  verboseOption(dataOptions(cmd)).addHelpText(
     'after',
     `
 Examples:
@@ -74,7 +84,7 @@ Examples:
   echo '{"project_id":"acme/support-bot","limit":2}' | tq calls --request -`,
   );
   return cmd.action(async (opts) => {
-    const body = baseBody(opts);
+    const body = await baseBody(opts);
     if (opts.filterJson) body.filter = jsonOption('--filter-json', opts.filterJson);
     if (opts.queryJson) {
       const q = jsonOption('--query-json', opts.queryJson);
@@ -82,13 +92,13 @@ Examples:
     }
     if (opts.sort) body.sort_by = (opts.sort as string[]).map((s) => parseSortOption(s, 'direction'));
     paging(body, opts);
-    if (opts.columns) body.columns = listOption(opts.columns);
-    if (opts.expand) body.expand_columns = listOption(opts.expand);
+    if (opts.columns) body.columns = listOption(opts.columns, '--columns');
+    if (opts.expand) body.expand_columns = listOption(opts.expand, '--expand');
     if (opts.expandValues === false) body.return_expanded_column_values = false;
     if (opts.include) {
-      for (const what of listOption(opts.include)) {
+      for (const what of listOption(opts.include, '--include')) {
         const key = INCLUDE_FLAGS[what];
-        if (!key) throw new UsageError(`--include takes ${Object.keys(INCLUDE_FLAGS).join(', ')}; got '${what}'`);
+        if (!key) throw new UsageError(`--include: takes ${Object.keys(INCLUDE_FLAGS).join(', ')}; got '${what}'`);
         body[key] = true;
       }
     }
@@ -108,7 +118,7 @@ export function tableCommand(): Command {
     .option('--limit <n>', 'maximum number of rows')
     .option('--offset <n>', 'number of rows to skip')
     .option('--request <file|->', 'a whole request body (JSON); other flags override its fields');
-  dataOptions(cmd).addHelpText(
+  verboseOption(dataOptions(cmd)).addHelpText(
     'after',
     `
 Examples:
@@ -117,10 +127,10 @@ Examples:
   tq table -p acme/evals -d <digest> --row-digests <row digest>,<row digest>`,
   );
   return cmd.action(async (opts) => {
-    const body = baseBody(opts);
+    const body = await baseBody(opts);
     if (opts.digest) body.digest = opts.digest;
-    if (body.digest === undefined) throw new UsageError('--digest is required (or a digest in --request)');
-    if (opts.rowDigests) body.filter = { row_digests: listOption(opts.rowDigests) };
+    if (body.digest === undefined) throw new UsageError('--digest: required (or a digest in --request)');
+    if (opts.rowDigests) body.filter = { row_digests: listOption(opts.rowDigests, '--row-digests') };
     if (opts.sort) body.sort_by = (opts.sort as string[]).map((s) => parseSortOption(s, 'order'));
     paging(body, opts);
     await run(routeOf(tableRoutes, '/table/query_stream'), opts, body);
@@ -138,7 +148,7 @@ export function threadsCommand(): Command {
     .option('--limit <n>', 'maximum number of threads')
     .option('--offset <n>', 'number of threads to skip')
     .option('--request <file|->', 'a whole request body (JSON); other flags override its fields');
-  dataOptions(cmd).addHelpText(
+  verboseOption(dataOptions(cmd)).addHelpText(
     'after',
     `
 Examples:
@@ -147,11 +157,11 @@ Examples:
   tq threads -p acme/support-bot --after 2025-03-01T00:00:00Z --before 2025-04-01T00:00:00Z`,
   );
   return cmd.action(async (opts) => {
-    const body = baseBody(opts);
+    const body = await baseBody(opts);
     const filter: Record<string, unknown> = { ...((body.filter as object) ?? {}) };
-    if (opts.threadIds) filter.thread_ids = listOption(opts.threadIds);
-    if (opts.after) filter.after_datetime = opts.after;
-    if (opts.before) filter.before_datetime = opts.before;
+    if (opts.threadIds) filter.thread_ids = listOption(opts.threadIds, '--thread-ids');
+    if (opts.after) filter.after_datetime = datetimeFlag('--after', opts.after);
+    if (opts.before) filter.before_datetime = datetimeFlag('--before', opts.before);
     if (Object.keys(filter).length) body.filter = filter;
     if (opts.sort) body.sort_by = (opts.sort as string[]).map((s) => parseSortOption(s, 'direction'));
     paging(body, opts);

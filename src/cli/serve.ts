@@ -25,13 +25,13 @@ interface ServeOptions {
 
 function portOption(text: string): number {
   const port = intOption('--port', text);
-  if (port < 0 || port > 65535) throw new UsageError(`--port must be between 0 and 65535, got ${port}`);
+  if (port < 0 || port > 65535) throw new UsageError(`--port: must be between 0 and 65535, got ${port}`);
   return port;
 }
 
 function maxBodyOption(text: string): number {
   const n = intOption('--max-body-bytes', text);
-  if (n < 1) throw new UsageError(`--max-body-bytes must be positive, got ${n}`);
+  if (n < 1) throw new UsageError(`--max-body-bytes: must be positive, got ${n}`);
   return n;
 }
 

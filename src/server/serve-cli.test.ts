@@ -102,9 +102,9 @@ describe('tq serve (process)', { timeout: 60_000 }, () => {
     const badUsers = join(fixtures, 'users.json');
     writeFileSync(badUsers, JSON.stringify({ users: [{ name: 'a', password: 'p', projects: ['acme'] }] }));
     const cases: Array<[string[], RegExp]> = [
-      [['--port', '70000'], /--port must be between 0 and 65535, got 70000/],
-      [['--max-body-bytes', '0'], /--max-body-bytes must be positive/],
-      [['--field-prefix', 'xx_'], /--field-prefix must be svc_ or wb_/],
+      [['--port', '70000'], /--port: must be between 0 and 65535, got 70000/],
+      [['--max-body-bytes', '0'], /--max-body-bytes: must be positive/],
+      [['--field-prefix', 'xx_'], /--field-prefix: must be svc_ or wb_/],
       [['--user', 'ci'], /--user needs --password/],
       [['--users', badUsers], /users\.json: users\[0\]\.projects\[0\]: invalid grant "acme"/],
     ];

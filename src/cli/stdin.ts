@@ -1,0 +1,19 @@
+/**
+ * Reading `--request -` from stdin. A synchronous read of fd 0 fails with EAGAIN when stdin is
+ * a non-blocking pipe or a terminal (a slow producer, a person typing), so stdin is read as a
+ * stream until EOF, whatever it is.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+
+/** Every byte of `stream` until it ends, decoded as UTF-8 (multi-byte characters may straddle chunks). */
+export async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The text of `--request FILE|-`: `-` is stdin, read until EOF. */
+export function readRequestSource(source: string, stdin: Readable = process.stdin): Promise<string> {
+  return source === '-' ? readAll(stdin) : readFile(source, 'utf8');
+}
