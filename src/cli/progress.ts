@@ -9,7 +9,7 @@ import { stderrIsTerminal } from './tty.ts';
 export interface ProgressOptions {
   /** Show anything at all (default: stderr is a terminal). */
   enabled?: boolean;
-  /** Quiet period before the first line (default 1000 ms: fast loads stay silent). */
+  /** Quiet period before the first line (default 1000 ms, or $TQ_PROGRESS_AFTER_MS: fast loads stay silent). */
   afterMs?: number;
   write?: (text: string) => void;
   now?: () => number;
@@ -19,7 +19,7 @@ export function progressReporter(opts: ProgressOptions = {}): ((p: LoadProgress)
   if (!(opts.enabled ?? stderrIsTerminal())) return undefined;
   const write = opts.write ?? ((text: string) => process.stderr.write(text));
   const now = opts.now ?? Date.now;
-  const afterMs = opts.afterMs ?? 1000;
+  const afterMs = opts.afterMs ?? Number(process.env.TQ_PROGRESS_AFTER_MS || 1000);
   const started = now();
   return (p) => {
     const elapsedMs = now() - started;

@@ -92,10 +92,10 @@ Examples:
     }
     if (opts.sort) body.sort_by = (opts.sort as string[]).map((s) => parseSortOption(s, 'direction'));
     paging(body, opts);
-    if (opts.columns) body.columns = listOption(opts.columns, '--columns');
-    if (opts.expand) body.expand_columns = listOption(opts.expand, '--expand');
+    if (opts.columns !== undefined) body.columns = listOption(opts.columns, '--columns');
+    if (opts.expand !== undefined) body.expand_columns = listOption(opts.expand, '--expand');
     if (opts.expandValues === false) body.return_expanded_column_values = false;
-    if (opts.include) {
+    if (opts.include !== undefined) {
       for (const what of listOption(opts.include, '--include')) {
         const key = INCLUDE_FLAGS[what];
         if (!key) throw new UsageError(`--include: takes ${Object.keys(INCLUDE_FLAGS).join(', ')}; got '${what}'`);
@@ -130,7 +130,7 @@ Examples:
     const body = await baseBody(opts);
     if (opts.digest) body.digest = opts.digest;
     if (body.digest === undefined) throw new UsageError('--digest: required (or a digest in --request)');
-    if (opts.rowDigests) body.filter = { row_digests: listOption(opts.rowDigests, '--row-digests') };
+    if (opts.rowDigests !== undefined) body.filter = { row_digests: listOption(opts.rowDigests, '--row-digests') };
     if (opts.sort) body.sort_by = (opts.sort as string[]).map((s) => parseSortOption(s, 'order'));
     paging(body, opts);
     await run(routeOf(tableRoutes, '/table/query_stream'), opts, body);
@@ -159,7 +159,7 @@ Examples:
   return cmd.action(async (opts) => {
     const body = await baseBody(opts);
     const filter: Record<string, unknown> = { ...((body.filter as object) ?? {}) };
-    if (opts.threadIds) filter.thread_ids = listOption(opts.threadIds, '--thread-ids');
+    if (opts.threadIds !== undefined) filter.thread_ids = listOption(opts.threadIds, '--thread-ids');
     if (opts.after) filter.after_datetime = datetimeFlag('--after', opts.after);
     if (opts.before) filter.before_datetime = datetimeFlag('--before', opts.before);
     if (Object.keys(filter).length) body.filter = filter;

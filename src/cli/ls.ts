@@ -1,0 +1,102 @@
+/**
+ * `tq ls`: what the data holds, so a query can name something that exists. Without
+ * `--project`, one entry per project (live calls, threads, tables, objects); with it, the
+ * project's tables (digest, rows), objects (id, live versions) and threads (id, live turns).
+ * Aligned text for a person, JSON Lines with `--json`.
+ */
+import { Command } from 'commander';
+import type { Store } from '../store/store.ts';
+import type { ProjectStore } from '../store/project.ts';
+import { dataOptions, loadEngine, parsePrefix, UsageError, writeLines } from './common.ts';
+import { closestNames } from './notice.ts';
+
+export interface ProjectSummary {
+  project: string;
+  calls: number;
+  threads: number;
+  tables: number;
+  objects: number;
+}
+
+export type ProjectEntry =
+  | { kind: 'table'; digest: string; rows: number }
+  | { kind: 'object'; object_id: string; versions: number }
+  | { kind: 'thread'; thread_id: string; turns: number };
+
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Live (not deleted) turns of each thread that has one. */
+function threadTurns(p: ProjectStore): Array<[string, number]> {
+  const out: Array<[string, number]> = [];
+  for (const [threadId, rows] of p.calls.turnsByThread) {
+    const live = rows.filter((row) => !p.calls.isDeleted(row)).length;
+    if (live > 0) out.push([threadId, live]);
+  }
+  return out.sort((a, b) => byName(a[0], b[0]));
+}
+
+function liveCalls(p: ProjectStore): number {
+  let n = 0;
+  for (let row = 0; row < p.calls.size; row++) if (!p.calls.isDeleted(row)) n++;
+  return n;
+}
+
+const liveVersions = (p: ProjectStore, objectId: string) => p.objects.get(objectId)!.filter((v) => v.deletedAtUs === null).length;
+
+export function listProjects(store: Store): ProjectSummary[] {
+  return [...store.projects.keys()].sort(byName).map((id) => {
+    const p = store.projects.get(id)!;
+    return { project: id, calls: liveCalls(p), threads: threadTurns(p).length, tables: p.tables.size, objects: p.objects.size };
+  });
+}
+
+/** Tables, then objects, then threads, each sorted by name. */
+export function describeProject(store: Store, projectId: string): ProjectEntry[] {
+  const p = store.project(projectId);
+  if (!p) throw new UsageError(`--project: no project "${projectId}" in the data (projects: ${closestNames(projectId, store.projects.keys())})`);
+  const entries: ProjectEntry[] = [];
+  for (const digest of [...p.tables.keys()].sort(byName)) entries.push({ kind: 'table', digest, rows: p.tables.get(digest)!.length });
+  for (const objectId of [...p.objects.keys()].sort(byName)) entries.push({ kind: 'object', object_id: objectId, versions: liveVersions(p, objectId) });
+  for (const [threadId, turns] of threadTurns(p)) entries.push({ kind: 'thread', thread_id: threadId, turns });
+  return entries;
+}
+
+/** Rows of cells as aligned text; numbers, and the header cells above them, right-aligned. */
+export function alignColumns(rows: Array<Array<string | number>>): string[] {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+  const numeric = rows[0].map((_, i) => typeof rows[rows.length - 1][i] === 'number');
+  return rows.map((r) => r.map((cell, i) => (numeric[i] ? String(cell).padStart(widths[i]) : String(cell).padEnd(widths[i]))).join('  ').trimEnd());
+}
+
+function projectsText(summaries: ProjectSummary[]): string[] {
+  if (summaries.length === 0) return ['(no projects)'];
+  return alignColumns([['project', 'calls', 'threads', 'tables', 'objects'], ...summaries.map((s) => [s.project, s.calls, s.threads, s.tables, s.objects])]);
+}
+
+function projectText(projectId: string, entries: ProjectEntry[]): string[] {
+  const section = (title: string, rows: Array<Array<string | number>>) => [`${title} (${rows.length})`, ...(rows.length ? alignColumns(rows).map((l) => `  ${l}`) : [])];
+  const plural = (n: number, unit: string) => [n, n === 1 ? unit : `${unit}s`];
+  const tables = entries.flatMap((e) => (e.kind === 'table' ? [[e.digest, ...plural(e.rows, 'row')]] : []));
+  const objects = entries.flatMap((e) => (e.kind === 'object' ? [[e.object_id, ...plural(e.versions, 'version')]] : []));
+  const threads = entries.flatMap((e) => (e.kind === 'thread' ? [[e.thread_id, ...plural(e.turns, 'turn')]] : []));
+  return [projectId, ...section('tables', tables), ...section('objects', objects), ...section('threads', threads)];
+}
+
+export function lsCommand(): Command {
+  return dataOptions(new Command('ls'))
+    .description('list the projects in the data (calls, threads, tables, objects), or one project\'s tables, objects and threads')
+    .option('-p, --project <entity/project>', 'list this project\'s tables (digest, rows), objects (id, versions) and threads (id, turns)')
+    .option('--json', 'JSON Lines: one object per project, or per table/object/thread (with "kind")')
+    .addHelpText('after', '\nExamples:\n  tq ls\n  tq ls --project acme/evals\n  tq ls --json | jq -r .project')
+    .action(async (opts: { project?: string; json?: boolean; fixtures?: string; fieldPrefix?: string }) => {
+      parsePrefix(opts.fieldPrefix);
+      const engine = await loadEngine(opts);
+      if (opts.project === undefined) {
+        const summaries = listProjects(engine.store);
+        await writeLines(opts.json ? summaries.map((s) => JSON.stringify(s)) : projectsText(summaries));
+        return;
+      }
+      const entries = describeProject(engine.store, opts.project);
+      await writeLines(opts.json ? entries.map((e) => JSON.stringify(e)) : projectText(opts.project, entries));
+    });
+}
