@@ -104,6 +104,8 @@ export const ERROR_CATALOGUE = {
   TQ_DELETE_TOO_MANY: { status: 413, message: (a) => `Cannot delete more than ${a.max} calls at once` },
   TQ_UNSUPPORTED_MEDIA: { status: 415, message: (a) => String(a.reason) },
   TQ_INTERNAL: { status: 500, message: fixed('Internal server error') },
+  // `tq serve` fault injection (Prefer: code=N); the status is the one asked for.
+  TQ_INJECTED: { status: 503, message: (a) => `Injected error: Prefer: code=${a.status}` },
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -10,6 +10,7 @@ import type { Engine, RequestBody, Route } from '../api/types.ts';
 import { invalidRequest } from '../core/errors.ts';
 import { MALFORMED_CREDENTIALS, MISSING_CREDENTIALS, Users, WRONG_CREDENTIALS } from './basic-auth.ts';
 import { createTqServer, type TqServer, type TqServerOptions } from './server.ts';
+import { formatText } from './request-log.ts';
 
 const basic = (user: string, password: string) => 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');
 const ALICE = basic('alice', 'wonderland');
@@ -222,7 +223,7 @@ describe('tq serve: transport errors (§18) and bodies (§14)', () => {
   let port: number;
   let srv: TqServer;
   const logged: string[] = [];
-  before(async () => ({ srv, base, port } = await startServer({ maxBodyBytes: 4096, log: (m) => logged.push(m) })));
+  before(async () => ({ srv, base, port } = await startServer({ maxBodyBytes: 4096, log: (m) => logged.push(m), requestLog: (e) => logged.push(formatText(e)) })));
   after(() => srv.close());
 
   it('unknown path → 404 {reason}; the query string is ignored; //path is not normalised', async () => {
@@ -311,8 +312,8 @@ describe('tq serve: transport errors (§18) and bodies (§14)', () => {
     await expectJson(await fetch(base + '/health'), 200, { status: 'ok' });
   });
 
-  it('--log writes one line per request', () => {
-    assert.ok(logged.some((m) => /^POST \/echo 200 \d+\.\dms$/.test(m)), logged.join('\n'));
+  it('the request log has one line per request', () => {
+    assert.ok(logged.some((m) => /^POST \/echo 200 project=a\/b user=root bytes=\d+ \d+\.\dms$/.test(m)), logged.join('\n'));
   });
 
   it('without log, a 500 is still a 500 and nothing is written', async () => {

@@ -20,6 +20,8 @@ import { WWW_AUTHENTICATE, type Users } from './basic-auth.ts';
 import { ClientGoneError, readBody } from './body-reader.ts';
 import { pumpLines } from './jsonl-stream.ts';
 import { MultipartError, multipartBoundary, parseMultipart } from './multipart.ts';
+import { createInjector, type Injector } from './inject.ts';
+import { countBytes, countLines, newStats, observeContext, type RequestLogEntry, type RequestStats } from './request-log.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
@@ -34,8 +36,12 @@ export interface TqServerOptions {
   maxBodyBytes?: number;
   /** Answer CORS preflights and add CORS headers to every response. */
   cors?: boolean;
-  /** When given, receives one line per request and the stack of every 500. */
+  /** When given, receives the stack of every 500 and of every stream that fails midway. */
   log?: (message: string) => void;
+  /** When given, receives one entry per request once its response is complete or abandoned. */
+  requestLog?: (entry: RequestLogEntry) => void;
+  /** Latency and error injection (`--delay`, `Prefer: code=…/delay=…`); default: Prefer only. */
+  inject?: Injector;
 }
 
 export interface TqServer {
@@ -44,6 +50,8 @@ export interface TqServer {
   listen(host: string, port: number): Promise<{ host: string; port: number }>;
   /** Stops accepting connections, lets in-flight requests (streams included) finish. */
   close(): Promise<void>;
+  /** Serves `next` from now on; requests already running finish on the engine they started with. */
+  swapEngine(next: Engine): void;
 }
 
 const JSON_TYPE = 'application/json';
@@ -62,7 +70,9 @@ const isPublic = (route: Route) => route.method === 'GET' && route.path === '/he
 const internalError = () => new TqError('TQ_INTERNAL');
 
 export function createTqServer(options: TqServerOptions): TqServer {
-  const { engine, users, cors = false, log } = options;
+  const { users, cors = false, log, requestLog } = options;
+  let engine = options.engine;
+  const inject = options.inject ?? createInjector(undefined);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const routesByPath = new Map<string, Route[]>();
   for (const route of options.routes) {
@@ -133,14 +143,14 @@ export function createTqServer(options: TqServerOptions): TqServer {
   }
 
   /** Runs the route and writes its result; returns once the response is complete or abandoned. */
-  async function respond(req: IncomingMessage, res: ServerResponse, route: Route, ctx: RequestContext): Promise<void> {
+  async function respond(req: IncomingMessage, res: ServerResponse, route: Route, ctx: RequestContext, stats: RequestStats): Promise<void> {
     const body = await readRequestBody(req, route);
     const result = runRoute(route, engine, body, ctx);
     if (result.kind === 'json') {
       sendJson(res, 200, result.body, {}, result.text);
       return;
     }
-    const lines = result.lines[Symbol.iterator]();
+    const lines = countLines(result.lines[Symbol.iterator](), stats);
     // Pull the first line before the headers: a failure there is still a clean error status.
     const first = lines.next();
     if (first.done) {
@@ -159,7 +169,7 @@ export function createTqServer(options: TqServerOptions): TqServer {
     }
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, stats: RequestStats): Promise<void> {
     // Set first, so every answer (errors included) carries them.
     corsHeaders(req, res);
     const candidates = routesByPath.get(pathOf(req.url));
@@ -171,21 +181,33 @@ export function createTqServer(options: TqServerOptions): TqServer {
     const route = candidates.find((r) => r.method === req.method);
     if (!route) return sendError(res, new TransportError('TQ_METHOD_NOT_ALLOWED'), { Allow: allowOf(candidates) });
     const ctx: RequestContext = isPublic(route) ? { userId: '', authorize() {}, canRead: () => true } : users.authenticate(req.headers.authorization);
-    await respond(req, res, route, ctx);
+    const injected = await inject.apply(req.headers.prefer);
+    if (injected) return sendError(res, injected);
+    await respond(req, res, route, observeContext(ctx, stats), stats);
   }
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
+    const stats = newStats();
+    if (requestLog) countBytes(res, stats);
     inFlight.add(res);
     if (closing) res.setHeader('Connection', 'close');
     res.on('close', () => {
       inFlight.delete(res);
-      log?.(`${req.method} ${req.url} ${res.headersSent ? res.statusCode : '-'} ${(performance.now() - started).toFixed(1)}ms${res.writableFinished ? '' : ' (aborted)'}`);
+      requestLog?.({
+        time: new Date().toISOString(),
+        method: req.method ?? '-',
+        path: pathOf(req.url),
+        ...stats,
+        status: res.headersSent ? res.statusCode : null,
+        ms: performance.now() - started,
+        aborted: !res.writableFinished,
+      });
       // A response that ends during a graceful close leaves an idle keep-alive socket behind;
       // it counts as idle once Node has finished with it, hence the deferral.
       if (closing) setImmediate(() => server.closeIdleConnections());
     });
-    handle(req, res).catch((e: unknown) => {
+    handle(req, res, stats).catch((e: unknown) => {
       if (e instanceof ClientGoneError || res.destroyed) return;
       if (res.headersSent) {
         res.destroy();
@@ -215,6 +237,9 @@ export function createTqServer(options: TqServerOptions): TqServer {
           resolve({ host: address.address, port: address.port });
         });
       });
+    },
+    swapEngine(next) {
+      engine = next;
     },
     close() {
       closing = true;

@@ -1,0 +1,69 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { TqServer } from './server.ts';
+import { formatJson, formatText, requestLogger, type RequestLogEntry } from './request-log.ts';
+import { API_AUTH, postJson, startDemoServer } from './serving.testing.ts';
+
+const entry: RequestLogEntry = {
+  time: '2026-11-23T10:00:00.000Z', method: 'POST', path: '/calls/stream_query', project: 'acme/evals', user: 'api',
+  status: 200, lines: 3, bytes: 2481, ms: 4.25, aborted: false,
+};
+
+describe('request log formats', () => {
+  it('text: method path status, then what is known, then ms', () => {
+    assert.equal(formatText(entry), 'POST /calls/stream_query 200 project=acme/evals user=api lines=3 bytes=2481 4.3ms');
+    assert.equal(formatText({ ...entry, project: null, user: null, lines: null, status: null, aborted: true }), 'POST /calls/stream_query - bytes=2481 4.3ms (aborted)');
+  });
+  it('json: every field, ms to a tenth', () => {
+    assert.deepEqual(JSON.parse(formatJson(entry)), { ...entry, ms: 4.3 });
+    const lines: string[] = [];
+    requestLogger('json', (l) => lines.push(l))(entry);
+    requestLogger('text', (l) => lines.push(l))(entry);
+    assert.equal(lines.length, 2);
+    assert.equal(JSON.parse(lines[0]).path, '/calls/stream_query');
+    assert.match(lines[1], /^POST /);
+  });
+});
+
+describe('request log of a running server', () => {
+  const entries: RequestLogEntry[] = [];
+  let srv: TqServer, base: string;
+  before(async () => ({ srv, base } = await startDemoServer({ requestLog: (e) => entries.push(e) })));
+  after(() => srv.close());
+
+  const settled = async (n: number) => {
+    for (let i = 0; i < 100 && entries.length < n; i++) await new Promise((r) => setTimeout(r, 5));
+  };
+
+  it('a stream: project, user, lines, body bytes', async () => {
+    entries.length = 0;
+    const res = await postJson(base, '/calls/stream_query', { project_id: 'acme/evals', limit: 3 });
+    const text = await res.text();
+    await settled(1);
+    const [e] = entries;
+    assert.deepEqual(
+      { method: e.method, path: e.path, project: e.project, user: e.user, status: e.status, lines: e.lines, bytes: e.bytes, aborted: e.aborted },
+      { method: 'POST', path: '/calls/stream_query', project: 'acme/evals', user: 'api', status: 200, lines: 3, bytes: Buffer.byteLength(text), aborted: false },
+    );
+    assert.ok(e.ms >= 0 && Number.isFinite(e.ms));
+  });
+
+  it('a JSON answer, an error, a refused login', async () => {
+    entries.length = 0;
+    const info = await fetch(base + '/server_info?x=1', { headers: { Authorization: API_AUTH } });
+    const infoText = await info.text();
+    await (await postJson(base, '/calls/stream_query', { project_id: 'acme/evals', limit: -1 })).text();
+    await (await fetch(base + '/server_info')).text();
+    await settled(3);
+    assert.deepEqual(
+      entries.map((e) => [e.path, e.status, e.project, e.user, e.lines]),
+      [
+        ['/server_info', 200, null, 'api', null],
+        // Rejected before the project was authorised: no project.
+        ['/calls/stream_query', 400, null, 'api', null],
+        ['/server_info', 401, null, null, null],
+      ],
+    );
+    assert.equal(entries[0].bytes, Buffer.byteLength(infoText));
+  });
+});

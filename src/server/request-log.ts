@@ -1,0 +1,97 @@
+/**
+ * The request log of `tq serve`: one entry per request (method, path, project, user, status,
+ * lines, bytes, ms), as a text line for a person or a JSON line for tools. The server fills a
+ * RequestStats as the request goes: the project is the one the route authorises (every route
+ * authorises its project before reading it), lines are counted as the stream pulls them, and
+ * bytes are the response body bytes written.
+ */
+import type { ServerResponse } from 'node:http';
+import type { RequestContext } from '../api/types.ts';
+
+export interface RequestStats {
+  project: string | null;
+  user: string | null;
+  /** Lines of a JSONL stream; null for other responses. */
+  lines: number | null;
+  bytes: number;
+}
+
+export interface RequestLogEntry extends RequestStats {
+  time: string;
+  method: string;
+  path: string;
+  /** null when the connection closed before a status was sent. */
+  status: number | null;
+  ms: number;
+  /** The response did not finish (the client went away, or a stream failed). */
+  aborted: boolean;
+}
+
+export type LogFormat = 'text' | 'json';
+
+export const newStats = (): RequestStats => ({ project: null, user: null, lines: null, bytes: 0 });
+
+/** A context that notes the user and the first project the route authorises. */
+export function observeContext(ctx: RequestContext, stats: RequestStats): RequestContext {
+  stats.user = ctx.userId || null;
+  return {
+    userId: ctx.userId,
+    canRead: (projectId) => ctx.canRead(projectId),
+    authorize(projectId) {
+      stats.project ??= projectId;
+      ctx.authorize(projectId);
+    },
+  };
+}
+
+/** Counts the lines pulled from a stream. */
+export function countLines(lines: Iterator<string>, stats: RequestStats): Iterator<string> {
+  stats.lines = 0;
+  return {
+    next() {
+      const r = lines.next();
+      if (!r.done) stats.lines!++;
+      return r;
+    },
+    return(value?: unknown) {
+      return lines.return?.(value) ?? { done: true, value: undefined };
+    },
+  };
+}
+
+type Chunk = string | Uint8Array;
+const byteLength = (chunk: unknown) => (typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk instanceof Uint8Array ? chunk.byteLength : 0);
+
+/** Adds the body bytes written to `res` to `stats.bytes`. */
+export function countBytes(res: ServerResponse, stats: RequestStats): void {
+  const write = res.write, end = res.end;
+  res.write = function (this: ServerResponse, chunk: Chunk, ...rest: unknown[]) {
+    stats.bytes += byteLength(chunk);
+    return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as typeof res.write;
+  res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
+    if (typeof chunk !== 'function') stats.bytes += byteLength(chunk);
+    return (end as (...args: unknown[]) => ServerResponse).call(this, chunk, ...rest);
+  } as typeof res.end;
+}
+
+/** `POST /calls/stream_query 200 project=acme/support-bot user=api lines=3 bytes=2481 4.2ms` */
+export function formatText(e: RequestLogEntry): string {
+  const parts = [e.method, e.path, e.status === null ? '-' : String(e.status)];
+  if (e.project !== null) parts.push(`project=${e.project}`);
+  if (e.user !== null) parts.push(`user=${e.user}`);
+  if (e.lines !== null) parts.push(`lines=${e.lines}`);
+  parts.push(`bytes=${e.bytes}`, `${e.ms.toFixed(1)}ms`);
+  if (e.aborted) parts.push('(aborted)');
+  return parts.join(' ');
+}
+
+export function formatJson(e: RequestLogEntry): string {
+  return JSON.stringify({ ...e, ms: Math.round(e.ms * 10) / 10 });
+}
+
+/** A sink for entries, writing one line each in the given format. */
+export function requestLogger(format: LogFormat, write: (line: string) => void): (e: RequestLogEntry) => void {
+  const render = format === 'json' ? formatJson : formatText;
+  return (e) => write(render(e));
+}
