@@ -9,6 +9,13 @@ import { CredentialsError, DEFAULT_USER, resolveUsers } from '../server/credenti
 import { createTqServer, DEFAULT_MAX_BODY_BYTES } from '../server/server.ts';
 import { UsersFileError } from '../server/users-file.ts';
 import { dataOptions, intOption, loadEngine, paint, parsePrefix, say, UsageError } from './common.ts';
+import { resolveFixturesPath } from '../io/load-fixtures.ts';
+import { corsEnabled } from '../server/cors.ts';
+import { createInjector, parseDelayRange } from '../server/inject.ts';
+import { requestLogger, type LogFormat } from '../server/request-log.ts';
+import { createReloader } from './reload.ts';
+import { bannerLines } from './serve-banner.ts';
+import { stderrIsTerminal } from './tty.ts';
 
 interface ServeOptions {
   fixtures?: string;
@@ -19,8 +26,28 @@ interface ServeOptions {
   user?: string;
   password?: string;
   cors?: boolean;
-  log?: boolean;
+  log?: boolean | string;
+  quiet?: boolean;
+  watch?: boolean;
+  delay?: string;
   maxBodyBytes: string;
+}
+
+/** The request log format, or undefined for none: on a terminal by default, `--log [text|json]`, `--quiet`. */
+function logFormatOf(opts: ServeOptions): LogFormat | undefined {
+  if (opts.quiet && opts.log !== undefined) throw new UsageError('--quiet: cannot be combined with --log');
+  if (opts.quiet) return undefined;
+  if (opts.log === true || opts.log === 'text') return 'text';
+  if (opts.log === 'json') return 'json';
+  if (opts.log !== undefined) throw new UsageError(`--log: format must be text or json, got '${opts.log}'`);
+  return stderrIsTerminal() ? 'text' : undefined;
+}
+
+function delayOption(text: string | undefined) {
+  if (text === undefined) return undefined;
+  const range = parseDelayRange(text);
+  if (typeof range === 'string') throw new UsageError(`--delay: ${range}`);
+  return range;
 }
 
 function portOption(text: string): number {
@@ -63,6 +90,8 @@ async function serve(opts: ServeOptions): Promise<void> {
   const fieldPrefix = parsePrefix(opts.fieldPrefix);
   const port = portOption(opts.port);
   const maxBodyBytes = maxBodyOption(opts.maxBodyBytes);
+  const logFormat = logFormatOf(opts);
+  const delay = delayOption(opts.delay);
   let resolved;
   try {
     resolved = resolveUsers({ usersFile: opts.users, user: opts.user, password: opts.password, env: process.env });
@@ -71,14 +100,17 @@ async function serve(opts: ServeOptions): Promise<void> {
     throw e;
   }
 
-  const engine = await loadEngine({ fixtures: opts.fixtures, fieldPrefix });
+  const fixtures = resolveFixturesPath(opts.fixtures, process.env, process.cwd());
+  const engine = await loadEngine({ fixtures, fieldPrefix });
   const tq = createTqServer({
     engine,
     routes: allRoutes(),
     users: resolved.users,
     maxBodyBytes,
-    cors: opts.cors === true,
-    log: opts.log ? say : undefined,
+    cors: corsEnabled(opts.host, opts.cors),
+    log: opts.quiet ? undefined : say,
+    requestLog: logFormat ? requestLogger(logFormat, say) : undefined,
+    inject: createInjector(delay),
   });
   let address: { host: string; port: number };
   try {
@@ -95,9 +127,16 @@ async function serve(opts: ServeOptions): Promise<void> {
     say(`${paint.yellow('no users configured')}: generated credentials for this run (use --users, --user/--password or TQ_USER/TQ_PASSWORD to choose)`);
     say(`  user:     ${user}`);
     say(`  password: ${password}`);
-    say(`  Weave SDK: WF_TRACE_SERVER_URL=${urlOf(address.host, address.port)} WANDB_API_KEY=${password}`);
   }
-  say(`tq listening on ${urlOf(address.host, address.port)}`);
+  const bannerUser = resolved.generated?.user ?? opts.user ?? (process.env.TQ_USER || (opts.users ? '<user>' : DEFAULT_USER));
+  for (const line of bannerLines({ url: urlOf(address.host, address.port), user: bannerUser, generatedPassword: resolved.generated?.password, fieldPrefix, store: engine.store })) say(line);
+
+  // SIGHUP (and --watch) reload the fixtures; the server keeps serving the old data meanwhile.
+  const reloader = createReloader({ path: fixtures, load: () => loadEngine({ fixtures, fieldPrefix }), swap: (next) => tq.swapEngine(next), log: say });
+  const onHangup = () => void reloader.reload('SIGHUP');
+  process.on('SIGHUP', onHangup);
+  const stopWatching = opts.watch ? reloader.watch() : () => {};
+  if (opts.watch) say(`tq: watching ${fixtures} for changes`);
 
   const signals = untilSignal(() => {
     say('tq: closing open connections');
@@ -105,6 +144,8 @@ async function serve(opts: ServeOptions): Promise<void> {
   });
   const signal = await signals.stopped;
   say(`tq: ${signal}: finishing in-flight requests (send it again to cut them)`);
+  stopWatching();
+  process.off('SIGHUP', onHangup);
   await tq.close();
   signals.dispose();
   say('tq: stopped');
@@ -118,20 +159,31 @@ export function serveCommand(): Command {
     .option('--users <file>', 'users file: {"users":[{"name":"alice","password":"...","projects":["acme/*","x/y"]}]}')
     .option('--user <name>', `a single user with access to every project (default name: ${DEFAULT_USER}; or TQ_USER)`)
     .option('--password <password>', "that user's password (or TQ_PASSWORD, which keeps it out of `ps`)")
-    .option('--cors', 'answer CORS preflights and allow browser clients from any origin')
-    .option('--log', 'log every request, and the stack of every internal error, to stderr')
+    .option('--cors', 'answer CORS preflights and allow browser clients from any origin (default on a loopback --host)')
+    .option('--no-cors', 'no CORS headers, even on a loopback --host')
+    .option('--log [format]', 'log every request to stderr as text or json (JSON Lines); default: text on a terminal')
+    .option('--quiet', 'no request log, no internal-error stacks (the start-up banner and reload lines remain)')
+    .option('--watch', 'reload the fixture files when they change (SIGHUP reloads too, always)')
+    .option('--delay <ms[-ms]>', 'delay every response by MS, or uniformly MIN-MAX, milliseconds (latency injection)')
     .option('--max-body-bytes <n>', 'largest request body accepted (larger: 413)', String(DEFAULT_MAX_BODY_BYTES))
     .addHelpText(
       'after',
       `
 Every request but GET /health needs Authorization: Basic base64(user:password). A grant in
 the users file is "entity/project", "entity/*" or "*". With no users configured, a user
-"${DEFAULT_USER}" with a random password is created and its credentials printed once.
+"${DEFAULT_USER}" with a random password is created and its credentials printed at start-up.
+
+CORS is on for a loopback --host (browsers on this machine) and off for any other address
+unless --cors. A request may ask for a fault: \`Prefer: code=503\` answers it with that status
+(400-599), \`Prefer: delay=200\` delays it (ms; both may be combined). SIGHUP reloads the
+fixtures: requests already running finish on the old data; a bad file keeps the old data.
 
 Examples:
-  tq serve --fixtures ./fixtures
+  tq serve --fixtures ./fixtures --watch
   TQ_PASSWORD=secret tq serve --port 8080 --field-prefix wb_      # Weave SDK: WANDB_API_KEY=secret
-  tq serve --users users.json --host 0.0.0.0 --cors --log`,
+  tq serve --users users.json --host 0.0.0.0 --cors --log json
+  tq serve --delay 50-300 --quiet
+  curl -s -u api:secret -H 'Prefer: code=503' http://127.0.0.1:6345/calls/stream_query -d '{"project_id":"a/b"}'`,
     )
     .action(async (opts: ServeOptions) => {
       await serve(opts);

@@ -198,8 +198,11 @@ export function createTqServer(options: TqServerOptions): TqServer {
         time: new Date().toISOString(),
         method: req.method ?? '-',
         path: pathOf(req.url),
-        ...stats,
+        project: stats.project,
+        user: stats.user,
         status: res.headersSent ? res.statusCode : null,
+        lines: stats.lines,
+        bytes: stats.bytes,
         ms: performance.now() - started,
         aborted: !res.writableFinished,
       });
