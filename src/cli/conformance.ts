@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { ConformanceCase } from '../check/case.ts';
 import { createHttpTarget, type UserCredentials } from '../check/http-target.ts';
 import { runCases } from '../check/runner.ts';
+import { preflight } from '../check/preflight.ts';
 import { EXIT_RUNTIME, intOption, requestExit, listOption, paint, parsePrefix, say, UsageError, writeLines } from './common.ts';
 
 export const CORPUS_FILE = fileURLToPath(new URL('../../spec-tests/cases.json', import.meta.url));
@@ -57,6 +58,8 @@ export function checkCommand(): Command {
       const user = mainUser(opts);
       if ((opts.otherUser === undefined) !== (opts.otherPassword === undefined)) throw new UsageError('--other-user: needs --other-password (and the other way round)');
       const other = opts.otherUser ? { name: opts.otherUser, password: opts.otherPassword! } : { name: `${user.name}-nobody`, password: 'none' };
+      const problem = await preflight({ baseUrl: opts.baseUrl, user, other: opts.otherUser ? other : undefined, entity: 'conf' });
+      if (problem) throw new UsageError(problem);
       const target = createHttpTarget({ baseUrl: opts.baseUrl, user, other, fieldPrefix: parsePrefix(opts.prefix) });
       const tags = opts.tags ? new Set(listOption(opts.tags)) : null;
       const cases = loadCorpus();
@@ -89,6 +92,8 @@ export function fuzzCommand(): Command {
       const seed = intOption('--seed', opts.seed);
       const runs = intOption('--runs', opts.runs);
       if (runs < 1) throw new UsageError('--runs: must be at least 1');
+      const problem = await preflight({ baseUrl: opts.baseUrl, user, entity: 'fuzz' });
+      if (problem) throw new UsageError(problem);
       // Loaded on use: fast-check is only needed by this command.
       const { fuzz } = await import('../check/fuzz.ts');
       const result = await fuzz({ target, seed, runs, log: say });
