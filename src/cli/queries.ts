@@ -67,7 +67,7 @@ export function callsCommand(): Command {
     .option('--sort <field[:asc|desc]>', 'sort term, repeatable (default started_at asc)', collect)
     .option('--limit <n>', 'maximum number of calls')
     .option('--offset <n>', 'number of calls to skip')
-    .option('--columns <a,b,...>', 'columns to return (id, project_id, trace_id, op_name, started_at always); every other key still appears, as null or {} (production\'s shape): such a null is not data')
+    .option('--columns <a,b,...>', 'columns to return (id, project_id, trace_id, op_name, started_at always); every other key still appears, as null or {} (production\'s shape), and summary.weave.status reads running unless summary is selected: such a null is not data')
     .option('--expand <a,b,...>', 'expand_columns: ref paths to resolve, e.g. inputs.model')
     .option('--no-expand-values', 'keep expanded refs as strings in the output (filter/sort through them only)')
     .option('--include <what,...>', `add ${Object.keys(INCLUDE_FLAGS).join(', ')}`)
