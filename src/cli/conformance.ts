@@ -9,6 +9,7 @@ import type { ConformanceCase } from '../check/case.ts';
 import { createHttpTarget, type UserCredentials } from '../check/http-target.ts';
 import { runCases } from '../check/runner.ts';
 import { preflight } from '../check/preflight.ts';
+import { closestNames } from './notice.ts';
 import { EXIT_RUNTIME, intOption, requestExit, listOption, paint, parsePrefix, say, UsageError, writeLines } from './common.ts';
 
 export const CORPUS_FILE = fileURLToPath(new URL('../../spec-tests/cases.json', import.meta.url));
@@ -58,11 +59,14 @@ export function checkCommand(): Command {
       const user = mainUser(opts);
       if ((opts.otherUser === undefined) !== (opts.otherPassword === undefined)) throw new UsageError('--other-user: needs --other-password (and the other way round)');
       const other = opts.otherUser ? { name: opts.otherUser, password: opts.otherPassword! } : { name: `${user.name}-nobody`, password: 'none' };
+      const target = createHttpTarget({ baseUrl: opts.baseUrl, user, other, fieldPrefix: parsePrefix(opts.prefix) });
+      const tags = opts.tags !== undefined ? new Set(listOption(opts.tags, '--tags')) : null;
+      const cases = loadCorpus();
+      const known = new Set(cases.flatMap((c) => c.tags));
+      const unknownTag = tags && [...tags].find((t) => !known.has(t));
+      if (unknownTag) throw new UsageError(`--tags: no case has the tag '${unknownTag}' (closest tags: ${closestNames(unknownTag, known)})`);
       const problem = await preflight({ baseUrl: opts.baseUrl, user, other: opts.otherUser ? other : undefined, entity: 'conf' });
       if (problem) throw new UsageError(problem);
-      const target = createHttpTarget({ baseUrl: opts.baseUrl, user, other, fieldPrefix: parsePrefix(opts.prefix) });
-      const tags = opts.tags ? new Set(listOption(opts.tags)) : null;
-      const cases = loadCorpus();
       const skips: Record<string, string> = {};
       if (!opts.otherUser) for (const c of cases) if (usesOtherUser(c)) skips[c.name] = 'needs --other-user';
       const report = await runCases(cases, target, {

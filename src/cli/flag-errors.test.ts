@@ -5,7 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseSortOption, listOption, intOption, jsonOption, parsePrefix } from './common.ts';
-import { runMainCaptured, runTq } from './run-tq.testing.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runMainCaptured } from './run-tq.testing.ts';
 
 test('flag parsers name the flag', () => {
   assert.deepEqual(parseSortOption('started_at', 'direction'), { field: 'started_at', direction: 'asc' });
@@ -37,6 +40,7 @@ test('tq commands report flag mistakes as `error: --flag: ...`, exit 2', async (
     [['gen', '--out', '/tmp/never', '--project', 'flat'], "--project: must be <entity>/<project>, got 'flat'"],
     [['fuzz', '--base-url', 'http://127.0.0.1:1', '--password', 'p', '--runs', '0'], '--runs: must be at least 1'],
     [['check', '--base-url', 'http://127.0.0.1:1'], '--password: required (or TQ_PASSWORD)'],
+    [['check', '--base-url', 'http://127.0.0.1:1', '--password', 'p', '--tags', 'thread'], "--tags: no case has the tag 'thread' (closest tags: threads, "],
     [['check', '--base-url', 'http://127.0.0.1:1', '--password', 'p', '--other-user', 'bob'], '--other-user: needs --other-password (and the other way round)'],
   ];
   for (const [args, message] of cases) {
@@ -45,6 +49,10 @@ test('tq commands report flag mistakes as `error: --flag: ...`, exit 2', async (
     assert.equal(r.out, '');
     assert.ok(r.err.startsWith(`error: ${message}`), `${args.join(' ')}: ${r.err}`);
   }
-  const request = runTq(['calls', '--request', '-'], { input: '[1]' });
+  const missing = await runMainCaptured(['calls', '-p', 'a/b', '--fixtures', '/nonexistent/fixtures']);
+  assert.deepEqual([missing.code, missing.err], [1, 'fixture error: /nonexistent/fixtures: no such file or directory\n']);
+  const file = join(mkdtempSync(join(tmpdir(), 'tq-flags-')), 'body.json');
+  writeFileSync(file, '[1]');
+  const request = await runMainCaptured(['calls', '--request', file]);
   assert.deepEqual([request.code, request.err], [2, 'error: --request: must hold a JSON object\n']);
 });

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkOutDir, writeDirAtomically } from './out-dir.ts';
-import { runTq } from './run-tq.testing.ts';
+import { runMainCaptured as runTq } from './run-tq.testing.ts';
 
 const scratch = () => mkdtempSync(join(tmpdir(), 'tq-out-'));
 
@@ -49,14 +49,14 @@ test('writeDirAtomically replaces the whole folder; a failed write leaves the ol
   assert.ok(existsSync(join(base, 'deeper', 'fresh', 'x')));
 });
 
-test('tq gen --out refuses a non-empty folder without --force; --force --gzip leaves a loadable folder', () => {
+test('tq gen --out refuses a non-empty folder without --force; --force --gzip leaves a loadable folder', async () => {
   const out = join(scratch(), 'gen');
-  assert.equal(runTq(['gen', '--calls', '20', '--out', out]).code, 0);
-  const refused = runTq(['gen', '--calls', '10', '--gzip', '--out', out]);
+  assert.equal((await runTq(['gen', '--calls', '20', '--out', out])).code, 0);
+  const refused = await runTq(['gen', '--calls', '10', '--gzip', '--out', out]);
   assert.equal(refused.code, 2);
   assert.equal(refused.err, `error: --out: '${out}' is not empty (1 entry); use --force to replace its contents\n`);
   assert.deepEqual(readdirSync(out), ['calls.jsonl']);
-  assert.equal(runTq(['gen', '--calls', '10', '--gzip', '--force', '--out', out]).code, 0);
+  assert.equal((await runTq(['gen', '--calls', '10', '--gzip', '--force', '--out', out])).code, 0);
   assert.deepEqual(readdirSync(out), ['calls.jsonl.gz']);
-  assert.equal(runTq(['load', '--check', out]).lines[0].calls, 10);
+  assert.equal((await runTq(['load', '--check', out])).lines[0].calls, 10);
 });

@@ -5,10 +5,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { readAll, readRequestSource } from './stdin.ts';
+import { TQ_BIN } from './run-tq.testing.ts';
 
-const TQ = fileURLToPath(new URL('../../bin/tq', import.meta.url));
+const TQ = TQ_BIN;
 
 test('readAll waits for EOF and joins a UTF-8 character split across chunks', async () => {
   const stream = new PassThrough();

@@ -171,7 +171,8 @@ export class FixtureError extends Error {
     readonly line: number,
     readonly problem: string,
   ) {
-    super(`${file}:${line}: ${problem}`);
+    // Line 0: about the file as a whole (missing, wrong name), not one of its lines.
+    super(line > 0 ? `${file}:${line}: ${problem}` : `${file}: ${problem}`);
     this.name = 'FixtureError';
   }
 }
