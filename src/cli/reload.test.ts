@@ -8,6 +8,7 @@ import { createEngine } from '../engine.ts';
 import { generateCalls } from '../gen/generate.ts';
 import { loadFixtures } from '../io/load-fixtures.ts';
 import { postJson, startDemoServer } from '../server/serving.testing.ts';
+import { writeDirAtomically } from './out-dir.ts';
 import { createReloader } from './reload.ts';
 
 const callsText = (n: number, seed = 1) => [...generateCalls({ calls: n, seed, projectId: 'gen/p' })].join('\n') + '\n';
@@ -108,6 +109,23 @@ describe('reloading fixtures', () => {
       assert.equal(single.swapped[0].store.counts().calls, 6);
     } finally {
       stopSingle();
+    }
+  });
+
+  it('--watch follows a fixtures folder replaced as a whole (tq gen --force)', async () => {
+    const dir = fixturesDir(1);
+    const h = harness(dir);
+    const stop = h.reloader.watch();
+    try {
+      await writeDirAtomically(dir, true, async (staging) => writeFileSync(join(staging, 'calls.jsonl'), callsText(7)));
+      await until(() => h.swapped.length === 1);
+      assert.equal(h.swapped[0].store.counts().calls, 7);
+      // The watcher now follows the new folder.
+      writeFileSync(join(dir, 'calls.jsonl'), callsText(8));
+      await until(() => h.swapped.length === 2);
+      assert.equal(h.swapped[1].store.counts().calls, 8);
+    } finally {
+      stop();
     }
   });
 

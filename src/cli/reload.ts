@@ -79,21 +79,44 @@ export function createReloader(opts: ReloaderOptions): Reloader {
     const wanted = (name: string) => (isDir ? FIXTURE_FILE.test(name) : name === basename(opts.path));
     let timer: NodeJS.Timeout | undefined;
     let changed = new Set<string>();
-    // The directory is watched, not the files: editors and tq gen replace files by renaming.
-    const watcher: FSWatcher = watch(dir, (_event, name) => {
-      if (name === null || !wanted(String(name))) return;
-      changed.add(String(name));
+    const changedNow = (name: string) => {
+      changed.add(name);
       clearTimeout(timer);
       timer = setTimeout(() => {
         const names = [...changed].sort().join(', ');
         changed = new Set();
+        if (isDir) rearm();
         void reload(`${names} changed`);
       }, debounceMs);
-    });
-    watcher.on('error', (e) => opts.log(`tq: --watch stopped: ${e.message}`));
+    };
+    const onError = (e: Error) => opts.log(`tq: --watch stopped: ${e.message}`);
+
+    // The directory is watched, not the files: editors and tq gen replace files by renaming.
+    const watchFiles = (): FSWatcher =>
+      watch(dir, (_event, name) => {
+        if (name !== null && wanted(String(name))) changedNow(String(name));
+      }).on('error', onError);
+    let files = watchFiles();
+    let watchedIno = statSync(dir).ino;
+    // A fixtures folder replaced as a whole (tq gen --force renames a new one into place) is a
+    // new inode: its parent tells, and the file watcher moves to the new folder.
+    function rearm(): void {
+      let ino: number;
+      try {
+        ino = statSync(dir).ino;
+      } catch {
+        return; // gone for now; the next event in the parent re-arms
+      }
+      if (ino === watchedIno) return;
+      files.close();
+      files = watchFiles();
+      watchedIno = ino;
+    }
+    const parent = isDir ? watch(dirname(dir), (_event, name) => name === basename(dir) && changedNow(basename(dir))).on('error', onError) : undefined;
     return () => {
       clearTimeout(timer);
-      watcher.close();
+      files.close();
+      parent?.close();
     };
   }
 
