@@ -34,14 +34,13 @@ export const newStats = (): RequestStats => ({ project: null, user: null, lines:
 /** A context that notes the user and the first project the route authorises. */
 export function observeContext(ctx: RequestContext, stats: RequestStats): RequestContext {
   stats.user = ctx.userId || null;
-  return {
-    userId: ctx.userId,
-    canRead: (projectId) => ctx.canRead(projectId),
-    authorize(projectId) {
-      stats.project ??= projectId;
-      ctx.authorize(projectId);
-    },
+  // Inherits everything else the context has (whatever it grows), overriding authorize only.
+  const observed: RequestContext = Object.create(ctx);
+  observed.authorize = (projectId) => {
+    stats.project ??= projectId;
+    ctx.authorize(projectId);
   };
+  return observed;
 }
 
 /** Counts the lines pulled from a stream. */
