@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TqServer } from './server.ts';
-import { formatJson, formatText, requestLogger, type RequestLogEntry } from './request-log.ts';
+import { countLines, formatJson, formatText, newStats, requestLogger, type RequestLogEntry } from './request-log.ts';
 import { API_AUTH, postJson, startDemoServer } from './serving.testing.ts';
 
 const entry: RequestLogEntry = {
@@ -22,6 +22,32 @@ describe('request log formats', () => {
     assert.equal(lines.length, 2);
     assert.equal(JSON.parse(lines[0]).path, '/calls/stream_query');
     assert.match(lines[1], /^POST /);
+  });
+});
+
+describe('countLines', () => {
+  it('counts pulled lines and passes return() on, so the stream closes', () => {
+    let closed = false;
+    const stats = newStats();
+    const lines = countLines(
+      (function* () {
+        try {
+          yield 'a';
+          yield 'b';
+          yield 'c';
+        } finally {
+          closed = true;
+        }
+      })(),
+      stats,
+    );
+    assert.deepEqual([lines.next(), lines.next()], [{ done: false, value: 'a' }, { done: false, value: 'b' }]);
+    assert.equal(stats.lines, 2);
+    lines.return!();
+    assert.equal(closed, true);
+    const plain = countLines(['x'][Symbol.iterator](), stats);
+    assert.deepEqual([plain.next(), plain.next(), plain.return!()], [{ done: false, value: 'x' }, { done: true, value: undefined }, { done: true, value: undefined }]);
+    assert.equal(stats.lines, 1);
   });
 });
 
