@@ -4,7 +4,6 @@
  */
 import { Command } from 'commander';
 import type { Route } from '../api/types.ts';
-import { parseDatetimeInput } from '../core/datetime.ts';
 import { callsStreamQueryRoute } from '../query/calls/run.ts';
 import { tableRoutes } from '../query/table/route.ts';
 import { threadsRoutes } from '../query/threads/route.ts';
@@ -22,14 +21,9 @@ import {
   UsageError,
 } from './common.ts';
 import { noticeMissingData, verboseOption } from './notice.ts';
+import { datetimeFlag } from './datetime-flag.ts';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
-
-/** A datetime flag, checked as the engine will read it, so the error names the flag. */
-function datetimeFlag(name: string, text: string): string {
-  if (Number.isNaN(parseDatetimeInput(text))) throw new UsageError(`${name}: not an ISO 8601 datetime (e.g. 2025-03-01T00:00:00Z), got '${text}'`);
-  return text;
-}
 
 /** Starts from `--request` (if any) and lets flags set or override fields. */
 async function baseBody(opts: { request?: string; project?: string }): Promise<Record<string, unknown>> {
