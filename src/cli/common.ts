@@ -83,7 +83,7 @@ export function jsonOption(name: string, text: string): unknown {
 export async function readRequest(source: string): Promise<Record<string, unknown>> {
   let text: string;
   try {
-    text = await readRequestSource(source);
+    text = await readRequestSource(source, process.stdin, say);
   } catch (e) {
     throw new UsageError(`--request: cannot read '${source}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }

@@ -28,6 +28,11 @@ test('readRequestSource: - is the given stdin, anything else a file', async () =
   stdin.end('{"b":2}');
   assert.equal(await readRequestSource('-', stdin), '{"b":2}');
   await assert.rejects(readRequestSource(join(dir, 'missing.json')), { code: 'ENOENT' });
+  const terminal = Object.assign(new PassThrough(), { isTTY: true });
+  terminal.end('{}');
+  const hints: string[] = [];
+  assert.equal(await readRequestSource('-', terminal, (l) => hints.push(l)), '{}');
+  assert.deepEqual(hints, ['tq: reading the request body from the terminal; end it with Ctrl-D']);
 });
 
 const env = { ...process.env, NO_COLOR: '1', TQ_FIXTURES: '' };
@@ -56,5 +61,6 @@ test('tq calls/threads --request - read a body typed into a terminal until Ctrl-
     const lines = r.stdout.split(/\r?\n/);
     assert.doesNotMatch(r.stdout, /EAGAIN|internal error/, command);
     assert.equal(lines.filter((l) => l.startsWith(answer)).length, 2, `${command}: ${r.stdout}`);
+    assert.match(r.stdout, /tq: reading the request body from the terminal; end it with Ctrl-D/);
   }
 });

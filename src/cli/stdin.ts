@@ -13,7 +13,12 @@ export async function readAll(stream: Readable): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** The text of `--request FILE|-`: `-` is stdin, read until EOF. */
-export function readRequestSource(source: string, stdin: Readable = process.stdin): Promise<string> {
-  return source === '-' ? readAll(stdin) : readFile(source, 'utf8');
+/**
+ * The text of `--request FILE|-`: `-` is stdin, read until EOF. A person at a terminal is told
+ * how to end the body (`hint`), since nothing else shows that tq is waiting for it.
+ */
+export function readRequestSource(source: string, stdin: Readable & { isTTY?: boolean } = process.stdin, hint?: (line: string) => void): Promise<string> {
+  if (source !== '-') return readFile(source, 'utf8');
+  if (stdin.isTTY) hint?.('tq: reading the request body from the terminal; end it with Ctrl-D');
+  return readAll(stdin);
 }
