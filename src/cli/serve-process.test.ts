@@ -38,7 +38,8 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
       await new Promise((r) => setTimeout(r, 20));
     }
   };
-  await waitFor(/tq listening on http:\/\/127\.0\.0\.1:\d+\n/);
+  // The banner ends with the SDK key line (its lines are separate writes).
+  await waitFor(/tq listening on http:\/\/127\.0\.0\.1:\d+\n(.*\n)*    export WANDB_API_KEY=.*\n/);
   const base = /tq listening on (\S+)/.exec(stderr)![1];
   return {
     child,

@@ -129,7 +129,8 @@ async function serve(opts: ServeOptions): Promise<void> {
     say(`  password: ${password}`);
   }
   const bannerUser = resolved.generated?.user ?? opts.user ?? (process.env.TQ_USER || (opts.users ? '<user>' : DEFAULT_USER));
-  for (const line of bannerLines({ url: urlOf(address.host, address.port), user: bannerUser, generatedPassword: resolved.generated?.password, fieldPrefix, store: engine.store })) say(line);
+  // One write, so a reader of stderr sees the banner whole.
+  say(bannerLines({ url: urlOf(address.host, address.port), user: bannerUser, generatedPassword: resolved.generated?.password, fieldPrefix, store: engine.store }).join('\n'));
 
   // SIGHUP (and --watch) reload the fixtures; the server keeps serving the old data meanwhile.
   const reloader = createReloader({ path: fixtures, load: () => loadEngine({ fixtures, fieldPrefix }), swap: (next) => tq.swapEngine(next), log: say });
