@@ -78,7 +78,9 @@ function jsonAccessor(read: RawReader, memo: PathMemo, size: number): JsonAccess
     let s = memo.str[row];
     if (s === undefined) {
       const v = read(row);
+      // coalesce(nullIf(JSON_VALUE(..), 'null'), ''): the string "null" reads like JSON null (§5.4).
       s = v === MISSING ? '' : jsonValueString(v);
+      if (s === 'null') s = '';
       memo.str[row] = s;
       memo.exists[row] = v === MISSING || v === null ? 1 : 2;
     }

@@ -70,14 +70,21 @@ export function pyStrip(s: string): string {
 
 const INT64_TEXT = /^[+-]?[0-9]+$/;
 
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
 /**
  * `toInt64OrNull` as the spec gives it: the stripped text must match `^[+-]?\d+$` (ASCII
- * digits), otherwise NULL. `'1.5'`, `''`, `'1e3'` → null; `' 42 '` → 42. Values beyond 2^53 lose
- * precision (JS numbers).
+ * digits) and lie in Int64, otherwise NULL (calls-semantics §5.4: `12345678901234567890` → NULL).
+ * `'1.5'`, `''`, `'1e3'` → null; `' 42 '` → 42. Values beyond 2^53 compare as the nearest double.
  */
 export function toInt64OrNull(s: string): number | null {
   const t = pyStrip(s);
-  return INT64_TEXT.test(t) ? Number(t) : null;
+  if (!INT64_TEXT.test(t)) return null;
+  const n = Number(t);
+  if (Number.isSafeInteger(n)) return n;
+  const exact = BigInt(t);
+  return exact < INT64_MIN || exact > INT64_MAX ? null : n;
 }
 
 // Python float(): [sign] ( digitpart? "." digitpart | digitpart "."? ) exponent? | inf | infinity | nan,

@@ -32,6 +32,7 @@ import {
   toBoolCastOrNull,
   toFloat64OrNull,
   toInt64OrNull,
+  toUInt8OrNull,
 } from '../../ch/values.ts';
 import type { CastTo, ComparisonOp, ContainsExpr, Expr, InExpr, LiteralValue } from './ast.ts';
 import type { FieldAccessor, FieldResolver, ValueCodes } from './fields.ts';
@@ -458,9 +459,12 @@ class Compiler {
       return { kind: 'bool', get: (row) => g(row) !== null };
     }
     if (to === 'string') return { kind: 'string', get: stringGetter(inner) };
-    if (inner.kind === 'string' && inner.json) return this.castJson(inner.json, to);
+    // An explicit bool cast is plain toUInt8OrNull of the text: JSON true/false (text 'true' /
+    // 'false') read as NULL (§5.8). A condition or bool literal is already 0/1 (a UInt8 in SQL).
+    if (to === 'bool' && inner.kind === 'bool') return { kind: 'number', get: mapNullable(inner.get, (v) => (v ? 1 : 0)) };
+    if (inner.kind === 'string' && inner.json && to !== 'bool') return this.castJson(inner.json, to);
     const s = stringGetter(inner);
-    const parse = to === 'int' ? toInt64OrNull : to === 'double' ? toFloat64OrNull : toBoolCastOrNull;
+    const parse = to === 'int' ? toInt64OrNull : to === 'double' ? toFloat64OrNull : toUInt8OrNull;
     return {
       kind: 'number',
       get: (row) => {
