@@ -120,6 +120,12 @@ function jsonAccessor(read: RawReader, memo: PathMemo, size: number): JsonAccess
   };
 }
 
+/** Whether a JSON value reads as something other than '' (§5.4: JSON null and "null" read as ''). */
+function readsNonEmpty(v: unknown): boolean {
+  const s = jsonValueString(v);
+  return s !== '' && s !== 'null';
+}
+
 /** The computed `summary.weave.status` of the filter side (§9.2: error, descendant_error, running, success). */
 export function filterStatus(table: CallTable, row: number): string {
   if (table.exceptions.get(row) !== null) return 'error';
@@ -293,10 +299,22 @@ export class CallFieldResolver implements FieldResolver {
       const key = rest as 'runnable_ref' | 'trigger_ref';
       return { kind: 'string', get: (row) => first(row)?.[key] ?? null };
     }
-    const reader: RawReader = (row) => {
-      const fb = first(row);
-      return fb ? readPath(fb.payload, restParts.slice(1)) : MISSING;
-    };
+    const payloadPath = restParts.slice(1);
+    // A typed field reads its first feedback row; `[*]` reads the first non-empty value of any
+    // row (production: anyIf(value, value != ''), calls_query_builder/fields.py).
+    const reader: RawReader =
+      type === '*'
+        ? (row) => {
+            for (const fb of project.feedbackByRef.get(callRefUri(project.projectId, t.ids[row])) ?? []) {
+              const v = readPath(fb.payload, payloadPath);
+              if (v !== MISSING && readsNonEmpty(v)) return v;
+            }
+            return MISSING;
+          }
+        : (row) => {
+            const fb = first(row);
+            return fb ? readPath(fb.payload, payloadPath) : MISSING;
+          };
     return jsonAccessor(reader, new PathMemo(t.version), t.size);
   }
 }
