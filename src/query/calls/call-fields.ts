@@ -107,6 +107,7 @@ function jsonAccessor(read: RawReader, memo: PathMemo, size: number): JsonAccess
       if (state === 2) return null;
       const n = toInt64OrNull(str(row));
       if (n === null) memo.intState[row] = 2;
+      else if (typeof n === 'bigint') return n; // beyond 2^53: rare, recomputed from the memoised text
       else {
         memo.int[row] = n;
         memo.intState[row] = 1;
