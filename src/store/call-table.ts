@@ -231,10 +231,16 @@ export class CallTable {
    * Defaults as in body(): `{}` for attributes/inputs, null for output/summary.
    */
   bodyPart(row: number, part: keyof CallBody): unknown {
+    const text = this.bodyPartText(row, part);
+    const value = text === null ? null : parseExact(text);
+    return value === null && (part === 'attributes' || part === 'inputs') ? {} : value;
+  }
+
+  /** The stored JSON text of one part, or null when the body has none. */
+  bodyPartText(row: number, part: keyof CallBody): string | null {
     const text = this.bodyText(row);
     const spans = topLevelValueSpans(text, BODY_PART_KEYS[part]);
-    const value = spans[0] < 0 ? null : parseExact(text.slice(spans[0], spans[1]));
-    return value === null && (part === 'attributes' || part === 'inputs') ? {} : value;
+    return spans[0] < 0 ? null : text.slice(spans[0], spans[1]);
   }
 
   bodyText(row: number): string {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LosslessNumber } from '../../core/json/lossless.ts';
-import { MISSING, readPath, splitFieldPath } from './json-path.ts';
+import { LosslessNumber, parseLossless } from '../../core/json/lossless.ts';
+import { hasNegativeIndex, isIndexPart, MISSING, readPath, splitFieldPath } from './json-path.ts';
 
 const doc = { l: [10, 20, 30], d: { '0': 'key zero', k: 'v' }, n: new LosslessNumber('12345678901234567890'), nested: [[1, 2], [3, 4]] };
 
@@ -34,4 +34,24 @@ test('an exact big integer is a leaf, not an object to walk into', () => {
 test('splitFieldPath: backslash escapes a dot', () => {
   assert.deepEqual(splitFieldPath('a.b\\.c.d'), ['a', 'b.c', 'd']);
   assert.deepEqual(splitFieldPath('a.-1'), ['a', '-1']);
+});
+
+test("'hops' reading: an index is the n-th element of an array or member of an object, negative from the end", () => {
+  const lossless = parseLossless('{"d":{"b":1,"0":"zero","a":[5,6]},"l":[1,2]}');
+  assert.equal(readPath(lossless, ['d', '1'], 'hops'), 'zero', 'document order: b, 0, a');
+  assert.deepEqual(readPath(lossless, ['d', '-1', '-1'], 'hops'), new LosslessNumber('6'));
+  assert.equal(readPath(lossless, ['d', '3'], 'hops'), MISSING);
+  assert.equal(readPath(lossless, ['d', '0']), MISSING, 'as a value (JSON_VALUE), never an object member');
+  assert.equal(readPath(lossless, ['d', 'b']) instanceof LosslessNumber, true, 'keys read from lossless objects');
+  assert.equal(readPath(lossless, ['d', 'zz']), MISSING);
+  assert.equal(readPath({ x: { k: 'v', j: 'w' } }, ['x', '-1'], 'hops'), 'w', 'plain objects: their key order');
+  assert.equal(readPath({ x: {} }, ['x', '0'], 'hops'), MISSING);
+});
+
+test('hasNegativeIndex and isIndexPart', () => {
+  assert.equal(hasNegativeIndex(['a', '-1']), true);
+  assert.equal(hasNegativeIndex(['a', '1', '-x']), false);
+  assert.equal(isIndexPart('12'), true);
+  assert.equal(isIndexPart('-'), false);
+  assert.equal(isIndexPart('1a'), false);
 });
