@@ -63,7 +63,7 @@ function sortFlags(v: LosslessValue | undefined, key: string): string[] | null {
 }
 
 /** Commander options that spell `body` for the command of `path`, or null when flags cannot. */
-export function flagsFor(path: string, body: LosslessValue | null): Record<string, unknown> | null {
+function flagsFor(path: string, body: LosslessValue | null): Record<string, unknown> | null {
   if (!(body instanceof LosslessObject)) return null;
   const opts: Record<string, unknown> = {};
   for (const [key, v] of body.entries) {
