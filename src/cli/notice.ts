@@ -53,9 +53,15 @@ export function verboseOption(cmd: Command): Command {
   return cmd.option('--verbose', 'name the existing projects/tables on stderr when the ones asked for are unknown (default on a terminal)');
 }
 
-/** Prints the notice for `body`, if any, when stderr is a terminal or `verbose` is set. */
-export function noticeMissingData(engine: Engine, body: Record<string, unknown>, verbose: boolean | undefined, write: (line: string) => void): void {
+/** Prints the notice for the request `text` (already accepted by the route), when stderr is a terminal or `verbose` is set. */
+export function noticeMissingData(engine: Engine, text: string, verbose: boolean | undefined, write: (line: string) => void): void {
   if (!verbose && !stderrIsTerminal()) return;
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return; // lexemes JSON.parse refuses (NaN); the route read it, a notice is not worth more
+  }
   const notice = missingDataNotice(engine, body);
   if (notice !== undefined) write(notice);
 }
