@@ -42,6 +42,14 @@ function mainUser(opts: ServerOptions): UserCredentials {
   return { name: opts.user, password };
 }
 
+/** A tag list flag; every tag must be one the corpus uses (a typo would select nothing, silently). */
+function tagsOption(flag: string, text: string, known: ReadonlySet<string>): string[] {
+  const tags = listOption(text, flag);
+  const unknown = tags.find((t) => !known.has(t));
+  if (unknown !== undefined) throw new UsageError(`${flag}: no case has the tag '${unknown}' (closest tags: ${closestNames(unknown, known)})`);
+  return tags;
+}
+
 const usesOtherUser = (c: ConformanceCase) => [c.request, ...(c.setup ?? [])].some((r) => r.auth === 'other');
 
 export function checkCommand(): Command {
@@ -62,11 +70,10 @@ export function checkCommand(): Command {
       if ((opts.otherUser === undefined) !== (opts.otherPassword === undefined)) throw new UsageError('--other-user: needs --other-password (and the other way round)');
       const other = opts.otherUser ? { name: opts.otherUser, password: opts.otherPassword! } : { name: `${user.name}-nobody`, password: 'none' };
       const target = createHttpTarget({ baseUrl: opts.baseUrl, user, other, fieldPrefix: parsePrefix(opts.prefix) });
-      const tags = opts.tags !== undefined ? new Set(listOption(opts.tags, '--tags')) : null;
       const cases = loadCorpus();
       const known = new Set(cases.flatMap((c) => c.tags));
-      const unknownTag = tags && [...tags].find((t) => !known.has(t));
-      if (unknownTag) throw new UsageError(`--tags: no case has the tag '${unknownTag}' (closest tags: ${closestNames(unknownTag, known)})`);
+      const tags = opts.tags !== undefined ? new Set(tagsOption('--tags', opts.tags, known)) : null;
+      const skipTags = opts.skipTags !== undefined ? tagsOption('--skip-tags', opts.skipTags, known) : undefined;
       const problem = await preflight({ baseUrl: opts.baseUrl, user, other: opts.otherUser ? other : undefined, entity: 'conf' });
       if (problem) throw new UsageError(problem);
       const skips: Record<string, string> = {};
@@ -74,7 +81,7 @@ export function checkCommand(): Command {
       const report = await runCases(cases, target, {
         skips,
         only: tags ? (c) => c.tags.some((t) => tags.has(t)) : undefined,
-        skipTags: opts.skipTags ? listOption(opts.skipTags) : undefined,
+        skipTags,
         onResult(name, outcome, detail) {
           if (outcome === 'failed') say(`${paint.red('FAIL')} ${name}: ${detail}`);
           else if (opts.verbose) say(`${outcome === 'passed' ? paint.green('ok') : paint.yellow('skip')} ${name}${detail ? `: ${detail}` : ''}`);
