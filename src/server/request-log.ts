@@ -74,6 +74,22 @@ export function countBytes(res: ServerResponse, stats: RequestStats): void {
   } as typeof res.end;
 }
 
+/** The entry of a response that has closed (`startedMs` from performance.now()). */
+export function logEntry(method: string | undefined, path: string, res: ServerResponse, stats: RequestStats, startedMs: number): RequestLogEntry {
+  return {
+    time: new Date().toISOString(),
+    method: method ?? '-',
+    path,
+    project: stats.project,
+    user: stats.user,
+    status: res.headersSent ? res.statusCode : null,
+    lines: stats.lines,
+    bytes: stats.bytes,
+    ms: performance.now() - startedMs,
+    aborted: !res.writableFinished,
+  };
+}
+
 /** `POST /calls/stream_query 200 project=acme/support-bot user=api lines=3 bytes=2481 4.2ms` */
 export function formatText(e: RequestLogEntry): string {
   const parts = [e.method, e.path, e.status === null ? '-' : String(e.status)];

@@ -21,7 +21,7 @@ import { ClientGoneError, readBody } from './body-reader.ts';
 import { pumpLines } from './jsonl-stream.ts';
 import { MultipartError, multipartBoundary, parseMultipart } from './multipart.ts';
 import { createInjector, type Injector } from './inject.ts';
-import { countBytes, countLines, newStats, observeContext, type RequestLogEntry, type RequestStats } from './request-log.ts';
+import { countBytes, countLines, logEntry, newStats, observeContext, type RequestLogEntry, type RequestStats } from './request-log.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
@@ -194,18 +194,7 @@ export function createTqServer(options: TqServerOptions): TqServer {
     if (closing) res.setHeader('Connection', 'close');
     res.on('close', () => {
       inFlight.delete(res);
-      requestLog?.({
-        time: new Date().toISOString(),
-        method: req.method ?? '-',
-        path: pathOf(req.url),
-        project: stats.project,
-        user: stats.user,
-        status: res.headersSent ? res.statusCode : null,
-        lines: stats.lines,
-        bytes: stats.bytes,
-        ms: performance.now() - started,
-        aborted: !res.writableFinished,
-      });
+      requestLog?.(logEntry(req.method, pathOf(req.url), res, stats, started));
       // A response that ends during a graceful close leaves an idle keep-alive socket behind;
       // it counts as idle once Node has finished with it, hence the deferral.
       if (closing) setImmediate(() => server.closeIdleConnections());
