@@ -25,7 +25,7 @@ async function load(path: string): Promise<Engine> {
   return engine;
 }
 
-function harness(path: string, debounceMs = 50) {
+function harness(path: string, debounceMs = 200) {
   const swapped: Engine[] = [];
   const logged: string[] = [];
   let loads = 0, concurrent = 0, maxConcurrent = 0;
@@ -47,7 +47,7 @@ function harness(path: string, debounceMs = 50) {
   return { reloader, swapped, logged, stats: () => ({ loads, maxConcurrent }) };
 }
 
-const until = async (cond: () => boolean, ms = 5000) => {
+const until = async (cond: () => boolean, ms = 20_000) => {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) assert.fail('timed out');
@@ -93,7 +93,7 @@ describe('reloading fixtures', () => {
       writeFileSync(join(dir, 'notes.txt'), 'not a fixture');
       for (let n = 2; n <= 4; n++) writeFileSync(join(dir, 'calls.jsonl'), callsText(n));
       await until(() => h.swapped.length === 1);
-      await new Promise((r) => setTimeout(r, 150));
+      await new Promise((r) => setTimeout(r, 400));
       assert.equal(h.swapped.length, 1);
       assert.equal(h.swapped[0].store.counts().calls, 4);
       assert.match(h.logged[0], /\(calls\.jsonl changed\)/);

@@ -34,19 +34,20 @@ describe('parsing', () => {
   });
 
   it('the injector waits within the --delay range; Prefer: delay replaces it', async () => {
-    const timed = async (injector: ReturnType<typeof createInjector>, header?: string) => {
-      const t = performance.now();
-      const error = await injector.apply(header);
-      return { ms: performance.now() - t, error };
-    };
-    const ranged = createInjector({ min: 40, max: 60 }, () => 0.999);
-    const a = await timed(ranged);
-    assert.ok(a.ms >= 58 && a.ms < 500, `waited ${a.ms}`);
-    assert.equal(a.error, undefined);
-    const b = await timed(ranged, 'delay=0, code=502');
-    assert.ok(b.ms < 30, `waited ${b.ms}`);
-    assert.ok(b.error instanceof InjectedError);
-    assert.deepEqual([b.error.status, b.error.body()], [502, { reason: 'Injected error: Prefer: code=502' }]);
+    const waits: number[] = [];
+    const wait = async (ms: number) => void waits.push(ms);
+    let r = 0;
+    const ranged = createInjector({ min: 40, max: 60 }, () => r, wait);
+    for (r of [0, 0.5, 0.999]) assert.equal(await ranged.apply(undefined), undefined);
+    assert.deepEqual(waits, [40, 50, 60]);
+    const error = await ranged.apply('delay=0, code=502');
+    assert.deepEqual(waits, [40, 50, 60], 'delay=0 waits not at all');
+    assert.ok(error instanceof InjectedError);
+    assert.deepEqual([error.status, error.body()], [502, { reason: 'Injected error: Prefer: code=502' }]);
+    await createInjector(undefined, Math.random, wait).apply('delay=7');
+    assert.deepEqual(waits.slice(3), [7]);
+    assert.equal(await createInjector(undefined, Math.random, wait).apply(undefined), undefined);
+    assert.equal(waits.length, 4, 'no --delay, no Prefer: no wait');
   });
 });
 

@@ -71,12 +71,14 @@ export interface Injector {
   apply(preferHeader: string | string[] | undefined): Promise<InjectedError | undefined>;
 }
 
-export function createInjector(delay: DelayRange | undefined, random: () => number = Math.random): Injector {
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export function createInjector(delay: DelayRange | undefined, random: () => number = Math.random, wait: (ms: number) => Promise<void> = sleep): Injector {
   return {
     async apply(preferHeader) {
       const prefs = parsePrefer(preferHeader);
       const ms = prefs.delay ?? (delay ? delay.min + Math.floor(random() * (delay.max - delay.min + 1)) : 0);
-      if (ms > 0) await new Promise((r) => setTimeout(r, ms));
+      if (ms > 0) await wait(ms);
       return prefs.code === undefined ? undefined : new InjectedError(prefs.code);
     },
   };
