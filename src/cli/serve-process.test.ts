@@ -67,7 +67,7 @@ describe('tq serve (process)', { timeout: 90_000 }, () => {
     try {
       assert.match(s.stderr(), new RegExp(`  try: +curl -s -u 'api:<password>' ${s.base}/calls/stream_query -d '\\{"project_id":"gen/p",`));
       assert.match(s.stderr(), new RegExp(`    export WF_TRACE_SERVER_URL=${s.base}\\n    export WANDB_API_KEY=<password>\\n`));
-      assert.match(s.stderr(), /tq: watching .* for changes/);
+      await s.waitFor(/tq: watching .* for changes/);
       const res = await query(s.base, { project_id: 'gen/p' });
       assert.equal((await res.text()).trim().split('\n').length, 2);
       await s.waitFor(/POST \/calls\/stream_query 200 project=gen\/p user=api lines=2 bytes=\d+ [\d.]+ms\n/);
