@@ -58,6 +58,11 @@ export function deriveSummary(c: SummaryInputs): Record<string, unknown> {
 const traceNames = new Map<string, string | null>();
 const TRACE_NAME_CACHE_LIMIT = 65_536;
 
+/** Empties the trace-name cache: the state right after a load. */
+export function forgetTraceNames(): void {
+  traceNames.clear();
+}
+
 /** §9.1 step 4: the ref's name part for object/op refs, none for other refs, else op_name. */
 function traceName(opName: string): string | null {
   let name = traceNames.get(opName);
