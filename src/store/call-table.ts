@@ -126,6 +126,8 @@ export class CallTable {
    * that derived per-row caches know to rebuild. Appends do not bump it.
    */
   version = 0;
+  /** Bumped when an existing row's started_at may change (a repeated start): orders rebuild. */
+  startVersion = 0;
 
   get size(): number {
     return this.ids.length;
@@ -355,6 +357,7 @@ export class CallTable {
     const body = this.body(row);
     this.setBody(row, JSON.stringify({ attributes: s.attributes, inputs: s.inputs, output: body.output, summary: body.summary }));
     this.version++;
+    this.startVersion++;
   }
 }
 
