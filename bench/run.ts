@@ -646,7 +646,7 @@ export function parseArgs(argv: readonly string[]): CliOptions {
     dataRoot: value('--data-root'),
     out: value('--out') ?? fileURLToPath(new URL('./results.json', import.meta.url)),
     reexec: !argv.includes('--no-reexec'),
-    log: (m) => process.stderr.write(`[bench] ${m}\n`),
+    log: (m) => process.stderr.write(`[bench +${(performance.now() / 1000).toFixed(0)}s] ${m}\n`),
   };
 }
 
