@@ -62,13 +62,17 @@ export const UI_COLUMNS = ['id', 'trace_id', 'op_name', 'display_name', 'started
 const STATUS_PLAIN =
   `CASE WHEN c.exception IS NOT NULL AND c.exception <> '' THEN 'error' WHEN c.ended_at IS NULL THEN 'running' ` +
   `WHEN coalesce(TRY_CAST(json_extract(c.summary, '$.status_counts.error') AS BIGINT), 0) > 0 THEN 'descendant_error' ELSE 'success' END`;
+/** The returned `summary.weave.latency_ms`: Python timedelta ms, a floor of the difference. */
 const LATENCY_PLAIN = '(epoch_us(c.ended_at) - epoch_us(c.started_at)) // 1000';
+/** The sort/filter side's latency: ClickHouse's dateDiff of whole ms, each end floored first. */
+const LATENCY_SORT_PLAIN = '(epoch_us(c.ended_at) // 1000) - (epoch_us(c.started_at) // 1000)';
 const TRACE_NAME_PLAIN = `regexp_extract(c.op_name, '/([^/:]*):[^/]*$', 1)`;
 
 /** The precomputed columns of the tuned variant (bench/duckdb.ts adds them after the load). */
 export const TUNED_COLUMNS: ReadonlyArray<[string, string, string]> = [
   ['t_status', 'VARCHAR', STATUS_PLAIN],
   ['t_latency_ms', 'BIGINT', LATENCY_PLAIN],
+  ['t_latency_sort', 'BIGINT', LATENCY_SORT_PLAIN],
   ['t_trace_name', 'VARCHAR', TRACE_NAME_PLAIN],
   ['t_inputs_n', 'DOUBLE', `TRY_CAST(json_extract_string(c.inputs, '$.n') AS DOUBLE)`],
 ];
@@ -241,8 +245,8 @@ export function benchQueries(p: QueryParams): BenchQuery[] {
       body: { project_id: P, sort_by: [{ field: 'summary.weave.latency_ms', direction: 'desc' }], limit: 50 },
       sql: {
         where: 'TRUE',
-        orderBy: `${LATENCY_PLAIN} DESC NULLS LAST, c.id DESC`,
-        tunedOrderBy: 'c.t_latency_ms DESC NULLS LAST, c.id DESC',
+        orderBy: `${LATENCY_SORT_PLAIN} DESC NULLS LAST, c.id DESC`,
+        tunedOrderBy: 'c.t_latency_sort DESC NULLS LAST, c.id DESC',
         limit: 50,
       },
     }),
