@@ -128,22 +128,11 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
         const rows = o.project.feedbackByRef.get(callRefUri(o.project.projectId, t.ids[row])) ?? [];
         (summary.weave as Record<string, unknown>).feedback = rows.map((f) => feedbackItem(f, p));
       }
-      summaryJson = parsed === null ? q(summary) : renderExpanded(summary);
-    }
-    function renderExpanded(summary: Record<string, unknown>): string {
-      const body = parsed!;
-      // Expansion works on the parsed values; they are serialised after it.
-      const holder: Record<string, unknown> = {
-        attributes: sel.attributes ? body.attributes : {},
-        inputs: sel.inputs ? body.inputs : {},
-        output: sel.output ? body.output : null,
-        summary,
-      };
-      for (const col of expandColumns) expandColumn(o.store, holder, col);
-      attributes = q(holder.attributes);
-      inputs = q(holder.inputs);
-      output = q(holder.output);
-      return q(holder.summary);
+      if (parsed === null) summaryJson = q(summary);
+      else {
+        const out = expandedParts(o.store, parsed, summary, sel, expandColumns);
+        [attributes, inputs, output, summaryJson] = [q(out.attributes), q(out.inputs), q(out.output), q(out.summary)];
+      }
     }
     const storage = o.req.include_storage_size ? String(storageSize(t, row)) : 'null';
     const totalStorage = o.req.include_total_storage_size && t.parentIds[row] === null ? String(traceStorageSize(t, row)) : 'null';
@@ -158,6 +147,24 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
       `,"deleted_at":null,"storage_size_bytes":${storage},"total_storage_size_bytes":${totalStorage}}`
     );
   };
+}
+
+/** The body parts with the expand columns' refs replaced by their values (§10.4). */
+function expandedParts(
+  store: Store,
+  body: CallBody,
+  summary: Record<string, unknown>,
+  sel: { attributes: boolean; inputs: boolean; output: boolean },
+  expandColumns: readonly string[],
+): Record<string, unknown> {
+  const holder: Record<string, unknown> = {
+    attributes: sel.attributes ? body.attributes : {},
+    inputs: sel.inputs ? body.inputs : {},
+    output: sel.output ? body.output : null,
+    summary,
+  };
+  for (const col of expandColumns) expandColumn(store, holder, col);
+  return holder;
 }
 
 /**
