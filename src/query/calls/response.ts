@@ -8,7 +8,6 @@ import { fromPlain } from '../../core/json/lossless.ts';
 import { pyDumps } from '../../core/json/pyjson.ts';
 import { callRefUri, parseObjectRef } from '../../core/refs.ts';
 import type { CallBody, CallTable } from '../../store/call-table.ts';
-import { topLevelValueSpans } from '../../core/json/spans.ts';
 import type { FeedbackRow, ProjectStore } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
 import { resolveObjectRef } from '../resolve-ref.ts';
@@ -58,14 +57,11 @@ export interface LineBuilderOptions {
   selected: Set<string> | null;
 }
 
-/** The JSON parts of a call body that a line copies or computes from. */
-const BODY_KEYS = ['attributes', 'inputs', 'output', 'summary'] as const;
-
 /**
  * Makes the function that renders one row as a JSON line, keys in CallSchema order.
  *
  * Fast path (no expansion): `attributes`, `inputs` and `output` are copied from the stored
- * text as they are (topLevelValueSpans), and only `summary` is parsed, to be recomputed. With
+ * text as they are (CallTable.bodyPartTexts), and only `summary` is parsed, to be recomputed. With
  * `expand_columns` the body is parsed, refs are replaced, and the values are re-serialised.
  */
 export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
@@ -88,13 +84,6 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
     user_id: has(`${p}user_id`), run_id: has(`${p}run_id`), run_step: has(`${p}run_step`), run_step_end: has(`${p}run_step_end`),
   };
 
-  /** The stored JSON text of attributes/inputs/output/summary, or null for absent parts. */
-  const rawParts = (row: number): Array<string | null> => {
-    const text = t.bodyText(row);
-    const spans = topLevelValueSpans(text, BODY_KEYS);
-    return BODY_KEYS.map((_, k) => (spans[2 * k] < 0 ? null : text.slice(spans[2 * k], spans[2 * k + 1])));
-  };
-
   // Without costs or feedback the computed `weave` block is spliced into the stored summary
   // text (copied as is, like inputs) instead of parsing and re-serialising the summary.
   const spliceSummary = expandColumns.length === 0 && !o.req.include_costs && !o.req.include_feedback;
@@ -108,7 +97,7 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
       parsed = t.body(row);
       storedSummary = sel.summary ? parsed.summary : null;
     } else if (needsBody) {
-      const [a, i, out, sum] = rawParts(row);
+      const [a, i, out, sum] = t.bodyPartTexts(row);
       if (sel.attributes && a !== null && a !== 'null') attributes = a;
       if (sel.inputs && i !== null && i !== 'null') inputs = i;
       if (sel.output && out !== null) output = out;
