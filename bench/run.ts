@@ -69,6 +69,11 @@ export interface Timing {
   min_ms: number;
   max_ms: number;
   runs: number;
+  /**
+   * Median CPU time of the process over the run (user + system, every thread: DuckDB's
+   * workers included). On a shared machine it shows the work apart from waiting for a core.
+   */
+  cpu_median_ms: number;
 }
 
 export interface QueryResult {
@@ -132,9 +137,19 @@ const CTX: RequestContext = { userId: 'bench', authorize() {}, canRead: () => tr
 const mbPerS = (bytes: number, ms: number) => round(bytes / 1e6 / (ms / 1000), 1);
 const ratio = (a: number | null | undefined, b: number | null | undefined) => (a == null || b == null || !(b > 0) ? null : round(a / b, 3));
 
-function timingOf(samples: readonly number[]): Timing | null {
+function timingOf(samples: readonly number[], cpu: readonly number[]): Timing | null {
   if (samples.length === 0) return null;
-  return { median_ms: round(median(samples)), min_ms: round(Math.min(...samples)), max_ms: round(Math.max(...samples)), runs: samples.length };
+  return { median_ms: round(median(samples)), min_ms: round(Math.min(...samples)), max_ms: round(Math.max(...samples)), runs: samples.length, cpu_median_ms: round(median(cpu)) };
+}
+
+/** Wall and CPU milliseconds of `fn`. */
+async function timed(fn: () => unknown): Promise<{ ms: number; cpu: number }> {
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  await fn();
+  const ms = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  return { ms, cpu: (c.user + c.system) / 1000 };
 }
 
 interface TqRun {
@@ -335,17 +350,23 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
       duckTexts.plain = duckTexts.tuned = null;
 
       log(`${q.name}: ${runs} interleaved runs ...`);
-      const samples = { tq: [] as number[], plain: [] as number[], tuned: [] as number[] };
+      const wall = { tq: [] as number[], plain: [] as number[], tuned: [] as number[] };
+      const cpu = { tq: [] as number[], plain: [] as number[], tuned: [] as number[] };
+      const sample = (side: 'tq' | 'plain' | 'tuned', t: { ms: number; cpu: number }) => {
+        wall[side].push(t.ms);
+        cpu[side].push(t.cpu);
+      };
       for (let i = 0; i < runs; i++) {
-        samples.tq.push(runRoute(route, warmEngine, q.body, false).ms);
+        sample('tq', await timed(() => runRoute(route, warmEngine, q.body, false)));
         if (duck) {
-          samples.plain.push((await runJsonSql(duck.conn, q.sql.plain)).ms);
-          samples.tuned.push((await runJsonSql(duck.conn, q.sql.tuned)).ms);
+          const conn = duck.conn;
+          sample('plain', await timed(() => runJsonSql(conn, q.sql.plain)));
+          sample('tuned', await timed(() => runJsonSql(conn, q.sql.tuned)));
         }
       }
-      r.tq.warm = timingOf(samples.tq);
-      r.duckdb.plain = timingOf(samples.plain);
-      r.duckdb.tuned = timingOf(samples.tuned);
+      r.tq.warm = timingOf(wall.tq, cpu.tq);
+      r.duckdb.plain = timingOf(wall.plain, cpu.plain);
+      r.duckdb.tuned = timingOf(wall.tuned, cpu.tuned);
       r.ratios = {
         warm_over_plain: ratio(r.tq.warm?.median_ms, r.duckdb.plain?.median_ms),
         warm_over_tuned: ratio(r.tq.warm?.median_ms, r.duckdb.tuned?.median_ms),
@@ -512,7 +533,7 @@ export function formatTables(r: BenchResults, markdown: boolean): string {
   const out: string[] = [];
   out.push(
     table(
-      ['query', 'rows', 'tq warm ms (range)', 'tq cold ms', 'DuckDB ms (range)', 'DuckDB tuned ms (range)', 'warm/DuckDB', 'warm/tuned', 'cold/DuckDB', 'check'],
+      ['query', 'rows', 'tq warm ms (range)', 'tq cold ms', 'DuckDB ms (range)', 'DuckDB tuned ms (range)', 'warm/DuckDB', 'warm/tuned', 'cold/DuckDB', 'CPU ms tq/DuckDB/tuned', 'check'],
       Object.entries(r.queries).map(([name, q]) => [
         name,
         String(q.rows ?? 'n/a'),
@@ -523,6 +544,7 @@ export function formatTables(r: BenchResults, markdown: boolean): string {
         fmt(q.ratios.warm_over_plain, 3),
         fmt(q.ratios.warm_over_tuned, 3),
         fmt(q.ratios.cold_over_plain, 3),
+        [q.tq.warm, q.duckdb.plain, q.duckdb.tuned].map((t) => fmt(t?.cpu_median_ms)).join(' / '),
         checkCell(q),
       ]),
       markdown,
