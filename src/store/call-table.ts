@@ -7,6 +7,7 @@
  * byte arena and parsed only when a query needs them. Indexes map ids to rows so that id
  * filters never scan the project.
  */
+import { parseExact, stringifyExact } from '../core/json/exact.ts';
 import { topLevelValueSpans } from '../core/json/spans.ts';
 import { extractRefs } from '../core/refs.ts';
 import { addToIndex, ByteArena, Float64Column, Int32Column, Interner, MultiIndex, removeFromIndex, SparseColumn } from './columns.ts';
@@ -169,7 +170,7 @@ export class CallTable {
       run_step_end: null,
       deleted_at: null,
     });
-    this.setBody(row, bodyText ?? JSON.stringify({ attributes: part.attributes, inputs: part.inputs, output: null, summary: null }));
+    this.setBody(row, bodyText ?? stringifyExact({ attributes: part.attributes, inputs: part.inputs, output: null, summary: null }));
     const pending = this.pendingEnds.get(part.id);
     if (pending) {
       this.pendingEnds.delete(part.id);
@@ -191,7 +192,7 @@ export class CallTable {
     this.runStepEnd.set(row, part.run_step_end);
     this.statusErrorCount.data[row] = errorCount(part.summary);
     this.outputRefs.set(row, this.refList(extractRefs(wrapOutput(part.output))));
-    this.setBody(row, JSON.stringify({ attributes: body.attributes, inputs: body.inputs, output: part.output, summary: part.summary }));
+    this.setBody(row, stringifyExact({ attributes: body.attributes, inputs: body.inputs, output: part.output, summary: part.summary }));
     this.version++;
   }
 
@@ -224,7 +225,7 @@ export class CallTable {
   /** The stored JSON parts of a row. */
   body(row: number): CallBody {
     const text = this.bodyText(row);
-    const obj = JSON.parse(text) as Partial<CallBody>;
+    const obj = parseExact(text) as Partial<CallBody>; // big integers keep their digits
     return {
       attributes: (obj.attributes as Record<string, unknown>) ?? {},
       inputs: (obj.inputs as Record<string, unknown>) ?? {},
@@ -240,8 +241,13 @@ export class CallTable {
    */
   bodyPart(row: number, part: keyof CallBody): unknown {
     const text = this.bodyPartTexts(row)[PART_INDEX[part]];
-    const value = text === null ? null : JSON.parse(text);
+    const value = text === null ? null : parseExact(text);
     return value === null && (part === 'attributes' || part === 'inputs') ? {} : value;
+  }
+
+  /** The stored JSON text of one part, or null when the body has none. */
+  bodyPartText(row: number, part: keyof CallBody): string | null {
+    return this.bodyPartTexts(row)[PART_INDEX[part]];
   }
 
   /** The stored JSON text of attributes, inputs, output and summary (null when absent), as they are. */
@@ -391,7 +397,7 @@ export class CallTable {
     this.byOp.add(op, row);
     this.indexRelations(row, s);
     const body = this.body(row);
-    this.setBody(row, JSON.stringify({ attributes: s.attributes, inputs: s.inputs, output: body.output, summary: body.summary }));
+    this.setBody(row, stringifyExact({ attributes: s.attributes, inputs: s.inputs, output: body.output, summary: body.summary }));
     this.version++;
     this.startVersion++;
   }

@@ -4,6 +4,7 @@
  */
 import { fieldNotAllowed } from '../../core/errors.ts';
 import { formatMicros } from '../../core/datetime.ts';
+import { parseExact, stringifyExact } from '../../core/json/exact.ts';
 import { fromPlain } from '../../core/json/lossless.ts';
 import { pyDumps } from '../../core/json/pyjson.ts';
 import { callRefUri, parseObjectRef } from '../../core/refs.ts';
@@ -110,17 +111,17 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
     const computed = { opName, startedAt: t.startedAt.data[row], endedAt: Number.isNaN(endedAt) ? null : endedAt, exception, displayName };
     let summaryJson = spliceSummary ? splicedSummary(storedSummaryText, computed, t.statusErrorCount.data[row]) : null;
     if (summaryJson === null) {
-      if (storedSummaryText !== null) storedSummary = JSON.parse(storedSummaryText) as Record<string, unknown> | null;
+      if (storedSummaryText !== null) storedSummary = parseExact(storedSummaryText) as Record<string, unknown> | null;
       const summary = deriveSummary({ summary: storedSummary, ...computed });
       if (o.req.include_costs) applyCosts(summary, o.store.prices, t.startedAt.data[row], o.project.projectId);
       if (o.req.include_feedback) {
         const rows = o.project.feedbackByRef.get(callRefUri(o.project.projectId, t.ids[row])) ?? [];
         (summary.weave as Record<string, unknown>).feedback = rows.map((f) => feedbackItem(f, p));
       }
-      if (parsed === null) summaryJson = q(summary);
+      if (parsed === null) summaryJson = stringifyExact(summary);
       else {
         const out = expandedParts(o.store, parsed, summary, sel, expandColumns);
-        [attributes, inputs, output, summaryJson] = [q(out.attributes), q(out.inputs), q(out.output), q(out.summary)];
+        [attributes, inputs, output, summaryJson] = [stringifyExact(out.attributes), stringifyExact(out.inputs), stringifyExact(out.output), stringifyExact(out.summary)];
       }
     }
     const storage = o.req.include_storage_size ? String(storageSize(t, row)) : 'null';
@@ -257,7 +258,7 @@ function expandColumn(store: Store, call: Record<string, unknown>, path: string)
   const resolved = resolveObjectRef(store, value);
   if (!resolved.found || resolved.value === null) return;
   // A copy: deeper expand columns write into it, and the stored value must not change.
-  const out = structuredClone(resolved.value);
+  const out = parseExact(stringifyExact(resolved.value));
   if (out !== null && typeof out === 'object' && !Array.isArray(out)) {
     if (!Object.prototype.hasOwnProperty.call(out, '_ref')) (out as Record<string, unknown>)._ref = value;
   }
