@@ -185,6 +185,9 @@ export function benchQueries(p: QueryParams): BenchQuery[] {
     },
   };
   const roots = { project_id: P, filter: { trace_roots_only: true }, sort_by: [{ field: 'started_at', direction: 'desc' }] };
+  /** A page of the newest trace roots, with request extras and the matching SQL options. */
+  const rootsPage = (name: string, description: string, limit: number, extra: Record<string, unknown>, sql: Partial<CallSqlSpec>) =>
+    calls({ name, description, body: { ...roots, limit, ...extra }, sql: { where: 'c.parent_id IS NULL', orderBy: byStartDesc, limit, ...sql } });
 
   return [
     calls({
@@ -199,30 +202,10 @@ export function benchQueries(p: QueryParams): BenchQuery[] {
       body: { project_id: P, filter: { trace_ids: [p.traceId] } },
       sql: { where: `c.trace_id = ${sqlString(p.traceId)}`, orderBy: byStart },
     }),
-    calls({
-      name: 'roots_page_50',
-      description: 'UI default view: trace roots, started_at desc, limit 50, columns subset',
-      body: { ...roots, limit: 50, columns: UI_COLUMNS },
-      sql: { where: 'c.parent_id IS NULL', orderBy: byStartDesc, limit: 50, columns: UI_COLUMNS },
-    }),
-    calls({
-      name: 'roots_page_100',
-      description: 'UI default view: trace roots, started_at desc, limit 100, columns subset',
-      body: { ...roots, limit: 100, columns: UI_COLUMNS },
-      sql: { where: 'c.parent_id IS NULL', orderBy: byStartDesc, limit: 100, columns: UI_COLUMNS },
-    }),
-    calls({
-      name: 'roots_expand',
-      description: 'trace roots, started_at desc, limit 50, expand_columns inputs.prompt (an object ref)',
-      body: { ...roots, limit: 50, expand_columns: ['inputs.prompt'] },
-      sql: { where: 'c.parent_id IS NULL', orderBy: byStartDesc, limit: 50, expandPrompt: true },
-    }),
-    calls({
-      name: 'roots_feedback',
-      description: 'trace roots, started_at desc, limit 100, include_feedback',
-      body: { ...roots, limit: 100, include_feedback: true },
-      sql: { where: 'c.parent_id IS NULL', orderBy: byStartDesc, limit: 100, feedback: true },
-    }),
+    rootsPage('roots_page_50', 'UI default view: trace roots, started_at desc, limit 50, columns subset', 50, { columns: UI_COLUMNS }, { columns: UI_COLUMNS }),
+    rootsPage('roots_page_100', 'UI default view: trace roots, started_at desc, limit 100, columns subset', 100, { columns: UI_COLUMNS }, { columns: UI_COLUMNS }),
+    rootsPage('roots_expand', 'trace roots, started_at desc, limit 50, expand_columns inputs.prompt (an object ref)', 50, { expand_columns: ['inputs.prompt'] }, { expandPrompt: true }),
+    rootsPage('roots_feedback', 'trace roots, started_at desc, limit 100, include_feedback', 100, { include_feedback: true }, { feedback: true }),
     calls({
       name: 'op_wildcard',
       description: `filter.op_names ['${opPrefix}*'], default order, all matches`,
