@@ -42,4 +42,5 @@ test('splicedSummary: a stored weave block or a non-object summary goes the pars
   assert.equal(splicedSummary('{"weave":{"x":1}}', computed, NaN), null);
   assert.equal(splicedSummary('{"a":{"weave":1}}', computed, NaN), null);
   assert.equal(splicedSummary('[1]', computed, NaN), null);
+  assert.equal(splicedSummary('{"we\\u0061ve":{"x":1}}', computed, NaN), null);
 });

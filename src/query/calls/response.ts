@@ -164,7 +164,8 @@ function expandedParts(
  */
 export function splicedSummary(stored: string | null, c: Omit<SummaryInputs, 'summary'>, errorCount: number): string | null {
   if (stored !== null && stored !== 'null') {
-    if (stored.charCodeAt(0) !== 0x7b /* { */ || stored.includes('"weave"')) return null;
+    // A `weave` key, also one spelled with \u escapes, is merged the parsing way.
+    if (stored.charCodeAt(0) !== 0x7b /* { */ || stored.includes('"weave"') || stored.includes('\\u')) return null;
     const close = stored.lastIndexOf('}');
     for (let i = 1; i < close; i++) {
       const ch = stored.charCodeAt(i);
