@@ -11,7 +11,7 @@ import type { CallBody, CallTable } from '../../store/call-table.ts';
 import { topLevelValueSpans } from '../../core/json/spans.ts';
 import type { FeedbackRow, ProjectStore } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
-import { resolveObjectRef } from '../resolve-ref.ts';
+import { resolveObjectRef, type CanRead } from '../resolve-ref.ts';
 import { applyCosts } from './costs.ts';
 import type { CallsQuery } from './request.ts';
 import { deriveSummary } from './summary.ts';
@@ -56,6 +56,8 @@ export interface LineBuilderOptions {
   req: CallsQuery;
   prefix: string;
   selected: Set<string> | null;
+  /** Which projects expanded refs may be followed into (the caller's grants; DECISIONS 20). */
+  canRead: CanRead;
 }
 
 /** The JSON parts of a call body that a line copies or computes from. */
@@ -134,7 +136,7 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
         output: sel.output ? parsed.output : null,
         summary,
       };
-      for (const col of expandColumns) expandColumn(o.store, holder, col);
+      for (const col of expandColumns) expandColumn(o.store, o.canRead, holder, col);
       attributes = q(holder.attributes);
       inputs = q(holder.inputs);
       output = q(holder.output);
@@ -203,12 +205,12 @@ function getNested(obj: Record<string, unknown>, path: string): { parent: Record
  * a `_ref` key with the original URI when it has none; other values replace the string as is;
  * unresolvable refs stay strings.
  */
-function expandColumn(store: Store, call: Record<string, unknown>, path: string): void {
+function expandColumn(store: Store, canRead: CanRead, call: Record<string, unknown>, path: string): void {
   const at = getNested(call, path);
   if (!at) return;
   const value = at.parent[at.key];
   if (!value || typeof value !== 'string' || !parseObjectRef(value)) return;
-  const resolved = resolveObjectRef(store, value);
+  const resolved = resolveObjectRef(store, value, canRead);
   if (!resolved.found || resolved.value === null) return;
   // A copy: deeper expand columns write into it, and the stored value must not change.
   const out = structuredClone(resolved.value);
