@@ -182,7 +182,8 @@ export class FixtureError extends Error {
     readonly line: number,
     readonly problem: string,
   ) {
-    super(`${file}:${line}: ${problem}`);
+    // Line 0: a problem of the whole file (missing, unreadable, corrupt gzip), named `file: problem`.
+    super(line > 0 ? `${file}:${line}: ${problem}` : `${file}: ${problem}`);
     this.name = 'FixtureError';
   }
 }
