@@ -1,22 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PermissionDeniedError, TqError } from '../core/errors.ts';
+import { PermissionDeniedError } from '../core/errors.ts';
+import { errorOf } from '../core/errors.testing.ts';
 import { createEngine } from '../engine.ts';
 import { callsStreamQueryRoute } from '../query/calls/run.ts';
 import { runRoute, validatingContext } from './run-route.ts';
 import type { RequestContext, Route } from './types.ts';
 
 const everything: RequestContext = { userId: 'u', authorize() {}, canRead: () => true };
-
-function errorOf(f: () => unknown): TqError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof TqError) return e;
-    throw e;
-  }
-  throw new Error('no error');
-}
 
 const nested = (depth: number, inner = '1') => '['.repeat(depth) + inner + ']'.repeat(depth);
 
