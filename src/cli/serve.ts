@@ -134,7 +134,7 @@ the users file is "entity/project", "entity/*" or "*". With no users configured,
 "${DEFAULT_USER}" with a random password is created and its credentials printed once.
 
 Limits: a body over --max-body-bytes is a 413, one nested more than ${MAX_BODY_DEPTH} levels a 400;
-a 422 repeats at most ${ECHO_MAX_CHARS} characters of each bad value and lists ${MAX_ISSUES} problems.
+a 422 repeats at most ${ECHO_MAX_CHARS} characters of each bad value and lists ${MAX_ISSUES} problems at most.
 
 Examples:
   tq serve --fixtures ./fixtures

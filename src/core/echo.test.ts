@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createEngine } from '../engine.ts';
 import { runRoute } from '../api/run-route.ts';
 import { callsStreamQueryRoute } from '../query/calls/run.ts';
-import { boundEcho, boundString, ECHO_MAX_CHARS, MAX_ISSUES } from './echo.ts';
+import { boundEcho, boundString, DETAIL_MAX_CHARS, ECHO_MAX_CHARS, MAX_ISSUES } from './echo.ts';
 import { RequestSchemaError, TqError } from './errors.ts';
 
 test('echoes that fit are kept as they are', () => {
@@ -37,17 +37,23 @@ test('long arrays and objects become the start of their JSON text plus …', () 
   assert.ok(echoed.startsWith('{"k0":0,"k1":1,'));
 });
 
-test('a 422 lists at most MAX_ISSUES issues, with bounded inputs and loc keys', () => {
+test('a 422 lists at most MAX_ISSUES issues and DETAIL_MAX_CHARS of JSON, with bounded inputs and loc keys', () => {
+  const many = new RequestSchemaError(Array.from({ length: 3000 }, (_, i) => ({ type: 't', loc: ['body', i], msg: 'm', input: i })));
+  assert.equal(many.issues.length, MAX_ISSUES);
   const err = new RequestSchemaError(
-    Array.from({ length: 300 }, (_, i) => ({ type: 't', loc: ['body', 'k'.repeat(3000), i], msg: 'm', input: 'v'.repeat(3000) })),
+    Array.from({ length: 1000 }, () => ({ type: 't', loc: ['body', 'k'.repeat(3000), 7], msg: 'm', input: 'v'.repeat(3000) })),
   );
   const detail = (err.body() as { detail: Array<{ loc: unknown[]; input: string }> }).detail;
-  assert.equal(detail.length, MAX_ISSUES);
   assert.deepEqual(detail[7].loc, ['body', 'k'.repeat(ECHO_MAX_CHARS) + '…', 7]);
   assert.equal(detail[7].input, 'v'.repeat(ECHO_MAX_CHARS) + '…');
+  const each = JSON.stringify(detail[7]).length;
+  assert.equal(detail.length, Math.floor(DETAIL_MAX_CHARS / each));
+  // One issue larger than the budget is still listed.
+  const huge = new RequestSchemaError([{ type: 't', loc: Array.from({ length: 1100 }, () => 'k'.repeat(1000)), msg: 'm' }, { type: 't', loc: [], msg: 'm' }]);
+  assert.equal(huge.issues.length, 1);
 });
 
-test('issue 11: a 10 MB bad key gives a small 422, and 1M unknown keys do not make a million issues', () => {
+test('issue 11: a 10 MB bad key gives a small 422, and 200k unknown keys do not make 200k issues', () => {
   const key = 'k'.repeat(10_000_000);
   const text = `{"project_id":"e/p","${key}":"${'v'.repeat(1_000_000)}"}`;
   let err: unknown;

@@ -3,11 +3,13 @@
  * whole; a 10 MB bad value would make a 40 MB error body. tq keeps echoes whose JSON text fits
  * in ECHO_MAX_CHARS as they are; a longer string is cut to its first ECHO_MAX_CHARS characters
  * followed by `…`; a longer array or object becomes a string holding the first ECHO_MAX_CHARS
- * characters of its JSON text followed by `…`. A detail list keeps its first MAX_ISSUES entries.
+ * characters of its JSON text followed by `…`. Validation keeps at most MAX_ISSUES issues, and
+ * a detail list ends once its JSON passes DETAIL_MAX_CHARS (the first issue is always kept).
  */
 
 export const ECHO_MAX_CHARS = 1000;
-export const MAX_ISSUES = 100;
+export const MAX_ISSUES = 1000;
+export const DETAIL_MAX_CHARS = 1024 * 1024;
 const ELLIPSIS = '…';
 
 /** The first `max` characters of `s`, never ending inside a surrogate pair. */

@@ -6,7 +6,7 @@
  * The engine throws `TqError`s only; the HTTP front end turns them into status + JSON body and
  * the CLI into a message on stderr and an exit code. Anything else thrown is a bug (HTTP 500).
  */
-import { boundEcho, boundString, MAX_ISSUES } from './echo.ts';
+import { boundEcho, boundString, DETAIL_MAX_CHARS, MAX_ISSUES } from './echo.ts';
 
 /** Where in a request (or file) an error is: JSON path segments, like pydantic's `loc`. */
 export type ErrorPath = ReadonlyArray<string | number>;
@@ -142,12 +142,25 @@ export class RequestSchemaError extends TqError {
   constructor(issues: ValidationIssue[]) {
     super('TQ_REQUEST_SCHEMA', {}, issues[0]?.loc);
     // Echoes are bounded (src/core/echo.ts): a huge bad value must not make a huger error.
-    this.issues = issues.slice(0, MAX_ISSUES).map(boundIssue);
+    this.issues = boundIssues(issues);
     this.message = this.issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
   }
   override body(): Record<string, unknown> {
     return { detail: this.issues };
   }
+}
+
+/** The issues a 422 lists: each echo bounded, and no more than DETAIL_MAX_CHARS of them in all. */
+function boundIssues(issues: ValidationIssue[]): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
+  let chars = 0;
+  for (const issue of issues.slice(0, MAX_ISSUES)) {
+    const bounded = boundIssue(issue);
+    chars += JSON.stringify(bounded).length;
+    if (out.length > 0 && chars > DETAIL_MAX_CHARS) break;
+    out.push(bounded);
+  }
+  return out;
 }
 
 function boundIssue(issue: ValidationIssue): ValidationIssue {

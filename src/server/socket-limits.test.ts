@@ -178,7 +178,7 @@ test('a slow but steady reader is never cut; a client that stops reading is, aft
       const opened = performance.now();
       socket.on('close', () => cuts.push(performance.now() - opened));
     });
-    const [steady, stalled] = await Promise.all([read(port, '/test/big', 8, 100), read(port, '/test/huge', 1e9, 0, 2, 3000)]);
+    const [steady, stalled] = await Promise.all([read(port, '/test/big', 8, 100), read(port, '/test/huge', 1e9, 0, 2, 6000)]);
     assert.equal(steady.complete, true);
     assert.equal(steady.lines, LINES);
     assert.ok(steady.ms > 2000, `the steady read took ${steady.ms} ms, longer than twice both timeouts`);
@@ -186,7 +186,8 @@ test('a slow but steady reader is never cut; a client that stops reading is, aft
     assert.equal(stalled.complete, false);
     assert.ok(stalled.lines > 0 && stalled.lines < HUGE_LINES, `${stalled.lines} lines`);
     const cut = Math.min(...cuts);
-    assert.ok(cut >= 990 && cut < 2900, `the stalled connection was closed after ${cut} ms`);
+    // Long before the reader came back (a loaded machine may take a while to fill the buffers).
+    assert.ok(cut >= 990 && cut < 5900, `the stalled connection was closed after ${cut} ms`);
   } finally {
     await tq.close();
   }
