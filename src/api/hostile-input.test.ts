@@ -84,3 +84,29 @@ test('property: hostile bodies against every route in-process (seeded)', () => {
   );
   assertStillServing(engine);
 });
+
+test('values nested right up to the bound are stored, digested, expanded and rendered by every writer', () => {
+  const engine = seeded();
+  const route = (path: string) => allRoutes().find((r) => r.path === path)!;
+  const send = (path: string, text: string) => {
+    const r = answer(engine, route(path), { kind: 'text', text });
+    assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body).slice(0, 300)}`);
+    return r.body as Record<string, unknown>;
+  };
+  // Envelope levels + value levels = 1000 exactly.
+  const obj = send('/obj/create', `{"obj":{"project_id":"e/p","object_id":"deep","val":{"v":${nestedText(997)}}}}`);
+  const table = send('/table/create', `{"table":{"project_id":"e/p","rows":[{"v":${nestedText(996)}}]}}`);
+  const ref = `weave:///e/p/object/deep:${obj.digest as string}`;
+  send('/call/start', `{"start":{"project_id":"e/p","id":"deep","op_name":"op","trace_id":"t","started_at":"2024-01-01T00:00:00Z","attributes":{},"inputs":{"x":"${ref}","y":${nestedText(997)}}}}`);
+  send('/feedback/create', `{"project_id":"e/p","weave_ref":"weave:///e/p/call/deep","feedback_type":"x","payload":{"v":${nestedText(998)}}}`);
+  const [line] = answer(engine, route('/calls/stream_query'), {
+    kind: 'text',
+    text: '{"project_id":"e/p","expand_columns":["inputs.x"],"include_feedback":true,"sort_by":[{"field":"inputs.y","direction":"asc"}]}',
+  }).body as Array<{ inputs: { x: { v: unknown } } }>;
+  // Expansion nests the object below the call: deeper than any body, and still rendered.
+  assert.equal(JSON.stringify(line.inputs.x.v), nestedText(997));
+  const rows = send('/table/query', `{"project_id":"e/p","digest":"${table.digest as string}"}`) as { rows: Array<{ val: { v: unknown } }> };
+  assert.equal(JSON.stringify(rows.rows[0].val.v), nestedText(996));
+  const read = send('/obj/read', `{"project_id":"e/p","object_id":"deep","digest":"${obj.digest as string}"}`) as { obj: { val: { v: unknown } } };
+  assert.equal(JSON.stringify(read.obj.val.v), nestedText(997));
+});

@@ -47,6 +47,36 @@ test('a route that still overflows the stack is a 400, not a crash; other errors
   assert.deepEqual(errorOf(() => runRoute(overflowing, createEngine(), { kind: 'text', text: '{}' }, everything)).body(), {
     reason: 'Request is nested too deeply',
   });
+  // While a stream is pulled too; closing the stream early reaches the route's iterator.
+  let closed = false;
+  const deepStream: Route = {
+    path: '/deep-stream',
+    method: 'POST',
+    body: 'json',
+    run: () => ({
+      kind: 'stream',
+      lines: (function* () {
+        try {
+          yield 'first';
+          const f = (n: number): number => f(n + 1) + 1;
+          yield String(f(0));
+        } finally {
+          closed = true;
+        }
+      })(),
+    }),
+  };
+  const result = runRoute(deepStream, createEngine(), { kind: 'text', text: '{}' }, everything);
+  assert.ok(result.kind === 'stream');
+  const lines = result.lines[Symbol.iterator]();
+  assert.deepEqual(lines.next(), { done: false, value: 'first' });
+  assert.deepEqual(errorOf(() => lines.next()).body(), { reason: 'Request is nested too deeply' });
+  const again = (runRoute(deepStream, createEngine(), { kind: 'text', text: '{}' }, everything) as { lines: Iterable<string> }).lines[Symbol.iterator]();
+  again.next();
+  closed = false;
+  again.return!();
+  assert.equal(closed, true);
+  assert.deepEqual([...(runRoute(callsStreamQueryRoute, createEngine(), { kind: 'text', text: '{"project_id":"e/p"}' }, everything) as { lines: Iterable<string> }).lines], []);
   const e = errorOf(() => runRoute(callsStreamQueryRoute, createEngine(), { kind: 'value', value: { project_id: 'e/p', limit: -1 } }, everything));
   assert.equal(e.code, 'TQ_NEGATIVE_LIMIT');
 });

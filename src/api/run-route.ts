@@ -36,12 +36,42 @@ export function validatingContext(ctx: RequestContext): RequestContext {
   };
 }
 
+/** A stack overflow is the client's doing (400); anything else passes through. */
+function clientDepthError(e: unknown): unknown {
+  return e instanceof RangeError && /call stack/i.test(e.message) ? new TqError('TQ_TOO_DEEP') : e;
+}
+
+/**
+ * The same guard while a stream is pulled: rendering can nest deeper than any body (an
+ * expanded ref puts an object below a call). A plain iterator, not a generator: this runs per line.
+ */
+function guardedLines(lines: Iterable<string>): Iterable<string> {
+  return {
+    [Symbol.iterator](): Iterator<string> {
+      const it = lines[Symbol.iterator]();
+      return {
+        next() {
+          try {
+            return it.next();
+          } catch (e) {
+            throw clientDepthError(e);
+          }
+        },
+        return(value?: unknown) {
+          return it.return ? it.return(value) : { done: true, value: undefined };
+        },
+      };
+    },
+  };
+}
+
 export function runRoute(route: Route, engine: Engine, body: RequestBody, ctx: RequestContext): RouteResult {
   checkBodyDepth(body);
+  let result: RouteResult;
   try {
-    return route.run(engine, body, validatingContext(ctx));
+    result = route.run(engine, body, validatingContext(ctx));
   } catch (e) {
-    if (e instanceof RangeError && /call stack/i.test(e.message)) throw new TqError('TQ_TOO_DEEP');
-    throw e;
+    throw clientDepthError(e);
   }
+  return result.kind === 'stream' ? { kind: 'stream', lines: guardedLines(result.lines) } : result;
 }
