@@ -173,3 +173,11 @@ test('issue 11: a fixture line nested deeper than a request body may be is rejec
     assert.ok(line.includes(`"inputs":{"x":${deep(998)}}`));
   }
 });
+
+test('a U+FFFD written as such is valid UTF-8 and loads', async () => {
+  const d = dir({ 'calls.jsonl': call('a', { inputs: { q: 'bad \uFFFD char' } }) + '\n' });
+  const engine = createEngine();
+  await loadFixtures(engine, d);
+  const calls = engine.store.project('e/p')!.calls;
+  assert.equal(JSON.parse(calls.bodyText(0)).inputs.q, 'bad \uFFFD char');
+});
