@@ -5,6 +5,7 @@ import { runRoute } from '../api/run-route.ts';
 import { callsStreamQueryRoute } from '../query/calls/run.ts';
 import { boundEcho, boundString, DETAIL_MAX_CHARS, ECHO_MAX_CHARS, MAX_ISSUES } from './echo.ts';
 import { RequestSchemaError, TqError } from './errors.ts';
+import { LosslessNumber } from './json/lossless.ts';
 
 test('echoes that fit are kept as they are', () => {
   const small = { a: [1, 'x', null, true, { b: 2 }] };
@@ -13,6 +14,9 @@ test('echoes that fit are kept as they are', () => {
   assert.equal(boundEcho(5), 5);
   assert.equal(boundEcho(null), null);
   assert.equal(boundEcho(undefined), undefined);
+  const big = new LosslessNumber('123456789012345678901234567890');
+  assert.equal(boundEcho(big), big);
+  assert.equal(boundEcho([big, 'x'.repeat(20)], 30), '[1.2345678901234568e+29,"xxxxx…');
 });
 
 test('long strings are cut to ECHO_MAX_CHARS characters plus …, never inside a surrogate pair', () => {

@@ -26,6 +26,10 @@ export function boundString(s: string, max = ECHO_MAX_CHARS): string {
 
 type Frame = { items: unknown[]; keys: string[] | null; i: number };
 
+/** Leaves of an echo: primitives, and objects that serialise themselves (LosslessNumber, Date). */
+const isLeaf = (v: unknown): boolean =>
+  v === null || typeof v !== 'object' || typeof (v as { toJSON?: unknown }).toJSON === 'function';
+
 /**
  * The JSON text of `value`, stopping once it is longer than `max` characters (explicit stack:
  * the depth is bounded upstream, but this must not depend on it). Values JSON cannot hold
@@ -43,8 +47,8 @@ function boundedJson(value: unknown, max: number): { text: string; complete: boo
       out += '[';
       return { items: v, keys: null, i: 0 };
     }
-    if (v !== null && typeof v === 'object') {
-      const keys = Object.keys(v);
+    if (!isLeaf(v)) {
+      const keys = Object.keys(v as object);
       out += '{';
       return { items: keys.map((k) => (v as Record<string, unknown>)[k]), keys, i: 0 };
     }
@@ -72,7 +76,7 @@ function boundedJson(value: unknown, max: number): { text: string; complete: boo
 /** `value` as a 422 may echo it (see the module comment). */
 export function boundEcho(value: unknown, max = ECHO_MAX_CHARS): unknown {
   if (typeof value === 'string') return boundString(value, max);
-  if (value === null || typeof value !== 'object') return value;
+  if (isLeaf(value)) return value;
   const { text, complete } = boundedJson(value, max);
   return complete ? value : cut(text, max) + ELLIPSIS;
 }

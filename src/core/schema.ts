@@ -8,6 +8,7 @@
  */
 import { MAX_ISSUES } from './echo.ts';
 import { RequestSchemaError, type ValidationIssue } from './errors.ts';
+import { LosslessNumber } from './json/lossless.ts';
 
 export type Loc = Array<string | number>;
 
@@ -25,7 +26,7 @@ export interface Schema<T> {
 export type Infer<S> = S extends Schema<infer T> ? T : never;
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof LosslessNumber);
 
 function issue(issues: ValidationIssue[], type: string, loc: Loc, msg: string, input: unknown, ctx?: Record<string, unknown>): typeof INVALID {
   // Past the listed maximum an issue still fails validation but is not kept (memory).
@@ -45,6 +46,7 @@ export const str = (): Schema<string> => ({
 const INT_TEXT = /^\s*[+-]?\d+(_\d+)*\s*$/;
 export const int = (): Schema<number> => ({
   check(v, loc, issues) {
+    if (v instanceof LosslessNumber) v = Number(v.lexeme); // an integer beyond 2^53 (core/json/exact.ts)
     if (typeof v === 'number') {
       if (Number.isInteger(v)) return v;
       if (!Number.isFinite(v)) return issue(issues, 'finite_number', loc, 'Input should be a finite number', v);
@@ -61,6 +63,7 @@ export const int = (): Schema<number> => ({
 
 export const num = (): Schema<number> => ({
   check(v, loc, issues) {
+    if (v instanceof LosslessNumber) v = Number(v.lexeme);
     if (typeof v === 'number') return v;
     if (typeof v === 'boolean') return v ? 1 : 0;
     if (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v))) return Number(v);

@@ -6,7 +6,9 @@
  * the caller cannot read resolves exactly as a ref to nothing, at every step (the object, a
  * ref inside it, a table row it points to), so nothing about that project leaks.
  */
+import { LosslessNumber } from '../core/json/lossless.ts';
 import { parseObjectRef, parseRef } from '../core/refs.ts';
+import { parsedRow } from './table/run.ts';
 import type { Store } from '../store/store.ts';
 
 /** Whether the caller may read a project (RequestContext.canRead). */
@@ -28,13 +30,13 @@ function step(store: Store, canRead: CanRead, value: unknown, edge: string, arg:
       if (!project || !digests) return NOT_FOUND;
       const digest = edge === 'index' ? digests[Number(arg)] : digests.find((d) => d === arg);
       const row = digest === undefined ? undefined : project.rows.get(digest);
-      return row ? { found: true, value: (row.parsed ??= JSON.parse(row.text)) } : NOT_FOUND;
+      return row ? { found: true, value: parsedRow(row) } : NOT_FOUND;
     }
     const resolved = resolveObjectRef(store, value, canRead, depth + 1);
     if (!resolved.found) return NOT_FOUND;
     value = resolved.value;
   }
-  if (value === null || typeof value !== 'object') return NOT_FOUND;
+  if (value === null || typeof value !== 'object' || value instanceof LosslessNumber) return NOT_FOUND;
   if (Array.isArray(value)) {
     const i = Number(arg);
     return edge === 'index' && Number.isInteger(i) && i >= 0 && i < value.length ? { found: true, value: value[i] } : NOT_FOUND;
