@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { allRoutes } from '../api/routes.ts';
 import { assertAnswer, hostileBodyText, nestedText } from '../api/hostile.testing.ts';
 import type { Route } from '../api/types.ts';
+import { TqError } from '../core/errors.ts';
 import { createEngine } from '../engine.ts';
 import { Users } from './basic-auth.ts';
 import { createTqServer } from './server.ts';
@@ -57,6 +58,30 @@ test('tq serve: deep and hostile bodies on every route, then a normal query', as
       { seed: 11, numRuns: 150 },
     );
     await stillServing();
+  } finally {
+    await tq.close();
+  }
+});
+
+test('tq serve: an error whose answer cannot be written cuts that connection, not the process', async () => {
+  const unanswerable: Route = {
+    path: '/test/unanswerable',
+    method: 'POST',
+    body: 'none',
+    run: () => {
+      const e = new TqError('TQ_INVALID_REQUEST', { reason: 'x' });
+      e.body = () => {
+        throw new RangeError('Maximum call stack size exceeded');
+      };
+      throw e;
+    },
+  };
+  const tq = createTqServer({ engine: createEngine(), routes: [...allRoutes(), unanswerable], users: new Users([{ name: 'u', password: 'p', projects: ['*'] }]) });
+  const { port } = await tq.listen('127.0.0.1', 0);
+  try {
+    await assert.rejects(fetch(`http://127.0.0.1:${port}/test/unanswerable`, { method: 'POST', headers: { authorization: AUTH } }));
+    const health = await fetch(`http://127.0.0.1:${port}/health`);
+    assert.equal(health.status, 200);
   } finally {
     await tq.close();
   }

@@ -108,6 +108,8 @@ test('headers or a body not complete within the request timeout: 408 with a JSON
     // Other malformed requests keep Node's answer, as JSON.
     const bad = await rawExchange(port, ['NOT HTTP\r\n\r\n'], 10);
     assert.match(bad.data, /^HTTP\/1\.1 400 Bad Request\r\n[^]*\r\n\r\n\{"reason":"Bad Request"\}$/);
+    const huge = await rawExchange(port, [`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`], 10);
+    assert.match(huge.data, /^HTTP\/1\.1 431 Request Header Fields Too Large\r\n[^]*\r\n\r\n\{"reason":"Request header fields too large"\}$/);
   } finally {
     await tq.close();
   }
