@@ -109,6 +109,8 @@ export const ERROR_CATALOGUE = {
   TQ_DELETE_TOO_MANY: { status: 413, message: (a) => `Cannot delete more than ${a.max} calls at once` },
   TQ_UNSUPPORTED_MEDIA: { status: 415, message: (a) => String(a.reason) },
   TQ_REQUEST_TIMEOUT: { status: 408, message: (a) => `Request not received within ${a.seconds} s` },
+  TQ_MALFORMED_HTTP: { status: 400, message: fixed('Bad Request') },
+  TQ_HEADERS_TOO_LARGE: { status: 431, message: fixed('Request header fields too large') },
   TQ_INTERNAL: { status: 500, message: fixed('Internal server error') },
 } satisfies Record<string, CatalogueEntry>;
 

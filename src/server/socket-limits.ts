@@ -41,18 +41,18 @@ export function socketServerOptions(limits: SocketLimits): ServerOptions {
 }
 
 /** A raw HTTP/1.1 error response, for errors met before a ServerResponse exists or is usable. */
-function rawResponse(status: number, text: string, reason: string): string {
-  const body = JSON.stringify({ reason });
-  return `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+function rawResponse(error: TqError, statusText: string): string {
+  const body = JSON.stringify(error.body());
+  return `HTTP/1.1 ${error.status} ${statusText}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 
 /** What Node would answer a parse error with, but as JSON bodies like every other tq error. */
 function clientErrorResponse(code: string | undefined, limits: SocketLimits): string {
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return rawResponse(408, 'Request Timeout', new TqError('TQ_REQUEST_TIMEOUT', { seconds: limits.requestTimeoutMs / 1000 }).message);
+    return rawResponse(new TqError('TQ_REQUEST_TIMEOUT', { seconds: limits.requestTimeoutMs / 1000 }), 'Request Timeout');
   }
-  if (code === 'HPE_HEADER_OVERFLOW') return rawResponse(431, 'Request Header Fields Too Large', 'Request header fields too large');
-  return rawResponse(400, 'Bad Request', 'Bad Request');
+  if (code === 'HPE_HEADER_OVERFLOW') return rawResponse(new TqError('TQ_HEADERS_TOO_LARGE'), 'Request Header Fields Too Large');
+  return rawResponse(new TqError('TQ_MALFORMED_HTTP'), 'Bad Request');
 }
 
 /** Installs the limits on a server made with socketServerOptions(limits). */
