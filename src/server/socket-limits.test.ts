@@ -149,7 +149,7 @@ test('beyond the connection cap new connections are closed at once; open ones ke
  * it stops reading for `stallMs`, then reads what is left.
  */
 function read(port: number, path: string, every: number, pauseMs: number, stallAfter = Infinity, stallMs = 0) {
-  return new Promise<{ lines: number; complete: boolean; ms: number }>((resolve) => {
+  return new Promise<{ status: number; lines: number; complete: boolean; ms: number }>((resolve) => {
     const started = performance.now();
     const req = request({ host: '127.0.0.1', port, path, headers: { authorization: AUTH } }, (res) => {
       let lines = 0, chunks = 0;
@@ -163,9 +163,9 @@ function read(port: number, path: string, every: number, pauseMs: number, stallA
         }
       });
       res.on('error', () => {});
-      res.on('close', () => resolve({ lines, complete: res.complete, ms: performance.now() - started }));
+      res.on('close', () => resolve({ status: res.statusCode!, lines, complete: res.complete, ms: performance.now() - started }));
     });
-    req.on('error', () => resolve({ lines: -1, complete: false, ms: performance.now() - started }));
+    req.on('error', () => resolve({ status: 0, lines: -1, complete: false, ms: performance.now() - started }));
     req.end();
   });
 }
@@ -173,7 +173,7 @@ function read(port: number, path: string, every: number, pauseMs: number, stallA
 test('a slow but steady reader is never cut; a client that stops reading is, after the idle timeout', async () => {
   // Node counts a write that is still being taken by the kernel bit by bit as activity, so the
   // idle timer fires only for a connection that moved nothing for one to two periods.
-  const { tq, port } = await startServer({ idleTimeoutMs: 1000, requestTimeoutMs: 250 });
+  const { tq, port } = await startServer({ idleTimeoutMs: 1000, requestTimeoutMs: 1000 });
   try {
     const cuts: number[] = [];
     tq.server.on('connection', (socket) => {
@@ -181,6 +181,7 @@ test('a slow but steady reader is never cut; a client that stops reading is, aft
       socket.on('close', () => cuts.push(performance.now() - opened));
     });
     const [steady, stalled] = await Promise.all([read(port, '/test/big', 8, 100), read(port, '/test/huge', 1e9, 0, 2, 6000)]);
+    assert.deepEqual([steady.status, stalled.status], [200, 200]);
     assert.equal(steady.complete, true);
     assert.equal(steady.lines, LINES);
     assert.ok(steady.ms > 2000, `the steady read took ${steady.ms} ms, longer than twice both timeouts`);
