@@ -3,7 +3,7 @@
  * with backpressure, human messages on stderr (colour only on a TTY and without NO_COLOR),
  * and the exit codes: 0 ok, 1 runtime error, 2 usage error.
  */
-import { runRoute as runEngineRoute } from '../api/run-route.ts';
+import { checkBodyDepth, runRoute as runEngineRoute } from '../api/run-route.ts';
 import { Chalk } from 'chalk';
 import type { Command } from 'commander';
 import type { Engine, FieldPrefix, RequestContext, Route } from '../api/types.ts';
@@ -63,7 +63,8 @@ export function parsePrefix(value: string | undefined): FieldPrefix {
 export async function loadEngine(opts: DataOptions): Promise<Engine> {
   const engine = createEngine(undefined, { fieldPrefix: parsePrefix(opts.fieldPrefix) });
   const path = resolveFixturesPath(opts.fixtures, process.env, process.cwd());
-  await loadFixtures(engine, path, progressReporter());
+  const report = await loadFixtures(engine, path, progressReporter());
+  for (const notice of report.notices) say(notice);
   return engine;
 }
 
@@ -72,11 +73,15 @@ export const localContext: RequestContext = { userId: process.env.USER || 'tq', 
 
 /** Reads `--request FILE|-` (a whole request body), as text: the route parses it. Stdin is read until EOF. */
 export async function readRequest(source: string): Promise<string> {
+  let text: string;
   try {
-    return await readRequestSource(source, process.stdin, say);
+    text = await readRequestSource(source, process.stdin, say);
   } catch (e) {
     throw new UsageError(`--request: cannot read '${source}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
+  // The same depth bound as every route, on the text: a hostile file is refused before anything parses it.
+  checkBodyDepth({ kind: 'text', text });
+  return text;
 }
 
 export function intOption(name: string, text: string): number {

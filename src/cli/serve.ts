@@ -16,8 +16,11 @@ import { requestLogger, type LogFormat } from '../server/request-log.ts';
 import { createReloader } from './reload.ts';
 import { bannerLines } from './serve-banner.ts';
 import { stderrIsTerminal } from './tty.ts';
+import { ECHO_MAX_CHARS, MAX_ISSUES } from '../core/echo.ts';
+import { MAX_BODY_DEPTH } from '../core/json/depth.ts';
+import { parseSocketLimits, socketLimitOptions, type SocketLimitOptions } from './serve-limits.ts';
 
-interface ServeOptions {
+interface ServeOptions extends SocketLimitOptions {
   fixtures?: string;
   fieldPrefix?: string;
   host: string;
@@ -92,6 +95,7 @@ async function serve(opts: ServeOptions): Promise<void> {
   const maxBodyBytes = maxBodyOption(opts.maxBodyBytes);
   const logFormat = logFormatOf(opts);
   const delay = delayOption(opts.delay);
+  const socketLimits = parseSocketLimits(opts);
   let resolved;
   try {
     resolved = resolveUsers({ usersFile: opts.users, user: opts.user, password: opts.password, env: process.env });
@@ -107,6 +111,7 @@ async function serve(opts: ServeOptions): Promise<void> {
     routes: allRoutes(),
     users: resolved.users,
     maxBodyBytes,
+    socketLimits,
     cors: corsEnabled(opts.host, opts.cors),
     log: opts.quiet ? undefined : say,
     requestLog: logFormat ? requestLogger(logFormat, say) : undefined,
@@ -153,7 +158,7 @@ async function serve(opts: ServeOptions): Promise<void> {
 }
 
 export function serveCommand(): Command {
-  return dataOptions(new Command('serve'))
+  const cmd = dataOptions(new Command('serve'))
     .description('serve the HTTP API (Weave trace-server paths, Basic auth) over the loaded fixtures')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--port <n>', 'port to listen on (0: any free port)', '6345')
@@ -179,6 +184,9 @@ unless --cors. A request may ask for a fault: \`Prefer: code=503\` answers it wi
 (400-599), \`Prefer: delay=200\` delays it (ms; both may be combined). SIGHUP reloads the
 fixtures: requests already running finish on the old data; a bad file keeps the old data.
 
+Limits: a body over --max-body-bytes is a 413, one nested more than ${MAX_BODY_DEPTH} levels a 400;
+a 422 repeats at most ${ECHO_MAX_CHARS} characters of each bad value and lists ${MAX_ISSUES} problems at most.
+
 Examples:
   tq serve --fixtures ./fixtures --watch
   TQ_PASSWORD=secret tq serve --port 8080 --field-prefix wb_      # Weave SDK: WANDB_API_KEY=secret
@@ -189,4 +197,5 @@ Examples:
     .action(async (opts: ServeOptions) => {
       await serve(opts);
     });
+  return socketLimitOptions(cmd);
 }

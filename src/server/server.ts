@@ -22,6 +22,7 @@ import { pumpLines } from './jsonl-stream.ts';
 import { MultipartError, multipartBoundary, parseMultipart } from './multipart.ts';
 import { createInjector, type Injector } from './inject.ts';
 import { countBytes, countLines, logEntry, newStats, observeContext, type RequestLogEntry, type RequestStats } from './request-log.ts';
+import { applySocketLimits, DEFAULT_SOCKET_LIMITS, socketServerOptions, type SocketLimits } from './socket-limits.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
@@ -42,6 +43,8 @@ export interface TqServerOptions {
   requestLog?: (entry: RequestLogEntry) => void;
   /** Latency and error injection (`--delay`, `Prefer: code=…/delay=…`); default: Prefer only. */
   inject?: Injector;
+  /** Time and count bounds of connections (src/server/socket-limits.ts); defaults for those not given. */
+  socketLimits?: Partial<SocketLimits>;
 }
 
 export interface TqServer {
@@ -212,10 +215,15 @@ export function createTqServer(options: TqServerOptions): TqServer {
       }
       log?.(`internal error on ${req.method} ${req.url}: ${(e as Error)?.stack ?? String(e)}`);
       sendError(res, internalError());
+    }).catch(() => {
+      // Even the error answer failed: cut this connection rather than the process.
+      res.destroy();
     });
   }
 
-  const server = createServer(onRequest);
+  const socketLimits = { ...DEFAULT_SOCKET_LIMITS, ...options.socketLimits };
+  const server = createServer(socketServerOptions(socketLimits), onRequest);
+  applySocketLimits(server, socketLimits);
 
   return {
     server,
