@@ -34,13 +34,14 @@ export const newStats = (): RequestStats => ({ project: null, user: null, lines:
 /** A context that notes the user and the first project the route authorises. */
 export function observeContext(ctx: RequestContext, stats: RequestStats): RequestContext {
   stats.user = ctx.userId || null;
-  // Inherits everything else the context has (whatever it grows), overriding authorize only.
-  const observed: RequestContext = Object.create(ctx);
-  observed.authorize = (projectId) => {
-    stats.project ??= projectId;
-    ctx.authorize(projectId);
+  // Spread, as run-route's validatingContext does: whatever else a context holds passes on.
+  return {
+    ...ctx,
+    authorize(projectId: string): void {
+      stats.project ??= projectId;
+      ctx.authorize(projectId);
+    },
   };
-  return observed;
 }
 
 /** Counts the lines pulled from a stream. */
