@@ -4,6 +4,7 @@
  * and the exit codes: 0 ok, 1 runtime error, 2 usage error.
  */
 import { runRoute as runEngineRoute } from '../api/run-route.ts';
+import { fullAccessContext } from '../api/context.ts';
 import { Chalk } from 'chalk';
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
@@ -83,7 +84,7 @@ export async function loadEngine(opts: DataOptions): Promise<Engine> {
 }
 
 /** The CLI acts as a local user with access to everything it loaded. */
-export const localContext: RequestContext = { userId: process.env.USER || 'tq', authorize() {}, canRead: () => true };
+export const localContext: RequestContext = fullAccessContext(process.env.USER || 'tq');
 
 /** Parses a JSON option value, naming the option on failure. */
 export function jsonOption(name: string, text: string): unknown {

@@ -14,13 +14,16 @@ import { FixtureError } from '../core/errors.ts';
 import type { Engine } from '../api/types.ts';
 import { parseCallRecord, RecordProblem } from '../load/call-record.ts';
 import { loadCostRecord, loadFeedbackRecord, loadObjectRecord, loadTableRecord } from '../load/records.ts';
-import { forEachLine, type ReadProgress } from './lines.ts';
+import { forEachLine, forEachLineOf, type LineRef, type ReadProgress } from './lines.ts';
 import { DuplicateCallError } from '../store/call-table.ts';
 
 export const BUNDLED_FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
-const KINDS = ['calls', 'tables', 'objects', 'feedback', 'costs'] as const;
-type Kind = (typeof KINDS)[number];
+export const FIXTURE_KINDS = ['calls', 'tables', 'objects', 'feedback', 'costs'] as const;
+/** Which fixture file a line belongs to (`calls.jsonl`, `tables.jsonl`, ...). */
+export type FixtureKind = (typeof FIXTURE_KINDS)[number];
+const KINDS = FIXTURE_KINDS;
+type Kind = FixtureKind;
 
 export interface LoadProgress extends ReadProgress {
   file: string;
@@ -59,43 +62,47 @@ function filesOf(path: string): Array<{ file: string; kind: Kind }> {
   return found;
 }
 
+/** Stores one fixture line; a bad record is a FixtureError naming `file:line`. */
+function loadLine(engine: Engine, kind: Kind, file: string, { buf, start, end, line }: LineRef): void {
+  const text = buf.toString('utf8', start, end);
+  try {
+    if (kind === 'calls') {
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (e) {
+        throw new RecordProblem(`invalid JSON: ${(e as Error).message}`);
+      }
+      const { projectId, record } = parseCallRecord(value, engine.options.fieldPrefix);
+      try {
+        engine.store.projectForWrite(projectId).calls.load(record, buf, start, end);
+      } catch (e) {
+        if (e instanceof DuplicateCallError) throw new RecordProblem(e.message);
+        throw e;
+      }
+    } else if (kind === 'tables') loadTableRecord(engine, text);
+    else if (kind === 'objects') loadObjectRecord(engine, text);
+    else if (kind === 'feedback') loadFeedbackRecord(engine, text);
+    else loadCostRecord(engine, text);
+  } catch (e) {
+    if (e instanceof RecordProblem) throw new FixtureError(file, line, e.message);
+    throw e;
+  }
+}
+
 /**
  * Loads fixtures into `engine.store`. Objects load before calls are queried, but the order
  * between files does not matter for correctness: refs resolve at query time.
  */
 export async function loadFixtures(engine: Engine, path: string, onProgress?: (p: LoadProgress) => void): Promise<LoadReport> {
   const report: LoadReport = { source: path, files: [] };
-  const prefix = engine.options.fieldPrefix;
   for (const { file, kind } of filesOf(path)) {
     let records = 0;
     let last: ReadProgress = { bytesRead: 0, totalBytes: 0 };
     await forEachLine(
       file,
-      ({ buf, start, end, line }) => {
-        let value: unknown;
-        const text = buf.toString('utf8', start, end);
-        try {
-          if (kind === 'calls') {
-            try {
-              value = JSON.parse(text);
-            } catch (e) {
-              throw new RecordProblem(`invalid JSON: ${(e as Error).message}`);
-            }
-            const { projectId, record } = parseCallRecord(value, prefix);
-            try {
-              engine.store.projectForWrite(projectId).calls.load(record, buf, start, end);
-            } catch (e) {
-              if (e instanceof DuplicateCallError) throw new RecordProblem(e.message);
-              throw e;
-            }
-          } else if (kind === 'tables') loadTableRecord(engine, text);
-          else if (kind === 'objects') loadObjectRecord(engine, text);
-          else if (kind === 'feedback') loadFeedbackRecord(engine, text);
-          else loadCostRecord(engine, text);
-        } catch (e) {
-          if (e instanceof RecordProblem) throw new FixtureError(file, line, e.message);
-          throw e;
-        }
+      (ref) => {
+        loadLine(engine, kind, file, ref);
         records++;
         if (onProgress && (records & 0x3fff) === 0) onProgress({ ...last, file, records });
       },
@@ -107,4 +114,24 @@ export async function loadFixtures(engine: Engine, path: string, onProgress?: (p
     report.files.push({ file, kind, records });
   }
   return report;
+}
+
+/**
+ * Loads the lines of one fixture kind from text that is not a file: a string, bytes, or a
+ * stream of chunks (a Readable, an async generator; gunzip it first if compressed). `name`
+ * stands for the file in error messages. Returns the number of records loaded.
+ */
+export async function loadFixtureText(
+  engine: Engine,
+  kind: FixtureKind,
+  source: Parameters<typeof forEachLineOf>[0],
+  name = `<${kind}>`,
+): Promise<number> {
+  if (!KINDS.includes(kind)) throw new FixtureError(name, 0, `unknown fixture kind '${String(kind)}' (${KINDS.join(', ')})`);
+  let records = 0;
+  await forEachLineOf(source, (ref) => {
+    loadLine(engine, kind, name, ref);
+    records++;
+  });
+  return records;
 }
