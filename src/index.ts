@@ -11,7 +11,8 @@ export { Store } from './store/store.ts';
 export type { Engine, EngineOptions, FieldPrefix, RequestBody, RequestContext, Route, RouteResult } from './api/types.ts';
 
 // Running routes: by path with a body text (as a client sends it), or a Route object.
-export { runPath, runRoute } from './api/run-route.ts';
+export { runRoute } from './api/run-route.ts';
+export { runPath } from './api/run-path.ts';
 export { allRoutes, findRoute, TQ_VERSION } from './api/routes.ts';
 export { fullAccessContext } from './api/context.ts';
 
