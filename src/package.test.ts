@@ -194,6 +194,9 @@ test('bin/tq runs dist/ while it is as new as every source, the sources through 
     mkdirSync(join(layout, 'src', 'cli'), { recursive: true });
     writeFileSync(sourceMain, "export async function main(args: string[]): Promise<number> { console.log('source', ...args); return 3; }\n");
     assert.equal(tq(), '3 source x', 'no stamp: the build is missing or unfinished');
+    rmSync(join(layout, 'node_modules'));
+    const noTsx = run(process.execPath, [join(layout, 'bin', 'tq'), 'x'], { cwd: layout, env: userEnv() });
+    assert.deepEqual([noTsx.code, noTsx.out, noTsx.err], [1, '', 'tq: dist/ is missing or older than src/, and tsx (a devDependency) is not installed: run npm install, or npm run build\n']);
   } finally {
     rmSync(layout, { recursive: true, force: true });
   }
