@@ -19,16 +19,24 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 
 /**
- * The environment of a user's shell: no coverage collection for the compiled code, none of the
- * settings `npm test` gives its scripts (a nested npm would take them for its own), no fixtures
- * location (the bundled demo loads).
+ * Coverage is measured on the sources only, not on the build, npm or the scratch project. Node
+ * hands its own NODE_V8_COVERAGE to every child even when `env` leaves it out, so it leaves
+ * this process's environment (whose own coverage was set up at start) and goes back in for the
+ * runs of the sources.
+ */
+const COVERAGE_DIR = process.env.NODE_V8_COVERAGE;
+delete process.env.NODE_V8_COVERAGE;
+
+/**
+ * The environment of a user's shell: none of the settings `npm test` gives its scripts (a
+ * nested npm would take them for its own), no fixtures location (the bundled demo loads).
  */
 function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extra };
   for (const key of Object.keys(env)) if (/^npm_/i.test(key)) delete env[key];
-  delete env.NODE_V8_COVERAGE;
   delete env.TQ_FIXTURES;
   if (!('TQ_FROM_SOURCE' in extra)) delete env.TQ_FROM_SOURCE;
+  else if (COVERAGE_DIR !== undefined) env.NODE_V8_COVERAGE = COVERAGE_DIR;
   return env;
 }
 
