@@ -21,7 +21,13 @@ const old = join(root, `dist.old-${process.pid}`);
 const started = Date.now();
 
 // Run through node with the tsc of this repo's devDependencies, whatever PATH holds.
-const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
+let tsc;
+try {
+  tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
+} catch {
+  console.error('build: typescript (a devDependency) is not installed: run npm install without --omit=dev');
+  process.exit(1);
+}
 const r = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', next], { stdio: 'inherit' });
 if (r.status !== 0) {
   rmSync(next, { recursive: true, force: true });
