@@ -50,10 +50,13 @@ test('runPath: an unknown path is the 404 the server answers; a bad body is the 
   assert.throws(() => runPath(engine, '/calls/stream_query', '{"project_id":"e/p","limit":-1}', me), (e: unknown) => e instanceof TqError && e.code === 'TQ_NEGATIVE_LIMIT');
 });
 
-test('runPath takes a RequestBody too, and the context\'s user fills the writer', () => {
+test('runPath takes a multipart RequestBody, and the context\'s user fills the writer', () => {
   const engine = createEngine();
-  const started = { project_id: 'lib/w', id: 'c1', trace_id: 't1', op_name: 'op', started_at: '2024-01-01T00:00:00Z', attributes: {}, inputs: {} };
-  assert.equal(runPath(engine, '/call/start', { kind: 'value', value: { start: started } }, fullAccessContext('writer')).kind, 'json');
+  const hello = new TextEncoder().encode('hello');
+  const upload = runPath(engine, '/file/create', { kind: 'multipart', fields: new Map([['project_id', 'lib/w']]), files: new Map([['file', hello]]) }, me);
+  assert.deepEqual(upload.kind === 'json' && upload.body, { digest: 'LPJNulXwow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ' });
+  const start = '{"start":{"project_id":"lib/w","id":"c1","trace_id":"t1","op_name":"op","started_at":"2024-01-01T00:00:00Z","attributes":{},"inputs":{}}}';
+  assert.equal(runPath(engine, '/call/start', start, fullAccessContext('writer')).kind, 'json');
   const rows = linesOf(runPath(engine, '/calls/stream_query', '{"project_id":"lib/w"}', me));
   assert.deepEqual(rows.map((r) => [r.id, r.svc_user_id]), [['c1', 'writer']]);
 });

@@ -10,7 +10,7 @@ import type { Engine, RequestBody, RequestContext, RouteResult } from './types.t
 
 /**
  * Runs the route at `path` (`/calls/stream_query`, ...) on a body as a client would send it:
- * JSON text, or a RequestBody (multipart routes take `{kind: 'multipart', ...}`). An unknown
+ * JSON text, or a RequestBody (`{kind: 'multipart', ...}` for /file/create). An unknown
  * path is the 404 the HTTP server answers.
  */
 export function runPath(engine: Engine, path: string, body: string | RequestBody, ctx: RequestContext): RouteResult {
