@@ -7,6 +7,7 @@ import { callsStreamQueryRoute } from '../query/calls/run.ts';
 import { tableRoutes } from '../query/table/route.ts';
 import { threadsRoutes } from '../query/threads/route.ts';
 import { writeRoutes } from '../write/routes.ts';
+import { routesForPath } from './route-path.ts';
 import type { Route } from './types.ts';
 
 export const TQ_VERSION = '0.1.0';
@@ -41,5 +42,5 @@ export function allRoutes(): readonly Route[] {
 }
 
 export function findRoute(path: string): Route | undefined {
-  return ROUTES.find((r) => r.path === path);
+  return routesForPath(ROUTES, path)?.routes[0];
 }

@@ -136,6 +136,7 @@ export async function writeLines(lines: Iterable<string>): Promise<void> {
 export async function runRoute(engine: Engine, route: Route, body: Record<string, unknown>): Promise<void> {
   const result = runEngineRoute(route, engine, { kind: 'value', value: body }, localContext);
   if (result.kind === 'stream') await writeLines(result.lines);
+  else if (result.kind === 'bytes') process.stdout.write(result.bytes);
   else await writeLines([result.text ?? JSON.stringify(result.body)]);
 }
 
