@@ -7,6 +7,7 @@ import { callsStreamQueryRoute } from '../query/calls/run.ts';
 import { tableRoutes } from '../query/table/route.ts';
 import { threadsRoutes } from '../query/threads/route.ts';
 import { writeRoutes } from '../write/routes.ts';
+import { v2CallRoutes } from '../write/v2/calls.ts';
 import { routesForPath } from './route-path.ts';
 import type { Route } from './types.ts';
 
@@ -28,7 +29,7 @@ export const serverInfoRoute: Route = {
 };
 
 const ROUTES: readonly Route[] = (() => {
-  const all = [healthRoute, serverInfoRoute, callsStreamQueryRoute, ...tableRoutes, ...threadsRoutes, ...writeRoutes];
+  const all = [healthRoute, serverInfoRoute, callsStreamQueryRoute, ...tableRoutes, ...threadsRoutes, ...writeRoutes, ...v2CallRoutes];
   const seen = new Set<string>();
   for (const r of all) {
     if (seen.has(r.path)) throw new Error(`duplicate route ${r.path}`);
