@@ -8,6 +8,13 @@ import { tableRoutes } from '../query/table/route.ts';
 import { threadsRoutes } from '../query/threads/route.ts';
 import { writeRoutes } from '../write/routes.ts';
 import { v2CallRoutes } from '../write/v2/calls.ts';
+import { callReadRoute } from '../query/calls/read.ts';
+import { callsQueryStatsRoute } from '../query/calls/stats.ts';
+import { fileContentRoute } from '../query/files/content.ts';
+import { objsQueryRoute } from '../query/objects/query.ts';
+import { refsReadBatchRoute } from '../query/refs/read-batch.ts';
+import { tableQueryStatsBatchRoute } from '../query/table/stats-batch.ts';
+import { objDeleteRoute } from '../write/object-delete.ts';
 import { routesForPath } from './route-path.ts';
 import type { Route } from './types.ts';
 
@@ -29,7 +36,8 @@ export const serverInfoRoute: Route = {
 };
 
 const ROUTES: readonly Route[] = (() => {
-  const all = [healthRoute, serverInfoRoute, callsStreamQueryRoute, ...tableRoutes, ...threadsRoutes, ...writeRoutes, ...v2CallRoutes];
+  const all = [healthRoute, serverInfoRoute, callsStreamQueryRoute, ...tableRoutes, ...threadsRoutes, ...writeRoutes, ...v2CallRoutes,
+    callsQueryStatsRoute, callReadRoute, refsReadBatchRoute, objsQueryRoute, objDeleteRoute, fileContentRoute, tableQueryStatsBatchRoute];
   const seen = new Set<string>();
   for (const r of all) {
     if (seen.has(r.path)) throw new Error(`duplicate route ${r.path}`);

@@ -178,7 +178,7 @@ function storageSize(t: CallTable, row: number): number {
   return size;
 }
 
-function traceStorageSize(t: CallTable, row: number): number {
+export function traceStorageSize(t: CallTable, row: number): number {
   let total = 0;
   for (const r of t.byTrace.get(t.traceIds[row]) ?? []) if (!t.isDeleted(r)) total += storageSize(t, r);
   return total;

@@ -13,28 +13,47 @@ import { CallFieldResolver } from './call-fields.ts';
 import { compileExpr, indexableEqualities } from './expr/compile.ts';
 import { planFilter, type FilterPlan } from './filter.ts';
 import { effectiveSortTerms, orderRows, validateSortTerms } from './order.ts';
-import { parseCallsQuery, type CallsQuery } from './request.ts';
+import { parseCallsQuery, type CallsQuery, type SortTerm } from './request.ts';
 import { lineBuilder, selectColumns } from './response.ts';
 
-/** Validates and plans a calls query; the returned iterable yields JSON lines. */
-export function prepareCallsQuery(engine: Engine, req: CallsQuery): Iterable<string> {
+/** A validated calls query and the rows it matches, before ordering and paging. */
+export interface CallsPlan {
+  project: ProjectStore;
+  resolver: CallFieldResolver;
+  terms: SortTerm[];
+  /** Matching rows, ascending (storage order). */
+  matches: number[];
+}
+
+/**
+ * Validates a calls query (columns, expression, sort) and finds its matching rows: the one
+ * filter implementation behind /calls/stream_query, /calls/query_stats and /call/read.
+ */
+export function planCallsQuery(engine: Engine, req: CallsQuery): CallsPlan {
   const prefix = engine.options.fieldPrefix;
   // An unknown project answers nothing, but its request is still checked in full.
   const project = engine.store.project(req.project_id) ?? new ProjectStore(req.project_id);
   const expandColumns = req.expand_columns ?? [];
   const resolver = new CallFieldResolver({ store: engine.store, project, fieldPrefix: prefix, expandColumns });
 
-  const selected = selectColumns(req, prefix);
+  selectColumns(req, prefix);
   const expr = req.query ? compileExpr(req.query, resolver) : null;
   const terms = effectiveSortTerms(req.sort_by);
   validateSortTerms(terms, resolver);
 
-  if (req.limit === 0) return [];
+  if (req.limit === 0) return { project, resolver, terms, matches: [] };
   const table = project.calls;
   const plan = planFilter(table, req.filter, req.query ? indexableEqualities(req.query) : []);
-  const matches = scanRows(plan, expr, table.size);
+  return { project, resolver, terms, matches: scanRows(plan, expr, table.size) };
+}
 
+/** Validates and plans a calls query; the returned iterable yields JSON lines. */
+export function prepareCallsQuery(engine: Engine, req: CallsQuery): Iterable<string> {
+  const prefix = engine.options.fieldPrefix;
+  const { project, resolver, terms, matches } = planCallsQuery(engine, req);
+  if (matches.length === 0) return [];
   const page = orderRows(matches, terms, resolver, req.offset ?? 0, req.limit);
+  const selected = selectColumns(req, prefix);
   const render = lineBuilder({ store: engine.store, project, req, prefix, selected });
   return (function* () {
     for (const row of page) yield render(row);
@@ -64,7 +83,7 @@ function scanRows(plan: FilterPlan, expr: ((row: number) => boolean | null) | nu
  * literal (double cast of the field) and `5` an int literal (int cast), a difference JSON.parse
  * erases (calls-semantics §5.5).
  */
-function queryBody(body: RequestBody): unknown {
+export function queryBody(body: RequestBody): unknown {
   const plain = plainBody(body);
   if (body.kind !== 'text' || plain === null || typeof plain !== 'object' || !('query' in plain)) return plain;
   const lossless = losslessBody(body);

@@ -1,0 +1,56 @@
+/**
+ * `POST /calls/query_stats` (CallsQueryStatsReq → CallsQueryStatsRes): how many calls the
+ * same `filter` / `query` / `expand_columns` match as in /calls/stream_query, capped by
+ * `limit` (production counts a `LIMIT`ed subquery), and, with `include_total_storage_size`,
+ * the summed trace storage size of the counted trace roots (the value the stream gives each
+ * root). The rows come from the calls plan (planCallsQuery): there is no second filter.
+ */
+import type { Engine, RequestBody, RequestContext, Route } from '../../api/types.ts';
+import { any, bool, int, list, maybe, model, str, validateBody } from '../../core/schema.ts';
+import { parseCallsQuery } from './request.ts';
+import { traceStorageSize } from './response.ts';
+import { planCallsQuery, queryBody } from './run.ts';
+
+/** The model's keys (strict); `filter` and `query` are checked in depth by parseCallsQuery. */
+const statsModel = model(
+  'CallsQueryStatsReq',
+  {
+    project_id: str(),
+    filter: maybe(any()),
+    query: maybe(any()),
+    limit: maybe(int()),
+    include_total_storage_size: maybe(bool()),
+    expand_columns: maybe(list(str())),
+  },
+  { strict: true },
+);
+
+export interface CallsStats {
+  count: number;
+  total_storage_size_bytes: number | null;
+}
+
+export function callsQueryStats(engine: Engine, body: unknown, ctx: RequestContext): CallsStats {
+  validateBody(statsModel, body);
+  const req = parseCallsQuery(body, engine.options.fieldPrefix);
+  ctx.authorize(req.project_id);
+  // Counting needs no order: an empty sort list skips the default sort's checks and work.
+  const { project, matches } = planCallsQuery(engine, { ...req, sort_by: [] });
+  const counted = req.limit === null ? matches : matches.slice(0, req.limit);
+  let total: number | null = null;
+  if (req.include_total_storage_size) {
+    const t = project.calls;
+    total = 0;
+    for (const row of counted) if (t.parentIds[row] === null) total += traceStorageSize(t, row);
+  }
+  return { count: counted.length, total_storage_size_bytes: total };
+}
+
+export const callsQueryStatsRoute: Route = {
+  path: '/calls/query_stats',
+  method: 'POST',
+  body: 'json',
+  run(engine: Engine, body: RequestBody, ctx: RequestContext) {
+    return { kind: 'json', body: callsQueryStats(engine, queryBody(body), ctx) };
+  },
+};
