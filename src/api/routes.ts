@@ -15,6 +15,9 @@ import { objsQueryRoute } from '../query/objects/query.ts';
 import { refsReadBatchRoute } from '../query/refs/read-batch.ts';
 import { tableQueryStatsBatchRoute } from '../query/table/stats-batch.ts';
 import { objDeleteRoute } from '../write/object-delete.ts';
+import { costPurgeRoute, costQueryRoute } from '../query/costs/query.ts';
+import { feedbackQueryRoute } from '../query/feedback/query.ts';
+import { feedbackChangeRoutes } from '../write/feedback-changes.ts';
 import { routesForPath } from './route-path.ts';
 import type { Route } from './types.ts';
 
@@ -37,7 +40,8 @@ export const serverInfoRoute: Route = {
 
 const ROUTES: readonly Route[] = (() => {
   const all = [healthRoute, serverInfoRoute, callsStreamQueryRoute, ...tableRoutes, ...threadsRoutes, ...writeRoutes, ...v2CallRoutes,
-    callsQueryStatsRoute, callReadRoute, refsReadBatchRoute, objsQueryRoute, objDeleteRoute, fileContentRoute, tableQueryStatsBatchRoute];
+    callsQueryStatsRoute, callReadRoute, refsReadBatchRoute, objsQueryRoute, objDeleteRoute, fileContentRoute, tableQueryStatsBatchRoute,
+    feedbackQueryRoute, ...feedbackChangeRoutes, costQueryRoute, costPurgeRoute];
   const seen = new Set<string>();
   for (const r of all) {
     if (seen.has(r.path)) throw new Error(`duplicate route ${r.path}`);
