@@ -4,6 +4,11 @@
  * `limit` (production counts a `LIMIT`ed subquery), and, with `include_total_storage_size`,
  * the summed trace storage size of the counted trace roots (the value the stream gives each
  * root). The rows come from the calls plan (planCallsQuery): there is no second filter.
+ *
+ * Not copied: production's two `limit: 1` shortcuts (calls_query_builder/stats.py). With no
+ * filter and no query it counts any stored call, deleted ones included; with a query and no
+ * filter it ignores the query and counts calls that have a run id. Both answer a different
+ * question than the request asks, so tq counts what the request names.
  */
 import type { Engine, RequestBody, RequestContext, Route } from '../../api/types.ts';
 import { any, bool, int, list, maybe, model, str, validateBody } from '../../core/schema.ts';
