@@ -10,8 +10,8 @@
  *    one (never `feedback_id` itself), as production does. Production purges before it
  *    validates the new row; tq validates first, so a bad replacement loses nothing.
  */
-import { plainBody } from '../api/body.ts';
-import type { Engine, FieldPrefix, RequestBody, RequestContext, Route } from '../api/types.ts';
+import { jsonRoute } from '../api/json-route.ts';
+import type { Engine, FieldPrefix, RequestContext, Route } from '../api/types.ts';
 import { RequestSchemaError } from '../core/errors.ts';
 import { list, model, validateBody } from '../core/schema.ts';
 import { feedbackTable } from '../query/feedback/table.ts';
@@ -33,14 +33,16 @@ function resetFeedback(project: ProjectStore, rows: readonly FeedbackRow[]): voi
   for (const f of rows) project.addFeedback(f);
 }
 
-/** Runs `write`; if it throws, the project's feedback is put back as it was. */
-function atomically<T>(engine: Engine, projectId: string, write: () => T): T {
-  const project = engine.store.projectForWrite(projectId);
-  const saved = [...project.feedback];
+/** Runs `write`; if it throws, the feedback of every project named is put back as it was. */
+function atomically<T>(engine: Engine, projectIds: Iterable<string>, write: () => T): T {
+  const saved = [...new Set(projectIds)].map((id) => {
+    const project = engine.store.projectForWrite(id);
+    return { project, rows: [...project.feedback] };
+  });
   try {
     return write();
   } catch (e) {
-    resetFeedback(project, saved);
+    for (const { project, rows } of saved) resetFeedback(project, rows);
     throw e;
   }
 }
@@ -50,24 +52,15 @@ const feedbackInput = (req: Obj, p: FieldPrefix) => neutral(req, p) as unknown a
 const batchModels = new Map<FieldPrefix, ReturnType<typeof buildBatchModel>>();
 const buildBatchModel = (p: FieldPrefix) => model('FeedbackCreateBatchReq', { batch: list(writeModels(p).feedbackCreateReq) }, { strict: true });
 
-export const feedbackBatchCreateRoute: Route = {
-  path: '/feedback/batch/create',
-  mutates: true,
-  method: 'POST',
-  body: 'json',
-  run(engine: Engine, body: RequestBody, ctx: RequestContext) {
-    const p = engine.options.fieldPrefix;
-    let schema = batchModels.get(p);
-    if (!schema) batchModels.set(p, (schema = buildBatchModel(p)));
-    const items = (validateBody(schema, plainBody(body)) as { batch: Obj[] }).batch.map((r) => feedbackInput(r, p));
-    for (const projectId of new Set(items.map((i) => i.project_id))) ctx.authorize(projectId);
-    const projects = [...new Set(items.map((i) => i.project_id))];
-    // Nested rollbacks, one per project the batch touches.
-    const writeAll = (i: number): unknown[] =>
-      i === projects.length ? items.map((item) => createFeedback(engine, item, ctx.userId)) : atomically(engine, projects[i], () => writeAll(i + 1));
-    return { kind: 'json', body: { res: writeAll(0) } };
-  },
-};
+export function createFeedbackBatch(engine: Engine, body: unknown, ctx: RequestContext): { res: unknown[] } {
+  const p = engine.options.fieldPrefix;
+  let schema = batchModels.get(p);
+  if (!schema) batchModels.set(p, (schema = buildBatchModel(p)));
+  const items = (validateBody(schema, body) as { batch: Obj[] }).batch.map((r) => feedbackInput(r, p));
+  const projects = new Set(items.map((i) => i.project_id));
+  for (const projectId of projects) ctx.authorize(projectId);
+  return { res: atomically(engine, projects, () => items.map((item) => createFeedback(engine, item, ctx.userId))) };
+}
 
 const purgeModel = ormPurgeModel('FeedbackPurgeReq');
 
@@ -84,15 +77,7 @@ export function purgeFeedback(engine: Engine, body: unknown, ctx: RequestContext
   return {};
 }
 
-export const feedbackPurgeRoute: Route = {
-  path: '/feedback/purge',
-  mutates: true,
-  method: 'POST',
-  body: 'json',
-  run(engine: Engine, body: RequestBody, ctx: RequestContext) {
-    return { kind: 'json', body: purgeFeedback(engine, plainBody(body), ctx) };
-  },
-};
+
 
 /** FeedbackReplaceReq: FeedbackCreateReq plus a required string `feedback_id`. */
 function parseReplace(p: FieldPrefix, body: unknown): { feedbackId: string; input: FeedbackInput } {
@@ -116,21 +101,18 @@ function feedbackIdIssue(value: unknown) {
     : { type: 'string_type', loc: ['body', 'feedback_id'], msg: 'Input should be a valid string', input: value };
 }
 
-export const feedbackReplaceRoute: Route = {
-  path: '/feedback/replace',
-  mutates: true,
-  method: 'POST',
-  body: 'json',
-  run(engine: Engine, body: RequestBody, ctx: RequestContext) {
-    const { feedbackId, input } = parseReplace(engine.options.fieldPrefix, plainBody(body));
-    ctx.authorize(input.project_id);
-    const created = atomically(engine, input.project_id, () => {
-      const project = engine.store.projectForWrite(input.project_id);
-      resetFeedback(project, project.feedback.filter((f) => f.id !== feedbackId));
-      return createFeedback(engine, input, ctx.userId);
-    });
-    return { kind: 'json', body: created };
-  },
-};
+export function replaceFeedback(engine: Engine, body: unknown, ctx: RequestContext): Record<string, unknown> {
+  const { feedbackId, input } = parseReplace(engine.options.fieldPrefix, body);
+  ctx.authorize(input.project_id);
+  return atomically(engine, [input.project_id], () => {
+    const project = engine.store.projectForWrite(input.project_id);
+    resetFeedback(project, project.feedback.filter((f) => f.id !== feedbackId));
+    return createFeedback(engine, input, ctx.userId);
+  });
+}
 
-export const feedbackChangeRoutes: Route[] = [feedbackBatchCreateRoute, feedbackPurgeRoute, feedbackReplaceRoute];
+export const feedbackChangeRoutes: Route[] = [
+  jsonRoute('/feedback/batch/create', createFeedbackBatch, { mutates: true }),
+  jsonRoute('/feedback/purge', purgeFeedback, { mutates: true }),
+  jsonRoute('/feedback/replace', replaceFeedback, { mutates: true }),
+];

@@ -5,8 +5,8 @@
  * request; fewer versions found than distinct names given is a 404 listing the difference.
  * Deleted versions keep their `version_index`; "latest" moves to the newest live version.
  */
-import { plainBody } from '../api/body.ts';
-import type { Engine, RequestBody, RequestContext, Route } from '../api/types.ts';
+import { jsonRoute } from '../api/json-route.ts';
+import type { Engine, RequestContext } from '../api/types.ts';
 import { invalidRequest, TqError } from '../core/errors.ts';
 import { pyStrRepr } from '../core/json/pyjson.ts';
 import { list, maybe, model, str, validateBody } from '../core/schema.ts';
@@ -52,12 +52,4 @@ export function deleteObject(engine: Engine, body: unknown, ctx: RequestContext)
   return { num_deleted: targets.length };
 }
 
-export const objDeleteRoute: Route = {
-  path: '/obj/delete',
-  mutates: true,
-  method: 'POST',
-  body: 'json',
-  run(engine: Engine, body: RequestBody, ctx: RequestContext) {
-    return { kind: 'json', body: deleteObject(engine, plainBody(body), ctx) };
-  },
-};
+export const objDeleteRoute = jsonRoute('/obj/delete', deleteObject, { mutates: true });

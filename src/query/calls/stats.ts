@@ -10,7 +10,8 @@
  * filter it ignores the query and counts calls that have a run id. Both answer a different
  * question than the request asks, so tq counts what the request names.
  */
-import type { Engine, RequestBody, RequestContext, Route } from '../../api/types.ts';
+import { jsonRoute } from '../../api/json-route.ts';
+import type { Engine, RequestContext } from '../../api/types.ts';
 import { any, bool, int, list, maybe, model, str, validateBody } from '../../core/schema.ts';
 import { parseCallsQuery } from './request.ts';
 import { traceStorageSize } from './response.ts';
@@ -51,11 +52,4 @@ export function callsQueryStats(engine: Engine, body: unknown, ctx: RequestConte
   return { count: counted.length, total_storage_size_bytes: total };
 }
 
-export const callsQueryStatsRoute: Route = {
-  path: '/calls/query_stats',
-  method: 'POST',
-  body: 'json',
-  run(engine: Engine, body: RequestBody, ctx: RequestContext) {
-    return { kind: 'json', body: callsQueryStats(engine, queryBody(body), ctx) };
-  },
-};
+export const callsQueryStatsRoute = jsonRoute('/calls/query_stats', callsQueryStats, { parse: queryBody });

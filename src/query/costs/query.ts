@@ -9,8 +9,8 @@
  * so a query could read other projects' prices; tq always scopes to the request's project,
  * since a grant covers only what it names (DECISIONS 20).
  */
-import { plainBody } from '../../api/body.ts';
-import type { Engine, RequestBody, RequestContext, Route } from '../../api/types.ts';
+import { jsonRoute } from '../../api/json-route.ts';
+import type { Engine, RequestContext } from '../../api/types.ts';
 import { validateBody } from '../../core/schema.ts';
 import type { PriceRow } from '../../store/store.ts';
 import { queryBody } from '../calls/run.ts';
@@ -60,21 +60,5 @@ export function purgeCosts(engine: Engine, body: unknown, ctx: RequestContext): 
   return {};
 }
 
-export const costQueryRoute: Route = {
-  path: '/cost/query',
-  method: 'POST',
-  body: 'json',
-  run(engine: Engine, body: RequestBody, ctx: RequestContext) {
-    return { kind: 'json', body: queryCosts(engine, body.kind === 'text' ? queryBody(body) : plainBody(body), ctx) };
-  },
-};
-
-export const costPurgeRoute: Route = {
-  path: '/cost/purge',
-  mutates: true,
-  method: 'POST',
-  body: 'json',
-  run(engine: Engine, body: RequestBody, ctx: RequestContext) {
-    return { kind: 'json', body: purgeCosts(engine, plainBody(body), ctx) };
-  },
-};
+export const costQueryRoute = jsonRoute('/cost/query', queryCosts, { parse: queryBody });
+export const costPurgeRoute = jsonRoute('/cost/purge', purgeCosts, { mutates: true });

@@ -3,8 +3,8 @@
  * runs it through its ORM: the project's feedback rows, `query` over columns and payload paths,
  * `sort_by`, `limit` / `offset`, and only the requested `fields` (all columns by default).
  */
-import { plainBody } from '../../api/body.ts';
-import type { Engine, RequestBody, RequestContext, Route } from '../../api/types.ts';
+import { jsonRoute } from '../../api/json-route.ts';
+import type { Engine, RequestContext } from '../../api/types.ts';
 import { validateBody } from '../../core/schema.ts';
 import { queryBody } from '../calls/run.ts';
 import { ormQueryModel, parseOrmQuery, runOrmQuery, type OrmQuery } from '../orm/request.ts';
@@ -20,11 +20,4 @@ export function queryFeedback(engine: Engine, body: unknown, ctx: RequestContext
   return { result: runOrmQuery(feedbackTable(rows, engine.options.fieldPrefix), req, expr) };
 }
 
-export const feedbackQueryRoute: Route = {
-  path: '/feedback/query',
-  method: 'POST',
-  body: 'json',
-  run(engine: Engine, body: RequestBody, ctx: RequestContext) {
-    return { kind: 'json', body: queryFeedback(engine, body.kind === 'text' ? queryBody(body) : plainBody(body), ctx) };
-  },
-};
+export const feedbackQueryRoute = jsonRoute('/feedback/query', queryFeedback, { parse: queryBody });

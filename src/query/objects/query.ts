@@ -7,12 +7,13 @@
  * ignored); `metadata_only` empties `val`; `include_storage_size` fills `size_bytes` with the
  * length of the stored JSON dump.
  */
-import { plainBody } from '../../api/body.ts';
-import type { Engine, RequestBody, RequestContext, Route } from '../../api/types.ts';
+import { jsonRoute } from '../../api/json-route.ts';
+import type { Engine, RequestContext } from '../../api/types.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import { fromPlain } from '../../core/json/lossless.ts';
 import { pyDumps } from '../../core/json/pyjson.ts';
-import { bool, int, list, literal, maybe, model, str, validateBody } from '../../core/schema.ts';
+import { bool, int, list, maybe, model, str, validateBody } from '../../core/schema.ts';
+import { sortBy } from '../calls/request.ts';
 import type { ObjectVersion } from '../../store/project.ts';
 import { objectSchema } from '../../write/objects.ts';
 import { compareStrings } from '../ch/values.ts';
@@ -31,7 +32,6 @@ const filterModel = model(
   },
   { strict: true },
 );
-const sortModel = model('SortBy', { field: str(), direction: literal(['asc', 'desc'] as const) }, { strict: true });
 export const objQueryModel = model(
   'ObjQueryReq',
   {
@@ -39,7 +39,7 @@ export const objQueryModel = model(
     filter: maybe(filterModel),
     limit: maybe(int()),
     offset: maybe(int()),
-    sort_by: maybe(list(sortModel)),
+    sort_by: maybe(list(sortBy)),
     metadata_only: maybe(bool()),
     include_storage_size: maybe(bool()),
   },
@@ -96,11 +96,4 @@ export function queryObjects(engine: Engine, body: unknown, ctx: RequestContext)
   };
 }
 
-export const objsQueryRoute: Route = {
-  path: '/objs/query',
-  method: 'POST',
-  body: 'json',
-  run(engine: Engine, body: RequestBody, ctx: RequestContext) {
-    return { kind: 'json', body: queryObjects(engine, plainBody(body), ctx) };
-  },
-};
+export const objsQueryRoute = jsonRoute('/objs/query', queryObjects);

@@ -4,7 +4,8 @@
  * checks them (a negative limit or offset is its 400 "… must be non-negative").
  */
 import { invalidRequest } from '../../core/errors.ts';
-import { int, list, literal, maybe, model, str } from '../../core/schema.ts';
+import { int, list, maybe, model, str } from '../../core/schema.ts';
+import { sortBy } from '../calls/request.ts';
 import type { Expr } from '../calls/expr/ast.ts';
 import { compileExpr } from '../calls/expr/compile.ts';
 import { parseQuery } from '../calls/expr/parse.ts';
@@ -12,7 +13,6 @@ import { orderRows } from '../calls/order.ts';
 import type { RowTable } from './rows.ts';
 
 const queryField = { check: (v: unknown) => v };
-const sortBy = model('SortBy', { field: str(), direction: literal(['asc', 'desc'] as const) }, { strict: true });
 
 /** The model of a `<Thing>QueryReq`: project_id, fields, query, sort_by, limit, offset. */
 export const ormQueryModel = (name: string) =>

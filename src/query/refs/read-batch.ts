@@ -8,8 +8,8 @@
  * no grant on (DECISIONS 20): nothing about that project leaks. Table and call refs as such are
  * rejected (400), as production rejects them; more than 1000 refs is a 400.
  */
-import { plainBody } from '../../api/body.ts';
-import type { Engine, RequestBody, RequestContext, Route } from '../../api/types.ts';
+import { jsonRoute } from '../../api/json-route.ts';
+import type { Engine, RequestContext } from '../../api/types.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import { parseRef, type ParsedRef } from '../../core/refs.ts';
 import { list, model, str, validateBody } from '../../core/schema.ts';
@@ -79,11 +79,4 @@ export function readRefs(engine: Engine, body: unknown, ctx: RequestContext): { 
   return { vals: parsed.map((p) => readOne(engine.store, ctx, p)) };
 }
 
-export const refsReadBatchRoute: Route = {
-  path: '/refs/read_batch',
-  method: 'POST',
-  body: 'json',
-  run(engine: Engine, body: RequestBody, ctx: RequestContext) {
-    return { kind: 'json', body: readRefs(engine, plainBody(body), ctx) };
-  },
-};
+export const refsReadBatchRoute = jsonRoute('/refs/read_batch', readRefs);

@@ -5,8 +5,8 @@
  * rows included) and, with `include_storage_size`, `storage_size_bytes`: the summed length of
  * the rows' JSON dumps (how production sizes stored values); null otherwise.
  */
-import { plainBody } from '../../api/body.ts';
-import type { Engine, RequestBody, RequestContext, Route } from '../../api/types.ts';
+import { jsonRoute } from '../../api/json-route.ts';
+import type { Engine, RequestContext } from '../../api/types.ts';
 import { fromPlain } from '../../core/json/lossless.ts';
 import { pyDumps } from '../../core/json/pyjson.ts';
 import { bool, list, maybe, model, str, validateBody } from '../../core/schema.ts';
@@ -44,11 +44,4 @@ export function tableStatsBatch(engine: Engine, body: unknown, ctx: RequestConte
   return { tables };
 }
 
-export const tableQueryStatsBatchRoute: Route = {
-  path: '/table/query_stats_batch',
-  method: 'POST',
-  body: 'json',
-  run(engine: Engine, body: RequestBody, ctx: RequestContext) {
-    return { kind: 'json', body: tableStatsBatch(engine, plainBody(body), ctx) };
-  },
-};
+export const tableQueryStatsBatchRoute = jsonRoute('/table/query_stats_batch', tableStatsBatch);

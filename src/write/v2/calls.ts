@@ -9,43 +9,22 @@
  * body whose `project_id` names another one is a 400 (tq's decision: production's routing
  * layer is not public), and the grant checked is the path's project.
  */
-import { plainBody } from '../../api/body.ts';
+import { jsonRoute } from '../../api/json-route.ts';
 import type { PathParams } from '../../api/route-path.ts';
-import type { FieldPrefix, RequestContext, Route } from '../../api/types.ts';
+import type { Engine, FieldPrefix, RequestContext, Route } from '../../api/types.ts';
 import { invalidRequest } from '../../core/errors.ts';
-import { any, dict, int, list, maybe, model, optional, str, validateBody } from '../../core/schema.ts';
-import { endCall, startCall, type CallEndInput, type CallStartInput } from '../calls.ts';
-import { writeModels } from '../models.ts';
+import { list, model, validateBody } from '../../core/schema.ts';
+import { endCall, startCall, type CallEndInput, type CallStartInput, type CallStartResult } from '../calls.ts';
+import { endedCallShape, startedCallShape, writeModels } from '../models.ts';
 import { neutral } from '../routes.ts';
-import { datetime, summaryInsertMap } from '../schemas.ts';
 
 type Obj = Record<string, unknown>;
 
 function buildModels(p: FieldPrefix) {
   const complete = model(
     'CompleteCallSchemaForInsert',
-    {
-      project_id: str(),
-      id: maybe(str()),
-      op_name: str(),
-      display_name: maybe(str()),
-      trace_id: maybe(str()),
-      parent_id: maybe(str()),
-      thread_id: maybe(str()),
-      turn_id: maybe(str()),
-      started_at: datetime(),
-      ended_at: datetime(),
-      attributes: dict(),
-      inputs: dict(),
-      exception: maybe(str()),
-      output: optional(any()),
-      summary: summaryInsertMap(),
-      otel_dump: maybe(dict()),
-      [`${p}user_id`]: maybe(str()),
-      [`${p}run_id`]: maybe(str()),
-      [`${p}run_step`]: maybe(int()),
-      [`${p}run_step_end`]: maybe(int()),
-    },
+    // A start and an end in one: the start's optional `id` wins over the end's required one.
+    { ...endedCallShape(p), ...startedCallShape(p) },
     { strict: false },
   );
   return { completeReq: model('CallsUpsertCompleteReq', { batch: list(complete) }, { strict: true }) };
@@ -59,8 +38,8 @@ function v2Models(p: FieldPrefix): ReturnType<typeof buildModels> {
 }
 
 /** The path's project, authorized; every project id in the body must be it. */
-function pathProject(params: PathParams | undefined, ctx: RequestContext, bodyProjects: readonly string[]): string {
-  const projectId = `${params?.entity ?? ''}/${params?.project ?? ''}`;
+function pathProject(params: PathParams, ctx: RequestContext, bodyProjects: readonly string[]): string {
+  const projectId = `${params.entity}/${params.project}`;
   ctx.authorize(projectId);
   for (const p of bodyProjects) {
     if (p !== projectId) throw invalidRequest('TQ_INVALID_REQUEST', { reason: `project_id '${p}' does not match the project '${projectId}' named by the path` });
@@ -68,50 +47,36 @@ function pathProject(params: PathParams | undefined, ctx: RequestContext, bodyPr
   return projectId;
 }
 
-export const callStartV2Route: Route = {
-  path: '/v2/{entity}/{project}/call/start',
-  mutates: true,
-  method: 'POST',
-  body: 'json',
-  run(engine, body, ctx, params) {
-    const p = engine.options.fieldPrefix;
-    const req = validateBody(writeModels(p).callStartReq, plainBody(body)) as Obj;
-    const start = neutral(req.start as Obj, p) as unknown as CallStartInput;
-    pathProject(params, ctx, [start.project_id]);
-    return { kind: 'json', body: startCall(engine, start, ctx.userId) };
-  },
-};
+function startV2(engine: Engine, body: unknown, ctx: RequestContext, params: PathParams): CallStartResult {
+  const p = engine.options.fieldPrefix;
+  const req = validateBody(writeModels(p).callStartReq, body) as Obj;
+  const start = neutral(req.start as Obj, p) as unknown as CallStartInput;
+  pathProject(params, ctx, [start.project_id]);
+  return startCall(engine, start, ctx.userId);
+}
 
-export const callEndV2Route: Route = {
-  path: '/v2/{entity}/{project}/call/end',
-  mutates: true,
-  method: 'POST',
-  body: 'json',
-  run(engine, body, ctx, params) {
-    const p = engine.options.fieldPrefix;
-    const req = validateBody(writeModels(p).callEndReq, plainBody(body)) as Obj;
-    const end = neutral(req.end as Obj, p) as unknown as CallEndInput;
-    pathProject(params, ctx, [end.project_id]);
-    return { kind: 'json', body: endCall(engine, end) };
-  },
-};
+function endV2(engine: Engine, body: unknown, ctx: RequestContext, params: PathParams): Record<string, never> {
+  const p = engine.options.fieldPrefix;
+  const req = validateBody(writeModels(p).callEndReq, body) as Obj;
+  const end = neutral(req.end as Obj, p) as unknown as CallEndInput;
+  pathProject(params, ctx, [end.project_id]);
+  return endCall(engine, end);
+}
 
-export const callsCompleteV2Route: Route = {
-  path: '/v2/{entity}/{project}/calls/complete',
-  mutates: true,
-  method: 'POST',
-  body: 'json',
-  run(engine, body, ctx, params) {
-    const p = engine.options.fieldPrefix;
-    const req = validateBody(v2Models(p).completeReq, plainBody(body)) as { batch: Obj[] };
-    const calls = req.batch.map((item) => neutral(item, p) as unknown as CallStartInput & CallEndInput);
-    pathProject(params, ctx, calls.map((c) => c.project_id));
-    for (const c of calls) {
-      const { id } = startCall(engine, c, ctx.userId);
-      endCall(engine, { ...c, id });
-    }
-    return { kind: 'json', body: {} };
-  },
-};
+function completeV2(engine: Engine, body: unknown, ctx: RequestContext, params: PathParams): Record<string, never> {
+  const p = engine.options.fieldPrefix;
+  const req = validateBody(v2Models(p).completeReq, body) as { batch: Obj[] };
+  const calls = req.batch.map((item) => neutral(item, p) as unknown as CallStartInput & CallEndInput);
+  pathProject(params, ctx, calls.map((c) => c.project_id));
+  for (const c of calls) {
+    const { id } = startCall(engine, c, ctx.userId);
+    endCall(engine, { ...c, id });
+  }
+  return {};
+}
 
-export const v2CallRoutes: Route[] = [callStartV2Route, callEndV2Route, callsCompleteV2Route];
+export const v2CallRoutes: Route[] = [
+  jsonRoute('/v2/{entity}/{project}/call/start', startV2, { mutates: true }),
+  jsonRoute('/v2/{entity}/{project}/call/end', endV2, { mutates: true }),
+  jsonRoute('/v2/{entity}/{project}/calls/complete', completeV2, { mutates: true }),
+];
