@@ -24,14 +24,11 @@ export function selectsVersion(name: string, v: ObjectVersion): boolean {
  */
 export function refreshLatest(versions: readonly ObjectVersion[]): void {
   let best: ObjectVersion | undefined;
-  const rank = (v: ObjectVersion) => [v.deletedAtUs === null ? 1 : 0, v.createdAtUs, versions.indexOf(v)];
   for (const v of versions) {
     v.isLatest = false;
-    if (best === undefined) best = v;
-    else {
-      const [a, b] = [rank(v), rank(best)];
-      if (a[0] > b[0] || (a[0] === b[0] && (a[1] > b[1] || (a[1] === b[1] && a[2] > b[2])))) best = v;
-    }
+    // Later entries win ties: they were written (or re-written) later.
+    const live = v.deletedAtUs === null, bestLive = best?.deletedAtUs === null;
+    if (!best || (live && !bestLive) || (live === bestLive && v.createdAtUs >= best.createdAtUs)) best = v;
   }
   if (best) best.isLatest = true;
 }
