@@ -1,28 +1,19 @@
 /**
  * `tq count` (POST /calls/query_stats) and `tq objs` (POST /objs/query): the answers a Weave
- * client asks for besides the three streams, from a shell. Thin: flags become the request
- * body, the route does the rest, the JSON answer is printed.
+ * client asks for besides the three streams, from a shell. Thin: flags edit the request text
+ * (as `tq calls` does, losslessly), the route does the rest, the JSON answer is printed.
  */
 import { Command } from 'commander';
 import { findRoute } from '../api/routes.ts';
-import { dataOptions, intOption, jsonOption, listOption, loadEngine, parsePrefix, readRequest, runRoute, UsageError, type DataOptions } from './common.ts';
+import { LosslessObject, type LosslessValue } from '../core/json/lossless.ts';
+import { dataOptions, intOption, listOption, loadEngine, parsePrefix, runRoute, UsageError, type DataOptions } from './common.ts';
+import { callsEdits, requestTextOf } from './queries.ts';
+import { integer, setTo, sortTerms, strings, type FieldEdit } from './request-body.ts';
 
-interface CommonFlags extends DataOptions {
-  project?: string;
-  request?: string;
-}
-
-/** `--request` (if any) with `--project` laid over it; a project is required. */
-function requestBody(opts: CommonFlags): Record<string, unknown> {
-  const body = opts.request === undefined ? {} : readRequest(opts.request);
-  if (opts.project !== undefined) body.project_id = opts.project;
-  if (body.project_id === undefined) throw new UsageError('--project is required (or a project_id in --request)');
-  return body;
-}
-
-async function answer(path: string, opts: CommonFlags, body: Record<string, unknown>): Promise<void> {
+async function answer(path: string, opts: DataOptions & { request?: string }, edits: Map<string, FieldEdit>): Promise<void> {
   parsePrefix(opts.fieldPrefix);
-  await runRoute(await loadEngine(opts), findRoute(path)!, body);
+  const text = requestTextOf(opts, edits);
+  await runRoute(await loadEngine(opts), findRoute(path)!, text);
 }
 
 export function countCommand(): Command {
@@ -43,16 +34,19 @@ Examples:
   tq count -p acme/support-bot --query-json '{"$gt":[{"$getField":"summary.weave.latency_ms"},{"$literal":1000}]}'`,
   );
   return cmd.action(async (opts) => {
-    const body = requestBody(opts);
-    if (opts.filterJson) body.filter = jsonOption('--filter-json', opts.filterJson);
-    if (opts.queryJson) {
-      const q = jsonOption('--query-json', opts.queryJson);
-      body.query = q !== null && typeof q === 'object' && '$expr' in q ? q : { $expr: q };
-    }
-    if (opts.limit !== undefined) body.limit = intOption('--limit', opts.limit);
-    if (opts.totalStorageSize) body.include_total_storage_size = true;
-    await answer('/calls/query_stats', opts, body);
+    // The same flags as `tq calls`, so the same edits.
+    const edits = callsEdits(opts);
+    if (opts.totalStorageSize) edits.set('include_total_storage_size', setTo(true));
+    await answer('/calls/query_stats', opts, edits);
   });
+}
+
+/** Sets keys inside the request's `filter` object, keeping the others it has. */
+function filterEdit(fields: Array<[string, LosslessValue]>): FieldEdit {
+  return (current) => {
+    const entries = current instanceof LosslessObject ? current.entries.filter(([k]) => !fields.some(([f]) => f === k)) : [];
+    return new LosslessObject([...entries, ...fields]);
+  };
 }
 
 export function objsCommand(): Command {
@@ -77,23 +71,25 @@ Examples:
   tq objs -p acme/support-bot --kind op --latest`,
   );
   return cmd.action(async (opts) => {
-    const body = requestBody(opts);
-    const filter: Record<string, unknown> = { ...((body.filter as object | undefined) ?? {}) };
-    if (opts.ids) filter.object_ids = listOption(opts.ids);
-    if (opts.classes) filter.base_object_classes = listOption(opts.classes);
+    const edits = new Map<string, FieldEdit>();
+    if (opts.project) edits.set('project_id', setTo(opts.project));
+    else if (!opts.request) throw new UsageError('--project is required (or a project_id in --request)');
+    const filter: Array<[string, LosslessValue]> = [];
+    if (opts.ids) filter.push(['object_ids', strings(listOption(opts.ids))]);
+    if (opts.classes) filter.push(['base_object_classes', strings(listOption(opts.classes))]);
     if (opts.kind !== undefined) {
       if (opts.kind !== 'op' && opts.kind !== 'object') throw new UsageError(`--kind takes op or object, got '${opts.kind}'`);
-      filter.is_op = opts.kind === 'op';
+      filter.push(['is_op', opts.kind === 'op']);
     }
-    if (opts.latest) filter.latest_only = true;
-    if (Object.keys(filter).length > 0) body.filter = filter;
-    if (opts.metadataOnly) body.metadata_only = true;
+    if (opts.latest) filter.push(['latest_only', true]);
+    if (filter.length > 0) edits.set('filter', filterEdit(filter));
+    if (opts.metadataOnly) edits.set('metadata_only', setTo(true));
     if (opts.sort) {
       const [field, direction = 'asc'] = String(opts.sort).split(':');
-      body.sort_by = [{ field, direction }];
+      edits.set('sort_by', setTo(sortTerms([{ field, direction }])));
     }
-    if (opts.limit !== undefined) body.limit = intOption('--limit', opts.limit);
-    if (opts.offset !== undefined) body.offset = intOption('--offset', opts.offset);
-    await answer('/objs/query', opts, body);
+    if (opts.limit !== undefined) edits.set('limit', setTo(integer(intOption('--limit', opts.limit))));
+    if (opts.offset !== undefined) edits.set('offset', setTo(integer(intOption('--offset', opts.offset))));
+    await answer('/objs/query', opts, edits);
   });
 }
