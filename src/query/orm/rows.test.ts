@@ -42,6 +42,8 @@ test('filters with the calls compiler: typed casts on JSON paths, datetime liter
 });
 
 test('sorts JSON paths by existence, then number, then text; pages; checks names first', () => {
+  // c's doc.o is JSON null: it exists (JSON_EXISTS), b has no doc.o at all.
+  assert.deepEqual(ids(runOrmQuery(table, { sort_by: [{ field: 'doc.o', direction: 'asc' }] }, null)), ['c', 'a', 'b']);
   assert.deepEqual(ids(runOrmQuery(table, { sort_by: [{ field: 'doc.v', direction: 'desc' }] }, null)), ['a', 'b', 'c']);
   assert.deepEqual(ids(runOrmQuery(table, { sort_by: [{ field: 'at', direction: 'asc' }], limit: 1, offset: 1 }, null)), ['c']);
   assert.deepEqual(ids(runOrmQuery(table, { sort_by: [{ field: 'n', direction: 'asc' }] }, null)), ['c', 'a', 'b']);

@@ -6,7 +6,9 @@
  * calls query's own (expr/compile.ts, order.ts); this module only supplies the accessors:
  *  - plain columns read as themselves (datetimes as µs, numbers as numbers);
  *  - the JSON column itself reads as its JSON text; a path into it as a dynamic JSON field
- *    (JSON_VALUE text, '' when missing; casts on comparison; three sort keys).
+ *    (JSON_VALUE text, '' when missing; casts on comparison; three sort keys, existence being
+ *    JSON_EXISTS, so a JSON null exists). Unlike the calls query, the ORM reads JSON_VALUE
+ *    without `nullIf(…, 'null')`: the string "null" reads as "null".
  * Selected JSON paths come back as their JSON_VALUE text under the path's name.
  */
 import { formatMicros } from '../../core/datetime.ts';
@@ -64,10 +66,8 @@ export class RowTable<R> implements FieldResolver {
         str,
         float: (r) => toFloat64OrNull(str(r)),
         int: (r) => toInt64OrNull(str(r)),
-        exists: (r) => {
-          const v = raw(r);
-          return v !== MISSING && v !== null;
-        },
+        // The ORM reads existence with JSON_EXISTS: a path holding JSON null exists.
+        exists: (r) => raw(r) !== MISSING,
       };
     }
     switch (column.kind) {
