@@ -32,3 +32,14 @@ test('obj/delete: named versions, all versions, production errors; deleted versi
   assert.deepEqual(del({ object_id: 'zeta' }), { status: 404, body: { reason: 'Object zeta (None) not found when deleting.' } });
   assert.deepEqual(names(objs(engine, {})), ['alpha:v0', 'plain:v0']);
 });
+
+test('"latest" follows write order: a re-written version is latest; deleting it makes the previous one latest', () => {
+  const engine = engineWithObjects();
+  const zetaV0 = { _type: 'Dataset', _class_name: 'Dataset', _bases: ['Object', 'BaseModel'], rows: 'x', v: 1 };
+  callRoute(engine, '/obj/create', { obj: { project_id: 'e/p', object_id: 'zeta', val: zetaV0 } });
+  const latest = () => objs(engine, { filter: { object_ids: ['zeta'], latest_only: true } }).map((o) => o.version_index);
+  assert.deepEqual(latest(), [0]);
+  assert.deepEqual(callRoute(engine, '/obj/delete', { project_id: 'e/p', object_id: 'zeta', digests: ['latest'] }), { status: 200, body: { num_deleted: 1 } });
+  assert.deepEqual(latest(), [1]);
+  assert.deepEqual(callRoute(engine, '/refs/read_batch', { refs: ['weave:///e/p/object/zeta:latest/attr/v'] }), { status: 200, body: { vals: [2] } });
+});

@@ -18,17 +18,17 @@ export function selectsVersion(name: string, v: ObjectVersion): boolean {
 }
 
 /**
- * Recomputes `isLatest` after a deletion: production ranks an object's versions by
- * (not deleted, created_at) descending, so the newest live version is latest, and only when
- * every version is deleted is the newest deleted one.
+ * Recomputes `isLatest` after a deletion: production ranks an object's versions by (not
+ * deleted, newest write) first, so the newest live version is latest, and only when every
+ * version is deleted is the newest deleted one. The store keeps an object's versions in write
+ * order (a re-written version moves last), which is the order ProjectStore.objectVersion reads
+ * "latest" in too.
  */
 export function refreshLatest(versions: readonly ObjectVersion[]): void {
   let best: ObjectVersion | undefined;
   for (const v of versions) {
     v.isLatest = false;
-    // Later entries win ties: they were written (or re-written) later.
-    const live = v.deletedAtUs === null, bestLive = best?.deletedAtUs === null;
-    if (!best || (live && !bestLive) || (live === bestLive && v.createdAtUs >= best.createdAtUs)) best = v;
+    if (v.deletedAtUs === null || best === undefined || best.deletedAtUs !== null) best = v;
   }
   if (best) best.isLatest = true;
 }
