@@ -38,6 +38,10 @@ test('total_storage_size_bytes sums the counted roots\' trace sizes, as the stre
   const expected = rows.reduce((sum, r) => sum + (r.total_storage_size_bytes ?? 0), 0);
   assert.ok(expected > 0);
   assert.equal(stats.body.total_storage_size_bytes, expected);
+  // Sizes are remembered per row, and forgotten when a row changes in place (an end adds its output).
+  callRoute(engine, '/call/end', { end: { project_id: 'e/p', id: 'child', ended_at: '2024-05-01T12:00:02Z', output: 'x'.repeat(100), summary: {} } });
+  const again = callRoute(engine, '/calls/query_stats', { project_id: 'e/p', include_total_storage_size: true }) as { body: { total_storage_size_bytes: number } };
+  assert.equal(again.body.total_storage_size_bytes, expected + '"'.length * 2 + 100 + '{}'.length);
 });
 
 test('query_stats errors: the model, bad values, unknown fields, grants', () => {
