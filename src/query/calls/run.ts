@@ -16,19 +16,21 @@ import { planFilter, type FilterPlan } from './filter.ts';
 import { effectiveSortTerms, orderRows, validateSortTerms } from './order.ts';
 import { parseCallsQuery, type CallsQuery, type SortTerm } from './request.ts';
 import { lineBuilder, selectColumns } from './response.ts';
+import { startOrderPage } from './start-walk.ts';
 
-/** A validated calls query and the rows it matches, before ordering and paging. */
+/** A validated calls query, planned: what finds its rows, before ordering and paging. */
 export interface CallsPlan {
   project: ProjectStore;
   resolver: CallFieldResolver;
   terms: SortTerm[];
-  /** Matching rows, ascending (storage order). */
-  matches: number[];
+  /** The filter plan; null when nothing can match (`limit: 0`). */
+  filter: FilterPlan | null;
+  expr: ((row: number) => boolean | null) | null;
 }
 
 /**
- * Validates a calls query (columns, expression, sort) and finds its matching rows: the one
- * filter implementation behind /calls/stream_query, /calls/query_stats and /call/read.
+ * Validates a calls query (columns, expression, sort) and plans its filter: the one filter
+ * implementation behind /calls/stream_query, /calls/query_stats and /call/read.
  */
 export function planCallsQuery(engine: Engine, req: CallsQuery): CallsPlan {
   const prefix = engine.options.fieldPrefix;
@@ -42,18 +44,23 @@ export function planCallsQuery(engine: Engine, req: CallsQuery): CallsPlan {
   const terms = effectiveSortTerms(req.sort_by);
   validateSortTerms(terms, resolver);
 
-  if (req.limit === 0) return { project, resolver, terms, matches: [] };
-  const table = project.calls;
-  const plan = planFilter(table, req.filter, req.query ? indexableEqualities(req.query) : []);
-  return { project, resolver, terms, matches: scanRows(plan, expr, table.size) };
+  const filter = req.limit === 0 ? null : planFilter(project.calls, req.filter, req.query ? indexableEqualities(req.query) : []);
+  return { project, resolver, terms, filter, expr };
+}
+
+/** Every row the plan matches, ascending (storage order). */
+export function matchingRows(plan: CallsPlan): number[] {
+  return plan.filter === null ? [] : scanRows(plan.filter, plan.expr, plan.project.calls.size);
 }
 
 /** Validates and plans a calls query; the returned iterable yields JSON lines. */
 export function prepareCallsQuery(engine: Engine, req: CallsQuery): Iterable<string> {
   const prefix = engine.options.fieldPrefix;
-  const { project, resolver, terms, matches } = planCallsQuery(engine, req);
-  if (matches.length === 0) return [];
-  const page = orderRows(matches, terms, resolver, req.offset ?? 0, req.limit);
+  const plan = planCallsQuery(engine, req);
+  const { project, resolver, terms, filter, expr } = plan;
+  if (filter === null) return [];
+  const offset = req.offset ?? 0;
+  const page = startOrderPage(project.calls, filter, expr, terms, offset, req.limit) ?? orderRows(matchingRows(plan), terms, resolver, offset, req.limit);
   const selected = selectColumns(req, prefix);
   const render = lineBuilder({ store: engine.store, project, req, prefix, selected });
   return (function* () {

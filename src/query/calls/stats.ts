@@ -15,7 +15,7 @@ import type { Engine, RequestContext } from '../../api/types.ts';
 import { any, bool, int, list, maybe, model, str, validateBody } from '../../core/schema.ts';
 import { parseCallsQuery } from './request.ts';
 import { traceStorageSize } from './response.ts';
-import { planCallsQuery, queryBody } from './run.ts';
+import { matchingRows, planCallsQuery, queryBody } from './run.ts';
 
 /** The model's keys (strict); `filter` and `query` are checked in depth by parseCallsQuery. */
 const statsModel = model(
@@ -41,7 +41,9 @@ export function callsQueryStats(engine: Engine, body: unknown, ctx: RequestConte
   const req = parseCallsQuery(body, engine.options.fieldPrefix);
   ctx.authorize(req.project_id);
   // Counting needs no order: an empty sort list skips the default sort's checks and work.
-  const { project, matches } = planCallsQuery(engine, { ...req, sort_by: [] });
+  const plan = planCallsQuery(engine, { ...req, sort_by: [] });
+  const matches = matchingRows(plan);
+  const project = plan.project;
   const counted = req.limit === null ? matches : matches.slice(0, req.limit);
   let total: number | null = null;
   if (req.include_total_storage_size) {
