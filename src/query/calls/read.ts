@@ -40,7 +40,7 @@ export function readCall(engine: Engine, body: unknown, ctx: RequestContext): st
     expand_columns: null,
     return_expanded_column_values: true,
   };
-  const [line] = [...prepareCallsQuery(engine, query)];
+  const [line] = [...prepareCallsQuery(engine, query, (p) => ctx.canRead(p))];
   return `{"call":${line ?? 'null'}}`;
 }
 

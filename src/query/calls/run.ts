@@ -10,6 +10,7 @@ import { losslessBody } from '../../api/body.ts';
 import { exactPlain } from '../../core/json/exact.ts';
 import { LosslessObject, toPlain } from '../../core/json/lossless.ts';
 import { ProjectStore } from '../../store/project.ts';
+import type { CanRead } from '../resolve-ref.ts';
 import { CallFieldResolver } from './call-fields.ts';
 import { compileExpr, indexableEqualities } from './expr/compile.ts';
 import { planFilter, type FilterPlan } from './filter.ts';
@@ -30,14 +31,15 @@ export interface CallsPlan {
 
 /**
  * Validates a calls query (columns, expression, sort) and plans its filter: the one filter
- * implementation behind /calls/stream_query, /calls/query_stats and /call/read.
+ * implementation behind /calls/stream_query, /calls/query_stats and /call/read. `canRead` says
+ * which projects refs may be followed into (expansion, filters and sorts through refs).
  */
-export function planCallsQuery(engine: Engine, req: CallsQuery): CallsPlan {
+export function planCallsQuery(engine: Engine, req: CallsQuery, canRead: CanRead): CallsPlan {
   const prefix = engine.options.fieldPrefix;
   // An unknown project answers nothing, but its request is still checked in full.
   const project = engine.store.project(req.project_id) ?? new ProjectStore(req.project_id);
   const expandColumns = req.expand_columns ?? [];
-  const resolver = new CallFieldResolver({ store: engine.store, project, fieldPrefix: prefix, expandColumns });
+  const resolver = new CallFieldResolver({ store: engine.store, project, fieldPrefix: prefix, expandColumns, canRead });
 
   selectColumns(req, prefix);
   const expr = req.query ? compileExpr(req.query, resolver) : null;
@@ -54,15 +56,15 @@ export function matchingRows(plan: CallsPlan): number[] {
 }
 
 /** Validates and plans a calls query; the returned iterable yields JSON lines. */
-export function prepareCallsQuery(engine: Engine, req: CallsQuery): Iterable<string> {
+export function prepareCallsQuery(engine: Engine, req: CallsQuery, canRead: CanRead): Iterable<string> {
   const prefix = engine.options.fieldPrefix;
-  const plan = planCallsQuery(engine, req);
+  const plan = planCallsQuery(engine, req, canRead);
   const { project, resolver, terms, filter, expr } = plan;
   if (filter === null) return [];
   const offset = req.offset ?? 0;
   const page = startOrderPage(project.calls, filter, expr, terms, offset, req.limit) ?? orderRows(matchingRows(plan), terms, resolver, offset, req.limit);
   const selected = selectColumns(req, prefix);
-  const render = lineBuilder({ store: engine.store, project, req, prefix, selected });
+  const render = lineBuilder({ store: engine.store, project, req, prefix, selected, canRead });
   return (function* () {
     for (const row of page) yield render(row);
   })();
@@ -108,6 +110,6 @@ export const callsStreamQueryRoute: Route = {
   run(engine: Engine, body: RequestBody, ctx: RequestContext) {
     const req = parseCallsQuery(queryBody(body), engine.options.fieldPrefix);
     ctx.authorize(req.project_id);
-    return { kind: 'stream', lines: prepareCallsQuery(engine, req) };
+    return { kind: 'stream', lines: prepareCallsQuery(engine, req, (p) => ctx.canRead(p)) };
   },
 };

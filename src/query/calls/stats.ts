@@ -41,7 +41,7 @@ export function callsQueryStats(engine: Engine, body: unknown, ctx: RequestConte
   const req = parseCallsQuery(body, engine.options.fieldPrefix);
   ctx.authorize(req.project_id);
   // Counting needs no order: an empty sort list skips the default sort's checks and work.
-  const plan = planCallsQuery(engine, { ...req, sort_by: [] });
+  const plan = planCallsQuery(engine, { ...req, sort_by: [] }, (p) => ctx.canRead(p));
   const matches = matchingRows(plan);
   const project = plan.project;
   const counted = req.limit === null ? matches : matches.slice(0, req.limit);
