@@ -20,6 +20,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   fuzz: async () => (await import('./conformance.ts')).fuzzCommand(),
   load: async () => (await import('./load.ts')).loadCommand(),
   gen: async () => (await import('./gen.ts')).genCommand(),
+  count: async () => (await import('./client-commands.ts')).countCommand(),
+  objs: async () => (await import('./client-commands.ts')).objsCommand(),
 };
 
 export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
