@@ -4,6 +4,7 @@
  * and the exit codes: 0 ok, 1 runtime error, 2 usage error.
  */
 import { checkBodyDepth, runRoute as runEngineRoute } from '../api/run-route.ts';
+import { fullAccessContext } from '../api/context.ts';
 import { Chalk } from 'chalk';
 import type { Command } from 'commander';
 import type { Engine, FieldPrefix, RequestContext, Route } from '../api/types.ts';
@@ -69,7 +70,7 @@ export async function loadEngine(opts: DataOptions): Promise<Engine> {
 }
 
 /** The CLI acts as a local user with access to everything it loaded. */
-export const localContext: RequestContext = { userId: process.env.USER || 'tq', authorize() {}, canRead: () => true };
+export const localContext: RequestContext = fullAccessContext(process.env.USER || 'tq');
 
 /** Reads `--request FILE|-` (a whole request body), as text: the route parses it. Stdin is read until EOF. */
 export async function readRequest(source: string): Promise<string> {
@@ -127,6 +128,7 @@ export async function writeLines(lines: Iterable<string>): Promise<void> {
 export async function runRoute(engine: Engine, route: Route, text: string): Promise<void> {
   const result = runEngineRoute(route, engine, { kind: 'text', text }, localContext);
   if (result.kind === 'stream') await writeLines(result.lines);
+  else if (result.kind === 'bytes') process.stdout.write(result.bytes);
   else await writeLines([result.text ?? JSON.stringify(result.body)]);
 }
 

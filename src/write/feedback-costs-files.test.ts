@@ -29,6 +29,14 @@ test('reserved feedback types: reaction needs exactly one emoji, note 1..1024 ch
     status: 400,
     body: { reason: 'Value of emoji key in payload must be exactly one emoji' },
   });
+  // A single code point takes the path without a segmenter; the answer must not change.
+  assert.equal(call(e, '/feedback/create', fb({ feedback_type: 'wandb.reaction.1', payload: { emoji: '👍' } })).status, 200);
+  for (const emoji of ['a', '', 'é']) {
+    assert.deepEqual(call(e, '/feedback/create', fb({ feedback_type: 'wandb.reaction.1', payload: { emoji } })), {
+      status: 400,
+      body: { reason: 'Value of emoji key in payload must be exactly one emoji' },
+    }, emoji);
+  }
   assert.deepEqual(call(e, '/feedback/create', fb({ feedback_type: 'wandb.note.1', payload: { note: '' } })), {
     status: 400,
     body: { reason: 'Invalid payload for feedback_type wandb.note.1: note: String should have at least 1 character' },

@@ -38,10 +38,15 @@ const MAX_NOTE_LENGTH = 1024;
 const bad = (reason: string) => invalidRequest('TQ_INVALID_REQUEST', { reason });
 
 const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Built on first need: constructing a Segmenter costs 10-20 ms of ICU set-up at every start.
+let graphemes: Intl.Segmenter | undefined;
 
 /** How many emoji a text holds, a multi-code-point emoji counting once. */
 function emojiCount(text: string): number {
+  // One code point is one grapheme: the usual reaction needs no segmenter.
+  const codePoint = text.codePointAt(0);
+  if (codePoint !== undefined && String.fromCodePoint(codePoint).length === text.length) return EMOJI.test(text) ? 1 : 0;
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   let n = 0;
   for (const { segment } of graphemes.segment(text)) if (EMOJI.test(segment)) n++;
   return n;
