@@ -3,7 +3,7 @@
  *   - the tq request (route path + body), timed through `route.run` to the last line;
  *   - DuckDB SQL returning the same ids in the same order (tq's semantics mirrored: deleted
  *     calls excluded, NULLs last in both directions, the implicit `id` tie-break of
- *     calls-semantics §6.2, the thread and table tie-breaks of DECISIONS §10);
+ *     semantics.md#calls-sort-tiebreak, the thread and table tie-breaks of semantics.md#order-ties);
  *   - a hand-written closure over the JSON.parse'd objects (the ceiling for a scan).
  *
  * tq and DuckDB produce whole rows (tq its JSON lines, DuckDB every column of the matching
@@ -124,7 +124,7 @@ export interface ThreadSummary {
   p99: number;
 }
 
-/** Thread statistics by hand (threads-table-semantics §2, DECISIONS §12), default order. */
+/** Thread statistics by hand (semantics.md#threads), default order. */
 export function closureThreads(data: ClosureData, projectId: string): ThreadSummary[] {
   interface Acc {
     count: number;
@@ -291,7 +291,7 @@ export function benchQueries(p: QueryParams): BenchQuery[] {
       route: '/table/query_stream',
       body: { project_id: P, digest: p.tableDigest, sort_by: [{ field: 'meta.difficulty', order: 'desc' }], limit: 100 },
       lineId: (line) => String((JSON.parse(line) as { original_index: number }).original_index),
-      // threads-table-semantics §5.9: presence first (both directions), then the float
+      // semantics.md#table-sort-keys: presence first (both directions), then the float
       // reading, then the text, then table order.
       sql:
         `SELECT idx, val FROM table_rows ORDER BY ` +

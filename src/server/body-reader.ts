@@ -1,5 +1,5 @@
 /**
- * Reading a request body with a size limit (DECISIONS §18: over the limit is a 413). A
+ * Reading a request body with a size limit (semantics.md#errors-transport: over the limit is a 413). A
  * declared Content-Length over the limit is refused before a byte is read; a chunked body is
  * refused as soon as it crosses the limit, and reading stops there (nothing more is buffered).
  */

@@ -1,6 +1,6 @@
 /**
  * Resolves `$getField` / sort paths of the calls query to accessors over the call table
- * (calls-semantics §5.3): plain columns, dynamic JSON fields, the computed summary fields,
+ * (semantics.md#calls-expr-fields): plain columns, dynamic JSON fields, the computed summary fields,
  * feedback fields, and fields read through expanded refs.
  *
  * Dynamic JSON fields are what make scans slow: each read parses a call body. Their values are
@@ -118,7 +118,7 @@ function jsonAccessor(read: RawReader, memo: PathMemo, size: number): JsonAccess
   };
 }
 
-/** The computed `summary.weave.status` of the filter side (§9.2: error, descendant_error, running, success). */
+/** The computed `summary.weave.status` of the filter side (semantics.md#calls-summary-filter: error, descendant_error, running, success). */
 export function filterStatus(table: CallTable, row: number): string {
   if (table.exceptions.get(row) !== null) return 'error';
   const errors = table.statusErrorCount.data[row];
@@ -234,7 +234,7 @@ export class CallFieldResolver implements FieldResolver {
     const root = parts[0];
     if (!DYNAMIC_ROOTS.has(root) || parts.some((x) => x === '')) throw fieldNotAllowed(path, loc);
 
-    // Through an expanded ref: some expand column prefixes the path (§5.10).
+    // Through an expanded ref: some expand column prefixes the path (semantics.md#calls-expr-through-refs).
     if (this.readsThroughExpand(path)) {
       return jsonAccessor(this.expandedReader(path), new PathMemo(this.table.version), this.table.size);
     }
@@ -248,7 +248,7 @@ export class CallFieldResolver implements FieldResolver {
 
   /**
    * Reads `path` through refs: every expand column on the way is resolved, shallowest first
-   * (§5.10); unresolvable refs read as no value.
+   * (semantics.md#calls-expr-through-refs); unresolvable refs read as no value.
    */
   private expandedReader(path: string): RawReader {
     const expandSet = new Set(this.opts.expandColumns);
@@ -273,7 +273,7 @@ export class CallFieldResolver implements FieldResolver {
     };
   }
 
-  /** `feedback.[<type>].payload.<path>`, `feedback.[<type>].runnable_ref|trigger_ref` (§5.3). */
+  /** `feedback.[<type>].payload.<path>`, `feedback.[<type>].runnable_ref|trigger_ref` (semantics.md#calls-expr-fields). */
   private feedbackField(path: string, loc: ErrorPath): FieldAccessor {
     const m = /^feedback\.\[([^\]]*)\]\.(.+)$/.exec(path);
     if (!m) throw fieldNotAllowed(path, loc);

@@ -1,5 +1,5 @@
 /**
- * `CallsQueryReq` (calls-semantics §2.1): the request model of /calls/stream_query, strict as
+ * `CallsQueryReq` (semantics.md#calls-request-model): the request model of /calls/stream_query, strict as
  * Weave's BaseModelStrict classes are, with the user/run filter keys spelled with the
  * engine's field prefix. Value checks that pydantic does not do (negative paging, list
  * lengths) are 400s raised after the schema passes.

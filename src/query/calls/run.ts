@@ -62,7 +62,7 @@ function scanRows(plan: FilterPlan, expr: ((row: number) => boolean | null) | nu
 /**
  * The request body, with the `query` subtree read losslessly: `{"$literal": 5.0}` is a float
  * literal (double cast of the field) and `5` an int literal (int cast), a difference JSON.parse
- * erases (calls-semantics §5.5).
+ * erases (semantics.md#calls-expr-compare).
  */
 function queryBody(body: RequestBody): unknown {
   const plain = plainBody(body);

@@ -1,10 +1,10 @@
 /**
- * Per-thread statistics over turn calls (threads-table-semantics §2; DECISIONS §12, §13).
+ * Per-thread statistics over turn calls (semantics.md#threads; semantics.md#threads, semantics.md#threads-deleted).
  *
- * A turn is a call whose id equals its turn_id (G1); the CallTable keeps those per thread in
- * `turnsByThread` (null and empty thread ids are never indexed, §2.3), so a query reads only
- * turn rows, never the whole project. Deleted turns are invisible (DECISIONS §13, G20). Only
- * turns whose started_at lies strictly inside (after, before) count (§3.3, G3).
+ * A turn is a call whose id equals its turn_id (semantics.md#threads-turns); the CallTable keeps those per thread in
+ * `turnsByThread` (null and empty thread ids are never indexed, semantics.md#threads-grouping), so a query reads only
+ * turn rows, never the whole project. Deleted turns are invisible (semantics.md#threads-deleted). Only
+ * turns whose started_at lies strictly inside (after, before) count (semantics.md#threads-window).
  */
 import { floorMillis } from '../../core/datetime.ts';
 import type { CallTable } from '../../store/call-table.ts';
@@ -33,7 +33,7 @@ export interface TurnWindow {
 }
 
 /**
- * §2.4: ClickHouse `dateDiff('millisecond', start, end)` counts millisecond boundaries
+ * semantics.md#threads-durations: ClickHouse `dateDiff('millisecond', start, end)` counts millisecond boundaries
  * crossed: floor(end in ms) − floor(start in ms), not the exact difference truncated.
  */
 export function turnDurationMs(startUs: number, endUs: number): number {
@@ -43,7 +43,7 @@ export function turnDurationMs(startUs: number, endUs: number): number {
 /**
  * Statistics of one thread's turns, or null when no turn falls in the window. Ties on start
  * (first_turn_id) and end (last_turn_id) go to the turn written first; production leaves them
- * unspecified (§2.5).
+ * unspecified (semantics.md#threads-aggregates).
  */
 export function threadStats(calls: CallTable, threadId: string, turnRows: readonly number[], window: TurnWindow): ThreadStats | null {
   const { after_us: after, before_us: before } = window;
@@ -87,7 +87,7 @@ export function threadStats(calls: CallTable, threadId: string, turnRows: readon
 /**
  * Statistics of every thread to report: the listed ids (when given) or all indexed threads.
  * Threads none of whose counted turns has ended are left out here, before any paging
- * (DECISIONS §12; production drops them after LIMIT, G2).
+ * (semantics.md#threads; production drops them after LIMIT, semantics.md#threads-unfinished).
  */
 export function collectThreads(calls: CallTable, threadIds: readonly string[] | null, window: TurnWindow): ThreadStats[] {
   const out: ThreadStats[] = [];
