@@ -100,8 +100,8 @@ test('docs/semantics.md: ids are unique, links resolve, each rule names its prod
   const problems: string[] = [];
   for (const rule of doc.split(/^(?=#### )/m).slice(1)) {
     const id = /^#### (\S+)/.exec(rule)![1];
-    if (!/^\*\*Production:\*\*/m.test(rule)) problems.push(`${id}: no **Production:** line`);
-    const cases = /^Cases(?: \(\d+\))?: (.*)$/m.exec(rule);
+    if (!/^- \*\*Production:\*\*/m.test(rule)) problems.push(`${id}: no **Production:** line`);
+    const cases = /^- \*\*Cases(?: \(\d+\))?:\*\* (.*)$/m.exec(rule);
     if (!cases) problems.push(`${id}: no Cases line`);
     else for (const m of cases[1].matchAll(/`([a-z0-9][a-z0-9._-]*)`/g)) if (!caseNames.has(m[1])) problems.push(`${id}: unknown case ${m[1]}`);
   }
