@@ -3,7 +3,8 @@
  *   - the tq request (route path + body), timed through `route.run` to the last line;
  *   - DuckDB SQL returning the same ids in the same order (tq's semantics mirrored: deleted
  *     calls excluded, NULLs last in both directions, the implicit `id` tie-break of
- *     semantics.md#calls-sort-tiebreak, the thread and table tie-breaks of semantics.md#order-ties);
+ *     semantics.md#calls-sort-tiebreak, the thread and table tie-breaks of
+ *     semantics.md#order-ties);
  *   - a hand-written closure over the JSON.parse'd objects (the ceiling for a scan).
  *
  * tq and DuckDB produce whole rows (tq its JSON lines, DuckDB every column of the matching

@@ -23,12 +23,12 @@ const OLD_CITATION = new RegExp(
 const CITED = /semantics\.md#([A-Za-z0-9_-]+)/g;
 
 /** Every old-form citation in `text`, with its line number. */
-export function oldCitations(text: string): Array<{ line: number; text: string }> {
+function oldCitations(text: string): Array<{ line: number; text: string }> {
   return [...text.matchAll(OLD_CITATION)].map((m) => ({ line: text.slice(0, m.index).split('\n').length, text: m[0] }));
 }
 
 /** The ids docs/semantics.md defines: rule headings `#### id` and section anchors `<a id="id">`. */
-export function definedAnchors(markdown: string): string[] {
+function definedAnchors(markdown: string): string[] {
   const rules = [...markdown.matchAll(/^#### ([a-z0-9-]+)$/gm)].map((m) => m[1]);
   const sections = [...markdown.matchAll(/<a id="([a-z0-9-]+)"><\/a>/g)].map((m) => m[1]);
   return [...rules, ...sections];

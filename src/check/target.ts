@@ -24,7 +24,10 @@ export interface TargetResponse {
 export interface Target {
   /** Shown in reports, e.g. `http://127.0.0.1:8080` or `in-process`. */
   readonly name: string;
-  /** How the target spells user/run fields (semantics.md#wire-prefix); cases are written with `svc_`. */
+  /**
+   * How the target spells user/run fields (semantics.md#wire-prefix); cases are written with
+   * `svc_`.
+   */
   readonly fieldPrefix: FieldPrefix;
   /** The main user's name, substituted for `{{user}}`. */
   readonly user: string;

@@ -1,5 +1,6 @@
 /**
- * HTTP Basic authentication and per-project grants (semantics.md#auth-401, semantics.md#auth-basic).
+ * HTTP Basic authentication and per-project grants (semantics.md#auth-401,
+ * semantics.md#auth-basic).
  *
  * Every request but `GET /health` carries `Authorization: Basic base64(user:password)`.
  * Missing, malformed or wrong credentials are a 401; a known user asking about a project it

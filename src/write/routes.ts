@@ -1,7 +1,7 @@
 /**
- * The write routes (semantics.md#wire-routes, semantics.md#writes). Each route validates the whole request
- * (422 for the model, 400 for a malformed project id), authorizes every project it names, and
- * only then writes. Bodies that feed a digest (tables, objects) are parsed losslessly so that
+ * The write routes (semantics.md#wire-routes, semantics.md#writes). Each route validates the whole
+ * request (422 for the model, 400 for a malformed project id), authorizes every project it names,
+ * and only then writes. Bodies that feed a digest (tables, objects) are parsed losslessly so that
  * `1` and `1.0` digest differently (semantics.md#digest-lossless); the others are plain JSON.
  */
 import { losslessBody, plainBody } from '../api/body.ts';
@@ -234,7 +234,10 @@ function missingFormField(field: string): RequestSchemaError {
   return new RequestSchemaError([{ type: 'missing', loc: ['body', field], msg: 'Field required', input: null }]);
 }
 
-/** `/file/create` (alias `/files/create`): multipart form with `project_id` and `file` (semantics.md#wire-routes). */
+/**
+ * `/file/create` (alias `/files/create`): multipart form with `project_id` and `file`
+ * (semantics.md#wire-routes).
+ */
 function fileUploadRoute(path: string): Route {
   return {
     path,

@@ -1,7 +1,7 @@
 /**
  * Resolves `$getField` / sort paths of the calls query to accessors over the call table
- * (semantics.md#calls-expr-fields): plain columns, dynamic JSON fields, the computed summary fields,
- * feedback fields, and fields read through expanded refs.
+ * (semantics.md#calls-expr-fields): plain columns, dynamic JSON fields, the computed summary
+ * fields, feedback fields, and fields read through expanded refs.
  *
  * Dynamic JSON fields are what make scans slow: each read parses a call body. Their values are
  * memoised per (table, path) across queries, filled lazily row by row, and dropped when a row
@@ -118,7 +118,10 @@ function jsonAccessor(read: RawReader, memo: PathMemo, size: number): JsonAccess
   };
 }
 
-/** The computed `summary.weave.status` of the filter side (semantics.md#calls-summary-filter: error, descendant_error, running, success). */
+/**
+ * The computed `summary.weave.status` of the filter side (semantics.md#calls-summary-filter: error,
+ * descendant_error, running, success).
+ */
 export function filterStatus(table: CallTable, row: number): string {
   if (table.exceptions.get(row) !== null) return 'error';
   const errors = table.statusErrorCount.data[row];
@@ -234,7 +237,8 @@ export class CallFieldResolver implements FieldResolver {
     const root = parts[0];
     if (!DYNAMIC_ROOTS.has(root) || parts.some((x) => x === '')) throw fieldNotAllowed(path, loc);
 
-    // Through an expanded ref: some expand column prefixes the path (semantics.md#calls-expr-through-refs).
+    // Through an expanded ref: some expand column prefixes the path
+    // (semantics.md#calls-expr-through-refs).
     if (this.readsThroughExpand(path)) {
       return jsonAccessor(this.expandedReader(path), new PathMemo(this.table.version), this.table.size);
     }
@@ -273,7 +277,10 @@ export class CallFieldResolver implements FieldResolver {
     };
   }
 
-  /** `feedback.[<type>].payload.<path>`, `feedback.[<type>].runnable_ref|trigger_ref` (semantics.md#calls-expr-fields). */
+  /**
+   * `feedback.[<type>].payload.<path>`, `feedback.[<type>].runnable_ref|trigger_ref`
+   * (semantics.md#calls-expr-fields).
+   */
   private feedbackField(path: string, loc: ErrorPath): FieldAccessor {
     const m = /^feedback\.\[([^\]]*)\]\.(.+)$/.exec(path);
     if (!m) throw fieldNotAllowed(path, loc);

@@ -54,7 +54,8 @@ export function planFilter(table: CallTable, filter: CallsFilter | null, exprEqu
   const candidateLists: number[][] = [];
   const f = filter ?? {};
 
-  // semantics.md#calls-filter-empty-lists: empty list or null = no filter (truthiness), except thread_ids / turn_ids (semantics.md#calls-filter-thread-turn-empty).
+  // semantics.md#calls-filter-empty-lists: empty list or null = no filter (truthiness), except
+  // thread_ids / turn_ids (semantics.md#calls-filter-thread-turn-empty).
   const idClause = (values: string[] | null | undefined, index: MultiIndex<string>, column: Array<string | null>, emptyMatchesNothing: boolean) => {
     if (values == null) return;
     if (values.length === 0) {

@@ -1,6 +1,7 @@
 /**
- * Building each response line of /calls/stream_query: column selection (semantics.md#calls-columns), the computed
- * summary (semantics.md#calls-summary-response), and the include_* enrichments (semantics.md#calls-include) applied to the returned page only.
+ * Building each response line of /calls/stream_query: column selection
+ * (semantics.md#calls-columns), the computed summary (semantics.md#calls-summary-response), and the
+ * include_* enrichments (semantics.md#calls-include) applied to the returned page only.
  */
 import { fieldNotAllowed } from '../../core/errors.ts';
 import { formatMicros } from '../../core/datetime.ts';
@@ -170,7 +171,10 @@ function feedbackItem(f: FeedbackRow, prefix: string): Record<string, unknown> {
   };
 }
 
-/** Sum of the JSON dump lengths of attributes, inputs, output and summary (semantics.md#calls-storage-size). */
+/**
+ * Sum of the JSON dump lengths of attributes, inputs, output and summary
+ * (semantics.md#calls-storage-size).
+ */
 function storageSize(t: CallTable, row: number): number {
   const b = t.body(row);
   let size = dumpLength(b.attributes) + dumpLength(b.inputs);
@@ -199,9 +203,9 @@ function getNested(obj: Record<string, unknown>, path: string): { parent: Record
 }
 
 /**
- * Replaces an object/op ref at `path` by its value (semantics.md#calls-expand, ClickHouse write-back): a dict gets
- * a `_ref` key with the original URI when it has none; other values replace the string as is;
- * unresolvable refs stay strings.
+ * Replaces an object/op ref at `path` by its value (semantics.md#calls-expand, ClickHouse
+ * write-back): a dict gets a `_ref` key with the original URI when it has none; other values
+ * replace the string as is; unresolvable refs stay strings.
  */
 function expandColumn(store: Store, call: Record<string, unknown>, path: string): void {
   const at = getNested(call, path);

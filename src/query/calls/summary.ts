@@ -1,6 +1,7 @@
 /**
- * The response-side computed summary (semantics.md#calls-summary-response, Weave's make_derived_summary_fields):
- * recomputed for every returned call from its columns, discarding stored copies.
+ * The response-side computed summary (semantics.md#calls-summary-response, Weave's
+ * make_derived_summary_fields): recomputed for every returned call from its columns, discarding
+ * stored copies.
  */
 import { looksLikeRef, parseObjectRef } from '../../core/refs.ts';
 import { timedeltaMillis } from '../../core/datetime.ts';
@@ -16,7 +17,10 @@ export interface SummaryInputs {
 
 const DERIVED = ['status', 'trace_name', 'latency_ms', 'display_name'];
 
-/** Returns a new summary object whose `weave` block is computed (semantics.md#calls-summary-response). */
+/**
+ * Returns a new summary object whose `weave` block is computed
+ * (semantics.md#calls-summary-response).
+ */
 export function deriveSummary(c: SummaryInputs): Record<string, unknown> {
   // A fresh object with the stored keys but `weave` (no spread + delete: a deleted key turns
   // the object into a slow dictionary, and every line is serialised from it).
@@ -58,7 +62,10 @@ export function deriveSummary(c: SummaryInputs): Record<string, unknown> {
 const traceNames = new Map<string, string | null>();
 const TRACE_NAME_CACHE_LIMIT = 65_536;
 
-/** semantics.md#calls-summary-response step 4: the ref's name part for object/op refs, none for other refs, else op_name. */
+/**
+ * semantics.md#calls-summary-response step 4: the ref's name part for object/op refs, none for
+ * other refs, else op_name.
+ */
 function traceName(opName: string): string | null {
   let name = traceNames.get(opName);
   if (name !== undefined) return name;

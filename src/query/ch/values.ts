@@ -1,6 +1,9 @@
 /**
  * ClickHouse value semantics that Weave's calls queries expose, as pure functions
- * (semantics.md#calls-json-read, semantics.md#calls-expr-compare, semantics.md#calls-expr-in, semantics.md#calls-expr-contains, semantics.md#calls-expr-convert, semantics.md#calls-sort-dynamic, semantics.md#calls-expr-inferred-cast, semantics.md#order-code-points).
+ * (semantics.md#calls-json-read, semantics.md#calls-expr-compare, semantics.md#calls-expr-in,
+ * semantics.md#calls-expr-contains, semantics.md#calls-expr-convert,
+ * semantics.md#calls-sort-dynamic, semantics.md#calls-expr-inferred-cast,
+ * semantics.md#order-code-points).
  *
  * Weave reads a dynamic JSON field as `coalesce(nullIf(JSON_VALUE(dump, path), 'null'), '')`
  * and casts it with the `to*OrNull` functions. The rules below follow the newest in-memory
@@ -31,9 +34,10 @@ export function pyNumberString(x: number): string {
 const MINIFIED_PY_STYLE: JsonWriterStyle = { itemSeparator: ',', keySeparator: ':', string: pyString, number: pyNumber };
 
 /**
- * How a dynamic JSON field reads (semantics.md#calls-json-read): missing (`undefined`) and JSON null → `''`;
- * strings unquoted; booleans `'true'`/`'false'`; numbers in Python's text form with integral
- * floats as integers; objects and arrays as minified JSON text. Lossless values are accepted too.
+ * How a dynamic JSON field reads (semantics.md#calls-json-read): missing (`undefined`) and JSON
+ * null → `''`; strings unquoted; booleans `'true'`/`'false'`; numbers in Python's text form with
+ * integral floats as integers; objects and arrays as minified JSON text. Lossless values are
+ * accepted too.
  */
 export function jsonValueString(v: unknown): string {
   switch (typeof v) {
@@ -111,8 +115,9 @@ export function toUInt8OrNull(s: string): number | null {
 }
 
 /**
- * The `bool` cast of a JSON_VALUE string (semantics.md#calls-expr-compare, semantics.md#calls-expr-convert): `'true'` → 1, `'false'` → 0, otherwise
- * toUInt8OrNull (`'2'` → 2, `'abc'` → NULL).
+ * The `bool` cast of a JSON_VALUE string (semantics.md#calls-expr-compare,
+ * semantics.md#calls-expr-convert): `'true'` → 1, `'false'` → 0, otherwise toUInt8OrNull (`'2'` →
+ * 2, `'abc'` → NULL).
  */
 export function toBoolCastOrNull(s: string): number | null {
   if (s === 'true') return 1;

@@ -1,10 +1,12 @@
 /**
- * Per-thread statistics over turn calls (semantics.md#threads; semantics.md#threads, semantics.md#threads-deleted).
+ * Per-thread statistics over turn calls (semantics.md#threads,
+ * semantics.md#threads-deleted).
  *
- * A turn is a call whose id equals its turn_id (semantics.md#threads-turns); the CallTable keeps those per thread in
- * `turnsByThread` (null and empty thread ids are never indexed, semantics.md#threads-grouping), so a query reads only
- * turn rows, never the whole project. Deleted turns are invisible (semantics.md#threads-deleted). Only
- * turns whose started_at lies strictly inside (after, before) count (semantics.md#threads-window).
+ * A turn is a call whose id equals its turn_id (semantics.md#threads-turns); the CallTable keeps
+ * those per thread in `turnsByThread` (null and empty thread ids are never indexed,
+ * semantics.md#threads-grouping), so a query reads only turn rows, never the whole project. Deleted
+ * turns are invisible (semantics.md#threads-deleted). Only turns whose started_at lies strictly
+ * inside (after, before) count (semantics.md#threads-window).
  */
 import { floorMillis } from '../../core/datetime.ts';
 import type { CallTable } from '../../store/call-table.ts';
@@ -33,8 +35,9 @@ export interface TurnWindow {
 }
 
 /**
- * semantics.md#threads-durations: ClickHouse `dateDiff('millisecond', start, end)` counts millisecond boundaries
- * crossed: floor(end in ms) − floor(start in ms), not the exact difference truncated.
+ * semantics.md#threads-durations: ClickHouse `dateDiff('millisecond', start, end)` counts
+ * millisecond boundaries crossed: floor(end in ms) − floor(start in ms), not the exact difference
+ * truncated.
  */
 export function turnDurationMs(startUs: number, endUs: number): number {
   return floorMillis(endUs) - floorMillis(startUs);

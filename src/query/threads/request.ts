@@ -2,7 +2,8 @@
  * `ThreadsQueryReq` (semantics.md#threads-request):
  * strict models, sort items `{field, direction}`. Datetime bounds take pydantic's lax datetime
  * input (ISO 8601 with any offset, naive = UTC, or a unix timestamp). After the schema:
- * unsupported sort fields (semantics.md#threads-sort) and negative paging (semantics.md#paging-limits) are 400s.
+ * unsupported sort fields (semantics.md#threads-sort) and negative paging
+ * (semantics.md#paging-limits) are 400s.
  */
 import { invalidRequest, type ValidationIssue } from '../../core/errors.ts';
 import { parseDatetimeInput } from '../../core/datetime.ts';
@@ -30,7 +31,10 @@ export interface ThreadsQuery {
   after_us: number | null;
   /** Strict upper bound on a turn's started_at, µs; null = unbounded. */
   before_us: number | null;
-  /** Thread ids to keep, de-duplicated; null when absent or empty (semantics.md#empty-list-means-all). */
+  /**
+   * Thread ids to keep, de-duplicated; null when absent or empty
+   * (semantics.md#empty-list-means-all).
+   */
   thread_ids: string[] | null;
   limit: number | null;
   offset: number | null;

@@ -7,9 +7,9 @@
  *  - 'string' / 'number': plain columns (NULL as null), and computed fields;
  *  - 'datetime': µs since the epoch, NULL as null;
  *  - 'array': string arrays (`input_refs`, `output_refs`), never null;
- *  - 'json': a dynamic JSON field (semantics.md#calls-json-read). `str` is the JSON_VALUE string ('' for missing and
- *    JSON null, never null); `float` / `int` are toFloat64OrNull / toInt64OrNull of that string;
- *    `exists` says whether the path is present and not JSON null.
+ *  - 'json': a dynamic JSON field (semantics.md#calls-json-read). `str` is the JSON_VALUE string
+ *    ('' for missing and JSON null, never null); `float` / `int` are toFloat64OrNull /
+ *    toInt64OrNull of that string; `exists` says whether the path is present and not JSON null.
  *
  * A 'string' accessor over an interned column (op_name) may also give `codes`: a small
  * integer per row naming its value, so predicates can be evaluated once per distinct value.
