@@ -17,7 +17,7 @@ const SCANNED = ['src', 'bench', 'spec-tests'];
 // not an RFC's or an issue's), and gotcha numbers ("G17", "gotcha 3").
 const OLD_DOC_NAMES = ['DECISIONS', 'calls-semantics', 'threads-table-semantics', 'seed-interface', 'weave-ts-sdk'];
 const OLD_CITATION = new RegExp(
-  String.raw`\b(?:${OLD_DOC_NAMES.join('|')})\b|threads-table §|(?<!(?:RFC|issue) \d+ )§ ?\d+(?:\.\d+)*|\bG\d+\b|\bgotchas? G?\d+`,
+  String.raw`\b(?:${OLD_DOC_NAMES.join('|')})\b|threads-table §|(?<!(?:RFC|[Ii]ssue) #?\d+ )§ ?\d+(?:\.\d+)*|\bG\d+\b|\bgotchas? G?\d+`,
   'g',
 );
 const CITED = /semantics\.md#([A-Za-z0-9_-]+)/g;
@@ -52,7 +52,7 @@ test('the detectors find old citation forms and leave new ones and RFC sections 
     `(calls-${'semantics'} §5.4)`,
     `bare (§3.4) and gotcha list (${'G'}8/${'G'}9), ${'gotcha'} 17, ${'gotchas'} 3, 4`,
     `(threads-table §7)`,
-    'RFC 2046 §5.1.1 and issue 14 §4 are other references; semantics.md#calls-json-read is new',
+    'RFC 2046 §5.1.1, issue 14 §4 and Issue #12 §2 are other references; semantics.md#calls-json-read is new',
   ].join('\n');
   assert.deepEqual(oldCitations(sample), [
     { line: 1, text: decisions },
