@@ -1,8 +1,8 @@
 /**
- * `feedback_create` (threads-table-semantics §7.9, Weave's `validate_feedback_create_req`):
+ * `feedback_create` (semantics.md#writes-feedback, Weave's `validate_feedback_create_req`):
  * reserved feedback types get their payload checked, refs must fit the feedback type, and the
  * row is stored with a generated id unless the client sent one. The user is the one the
- * client named or, when it named none, the authenticated user (DECISIONS §6).
+ * client named or, when it named none, the authenticated user (semantics.md#writes-user-id).
  *
  * Not reproduced: the alias/detoned fields Weave adds to `wandb.reaction.1` payloads (they need
  * the Python `emoji` name table) and the annotation-spec check of annotation payloads.
