@@ -11,6 +11,10 @@ import type { Engine, FieldPrefix, RequestContext, Route } from '../api/types.ts
 import { FixtureError, TqError } from '../core/errors.ts';
 import { createEngine } from '../engine.ts';
 import { loadFixtures, resolveFixturesPath, type LoadProgress } from '../io/load-fixtures.ts';
+import { openDataDir } from '../journal/data-dir.ts';
+import { LockHeldError } from '../journal/lock.ts';
+import { JournalError } from '../journal/read.ts';
+import { resolve } from 'node:path';
 
 export const EXIT_OK = 0;
 export const EXIT_RUNTIME = 1;
@@ -42,6 +46,8 @@ export class UsageError extends Error {}
 
 export interface DataOptions {
   fixtures?: string;
+  /** A `tq serve --data` directory: fixtures plus journal, read-only here. */
+  data?: string;
   fieldPrefix?: string;
 }
 
@@ -49,7 +55,8 @@ export interface DataOptions {
 export function dataOptions(cmd: Command): Command {
   return cmd
     .option('--fixtures <path>', 'fixtures directory or calls .jsonl file (default: $TQ_FIXTURES, ./fixtures, bundled demo)')
-    .option('--field-prefix <prefix>', 'wire spelling of user/run fields: svc_ or wb_', 'svc_');
+    .option('--field-prefix <prefix>', 'wire spelling of user/run fields: svc_ or wb_', 'svc_')
+    .option('--data <dir>', 'a tq serve --data directory: its fixtures plus every journaled write (instead of --fixtures)');
 }
 
 export function parsePrefix(value: string | undefined): FieldPrefix {
@@ -76,6 +83,8 @@ function progressReporter(): ((p: LoadProgress) => void) | undefined {
 
 /** Builds an engine and loads the fixtures the options (or the environment) name. */
 export async function loadEngine(opts: DataOptions): Promise<Engine> {
+  if (opts.data !== undefined && opts.fixtures !== undefined) throw new UsageError('give --data or --fixtures, not both (a data directory holds its own fixtures)');
+  if (opts.data !== undefined) return (await openDataDir(resolve(opts.data), { fieldPrefix: parsePrefix(opts.fieldPrefix), writable: false, say, onProgress: progressReporter() })).engine;
   const engine = createEngine(undefined, { fieldPrefix: parsePrefix(opts.fieldPrefix) });
   const path = resolveFixturesPath(opts.fixtures, process.env, process.cwd());
   await loadFixtures(engine, path, progressReporter());
@@ -149,6 +158,10 @@ export function reportError(e: unknown): number {
     say(`${paint.red(`error ${e.status}`)} ${paint.dim(e.code)}: ${e.message}`);
     say(JSON.stringify(e.body()));
     return EXIT_USAGE;
+  }
+  if (e instanceof JournalError || e instanceof LockHeldError) {
+    say(`${paint.red('journal error:')} ${e.message}`);
+    return EXIT_RUNTIME;
   }
   if (e instanceof FixtureError) {
     say(`${paint.red('fixture error:')} ${e.message}`);

@@ -8,10 +8,12 @@ import { allRoutes } from '../api/routes.ts';
 import { CredentialsError, DEFAULT_USER, resolveUsers } from '../server/credentials.ts';
 import { createTqServer, DEFAULT_MAX_BODY_BYTES } from '../server/server.ts';
 import { UsersFileError } from '../server/users-file.ts';
+import { openServedData } from './serve-data.ts';
 import { dataOptions, intOption, loadEngine, paint, parsePrefix, say, UsageError } from './common.ts';
 
 interface ServeOptions {
   fixtures?: string;
+  data?: string;
   fieldPrefix?: string;
   host: string;
   port: string;
@@ -71,8 +73,11 @@ async function serve(opts: ServeOptions): Promise<void> {
     throw e;
   }
 
-  const engine = await loadEngine({ fixtures: opts.fixtures, fieldPrefix });
+  if (opts.data !== undefined && opts.fixtures !== undefined) throw new UsageError('give --data or --fixtures, not both (a data directory holds its own fixtures)');
+  const data = opts.data !== undefined ? await openServedData(opts.data, fieldPrefix, say) : undefined;
+  const engine = data?.engine ?? (await loadEngine({ fixtures: opts.fixtures, fieldPrefix }));
   const tq = createTqServer({
+    writes: data?.writes,
     engine,
     routes: allRoutes(),
     users: resolved.users,
@@ -84,6 +89,7 @@ async function serve(opts: ServeOptions): Promise<void> {
   try {
     address = await tq.listen(opts.host, port);
   } catch (e) {
+    await data?.close();
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${opts.host} is in use; choose another with --port`);
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`cannot listen on host '${opts.host}' (${code})`);
@@ -97,6 +103,7 @@ async function serve(opts: ServeOptions): Promise<void> {
     say(`  password: ${password}`);
     say(`  Weave SDK: WF_TRACE_SERVER_URL=${urlOf(address.host, address.port)} WANDB_API_KEY=${password}`);
   }
+  say(data?.banner ?? 'in memory: writes last until this process exits (keep them with --data DIR)');
   say(`tq listening on ${urlOf(address.host, address.port)}`);
 
   const signals = untilSignal(() => {
@@ -106,6 +113,7 @@ async function serve(opts: ServeOptions): Promise<void> {
   const signal = await signals.stopped;
   say(`tq: ${signal}: finishing in-flight requests (send it again to cut them)`);
   await tq.close();
+  await data?.close();
   signals.dispose();
   say('tq: stopped');
 }
@@ -131,7 +139,8 @@ the users file is "entity/project", "entity/*" or "*". With no users configured,
 Examples:
   tq serve --fixtures ./fixtures
   TQ_PASSWORD=secret tq serve --port 8080 --field-prefix wb_      # Weave SDK: WANDB_API_KEY=secret
-  tq serve --users users.json --host 0.0.0.0 --cors --log`,
+  tq serve --users users.json --host 0.0.0.0 --cors --log
+  tq serve --data ./traces        # durable: writes journaled and fsync'd in ./traces before the 2xx`,
     )
     .action(async (opts: ServeOptions) => {
       await serve(opts);

@@ -104,6 +104,11 @@ export const ERROR_CATALOGUE = {
   TQ_DELETE_TOO_MANY: { status: 413, message: (a) => `Cannot delete more than ${a.max} calls at once` },
   TQ_UNSUPPORTED_MEDIA: { status: 415, message: (a) => String(a.reason) },
   TQ_INTERNAL: { status: 500, message: fixed('Internal server error') },
+  // 503: tq serve --data could not make a write durable (disk full, I/O error, read-only DIR).
+  TQ_JOURNAL_UNAVAILABLE: {
+    status: 503,
+    message: (a) => `Write not acknowledged: the journal could not be written (${a.cause}); reads still work`,
+  },
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -16,6 +16,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Engine, RequestBody, RequestContext, Route } from '../api/types.ts';
 import { invalidRequest, TqError, TransportError } from '../core/errors.ts';
+import type { WriteRunner } from '../journal/durable-writes.ts';
 import { WWW_AUTHENTICATE, type Users } from './basic-auth.ts';
 import { ClientGoneError, readBody } from './body-reader.ts';
 import { pumpLines } from './jsonl-stream.ts';
@@ -36,6 +37,8 @@ export interface TqServerOptions {
   cors?: boolean;
   /** When given, receives one line per request and the stack of every 500. */
   log?: (message: string) => void;
+  /** Runs the `mutates` routes (tq serve --data: answered once journaled and fsync'd). */
+  writes?: WriteRunner;
 }
 
 export interface TqServer {
@@ -135,7 +138,7 @@ export function createTqServer(options: TqServerOptions): TqServer {
   /** Runs the route and writes its result; returns once the response is complete or abandoned. */
   async function respond(req: IncomingMessage, res: ServerResponse, route: Route, ctx: RequestContext): Promise<void> {
     const body = await readRequestBody(req, route);
-    const result = runRoute(route, engine, body, ctx);
+    const result = route.mutates && options.writes ? await options.writes.runWrite(route, body, ctx) : runRoute(route, engine, body, ctx);
     if (result.kind === 'json') {
       sendJson(res, 200, result.body, {}, result.text);
       return;
