@@ -14,6 +14,7 @@ import { loadFixtures, resolveFixturesPath, type LoadProgress } from '../io/load
 import { openDataDir } from '../journal/data-dir.ts';
 import { LockHeldError } from '../journal/lock.ts';
 import { JournalError } from '../journal/read.ts';
+import { SnapshotError } from '../journal/snapshot.ts';
 import { resolve } from 'node:path';
 
 export const EXIT_OK = 0;
@@ -159,7 +160,7 @@ export function reportError(e: unknown): number {
     say(JSON.stringify(e.body()));
     return EXIT_USAGE;
   }
-  if (e instanceof JournalError || e instanceof LockHeldError) {
+  if (e instanceof JournalError || e instanceof LockHeldError || e instanceof SnapshotError) {
     say(`${paint.red('journal error:')} ${e.message}`);
     return EXIT_RUNTIME;
   }

@@ -7,6 +7,7 @@ import { callsCommand, tableCommand, threadsCommand } from './queries.ts';
 import { loadCommand } from './load.ts';
 import { genCommand } from './gen.ts';
 import { serveCommand } from './serve.ts';
+import { dumpCommand } from './dump.ts';
 import { checkCommand, fuzzCommand } from './conformance.ts';
 import { EXIT_OK, EXIT_USAGE, reportError, takeRequestedExit } from './common.ts';
 
@@ -18,7 +19,7 @@ export function buildProgram(): Command {
     .version(pkg.version, '-V, --version')
     .showHelpAfterError()
     .exitOverride();
-  for (const cmd of [callsCommand(), tableCommand(), threadsCommand(), serveCommand(), checkCommand(), fuzzCommand(), loadCommand(), genCommand()]) {
+  for (const cmd of [callsCommand(), tableCommand(), threadsCommand(), serveCommand(), checkCommand(), fuzzCommand(), loadCommand(), genCommand(), dumpCommand()]) {
     program.addCommand(cmd.exitOverride());
   }
   return program;

@@ -2,6 +2,8 @@
  * The data directory of `tq serve --data DIR` (DECISIONS 22):
  *
  *   DIR/calls.jsonl … costs.jsonl[.gz]   the base: a fixtures directory, loaded as --fixtures is
+ *   DIR/base.journal.jsonl               records replayed right after the base (written by
+ *                                        compaction for what fixture files cannot hold)
  *   DIR/journal-000001.jsonl …           journal segments, replayed in order on the base
  *   DIR/tq.lock                          pid of the process that writes DIR
  *   DIR/compact.tmp/                     a compaction being written (discarded on start)
@@ -13,7 +15,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Engine, FieldPrefix } from '../api/types.ts';
 import { createEngine } from '../engine.ts';
 import { fixtureFilesIn, KINDS, loadFixtureFiles, type FixtureFile, type LoadProgress } from '../io/load-fixtures.ts';
@@ -24,6 +26,7 @@ import { JournalError, readJournal } from './read.ts';
 export const COMPACT_TMP = 'compact.tmp';
 export const COMPACT_READY = 'compact.ready';
 export const MANIFEST = 'manifest.json';
+export const BASE_JOURNAL = 'base.journal.jsonl';
 const SEGMENT = /^journal-(\d{6,})\.jsonl$/;
 
 export const segmentName = (seq: number) => `journal-${String(seq).padStart(6, '0')}.jsonl`;
@@ -55,13 +58,21 @@ export function readManifest(dir: string): { through: number } | null {
  * compaction is being moved into place, a kind still in compact.ready comes from there, and
  * the segments it covers are skipped.
  */
-export function currentView(dir: string): { fixtures: FixtureFile[]; segments: Segment[] } {
+export function currentView(dir: string): { fixtures: FixtureFile[]; journals: string[] } {
   const manifest = readManifest(dir);
   const base = fixtureFilesIn(dir);
-  if (manifest === null) return { fixtures: base, segments: segmentsOf(dir) };
-  const ready = fixtureFilesIn(join(dir, COMPACT_READY));
+  const ownBase = join(dir, BASE_JOURNAL);
+  if (manifest === null) {
+    const segments = segmentsOf(dir).map((s) => s.file);
+    return { fixtures: base, journals: existsSync(ownBase) ? [ownBase, ...segments] : segments };
+  }
+  const readyDir = join(dir, COMPACT_READY);
+  const ready = fixtureFilesIn(readyDir);
   const fixtures = KINDS.flatMap((kind) => ready.filter((f) => f.kind === kind).concat(ready.some((f) => f.kind === kind) ? [] : base.filter((f) => f.kind === kind)));
-  return { fixtures, segments: segmentsOf(dir).filter((s) => s.seq > manifest.through) };
+  const readyBase = join(readyDir, BASE_JOURNAL);
+  const baseJournal = existsSync(readyBase) ? readyBase : ownBase;
+  const segments = segmentsOf(dir).filter((s) => s.seq > manifest.through).map((s) => s.file);
+  return { fixtures, journals: existsSync(baseJournal) ? [baseJournal, ...segments] : segments };
 }
 
 /** fsyncs a directory, so renames and new files in it survive a crash. */
@@ -83,11 +94,13 @@ export async function finishCompaction(dir: string): Promise<void> {
   const manifest = readManifest(dir);
   if (manifest === null) return;
   const ready = join(dir, COMPACT_READY);
+  // A compaction writes every kind and the base journal, so "still in compact.ready" always
+  // means "not moved yet" (currentView relies on it).
   for (const { file, kind } of fixtureFilesIn(ready)) {
     rmSync(join(dir, `${kind}.jsonl.gz`), { force: true });
-    rmSync(join(dir, `${kind}.jsonl`), { force: true });
     renameSync(file, join(dir, `${kind}.jsonl`));
   }
+  if (existsSync(join(ready, BASE_JOURNAL))) renameSync(join(ready, BASE_JOURNAL), join(dir, BASE_JOURNAL));
   await syncDir(dir);
   for (const s of segmentsOf(dir)) if (s.seq <= manifest.through) unlinkSync(s.file);
   rmSync(ready, { recursive: true, force: true });
@@ -137,11 +150,12 @@ export async function openDataDir(dir: string, opts: OpenOptions): Promise<Opene
       rmSync(join(dir, COMPACT_TMP), { recursive: true, force: true });
       await finishCompaction(dir);
     }
-    const { fixtures, segments } = currentView(dir);
+    const { fixtures, journals } = currentView(dir);
+    const segments = journals.map((file) => ({ file, seq: Number(SEGMENT.exec(basename(file))?.[1] ?? 0) }));
     const engine = createEngine(undefined, { fieldPrefix: opts.fieldPrefix });
     await loadFixtureFiles(engine, dir, fixtures, opts.onProgress);
     let replayed = 0;
-    let active = { file: join(dir, segmentName(1)), seq: 1, length: 0 };
+    let newest: OpenedData['active'] | null = null;
     for (const [i, segment] of segments.entries()) {
       const scan = await readJournal(segment.file, (record) => replayRecord(engine, record));
       replayed += scan.records;
@@ -154,13 +168,15 @@ export async function openDataDir(dir: string, opts: OpenOptions): Promise<Opene
             : `journal: ignored an incomplete last record at byte ${scan.tornAt} of ${segment.file} (a write in progress, or a crash; tq serve --data cuts it off)`,
         );
       }
-      active = { file: segment.file, seq: segment.seq, length: scan.completeBytes };
+      // The base journal (seq 0) is never appended to.
+      if (segment.seq > 0) newest = { file: segment.file, seq: segment.seq, length: scan.completeBytes };
     }
-    if (repair && segments.length > 0) {
-      const handle = await open(active.file, 'r+');
+    const active = newest ?? { file: join(dir, segmentName(1)), seq: 1, length: 0 };
+    if (repair && newest !== null) {
+      const handle = await open(newest.file, 'r+');
       try {
-        if ((await handle.stat()).size > active.length) {
-          await handle.truncate(active.length);
+        if ((await handle.stat()).size > newest.length) {
+          await handle.truncate(newest.length);
           await handle.sync();
         }
       } finally {
