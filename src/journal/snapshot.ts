@@ -4,7 +4,7 @@
  * five fixture files cannot say is returned as journal records for the fresh journal: files
  * (`/file/create`) and call ends still waiting for their start (`/call/end`).
  *
- * Order matters and is kept: calls in row order (what `sort_by: []` returns), tables and
+ * Order matters and is kept (projects aside, written in name order): calls in row order (what `sort_by: []` returns), tables and
  * objects in creation order, and an object whose latest version is not its newest is created
  * again in the order its versions were last made latest.
  */
@@ -90,7 +90,9 @@ export interface Snapshot {
 export function snapshot(store: Store): Snapshot {
   const lines: Record<Kind, string[]> = { calls: [], tables: [], objects: [], feedback: [], costs: [] };
   const records: JournalRecord[] = [];
-  for (const [projectId, p] of store.projects) {
+  // Projects in name order: a reload creates them in file order, and no answer depends on it.
+  for (const projectId of [...store.projects.keys()].sort()) {
+    const p = store.projects.get(projectId)!;
     for (let row = 0; row < p.calls.size; row++) lines.calls.push(callLine(projectId, p.calls, row));
     for (const end of p.calls.pendingEndParts()) records.push(pendingEndRecord(projectId, end));
     for (const [digest, rowDigests] of p.tables) {
