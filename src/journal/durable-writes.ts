@@ -21,7 +21,9 @@ export interface WriteRunner {
 
 const causeOf = (e: unknown) => {
   const err = e as NodeJS.ErrnoException;
-  return err?.code ? `${err.code}: ${err.message}` : String((err as Error)?.message ?? e);
+  const message = String(err?.message ?? e);
+  // Node's own errors already start with their code ("ENOSPC: no space left on device, write").
+  return err?.code && !message.startsWith(err.code) ? `${err.code}: ${message}` : message;
 };
 
 export class DurableWrites implements WriteRunner {
