@@ -68,6 +68,7 @@ describe('tq serve (process)', { timeout: 60_000 }, () => {
       const password = /password: (\S+)/.exec(run.stderr())?.[1];
       assert.ok(password, run.stderr());
       assert.equal(run.stderr().split(password).length - 1, 2, 'shown as the password and as WANDB_API_KEY, nowhere else');
+      assert.match(run.stderr(), /^in memory: writes last until this process exits \(keep them with --data DIR\)$/m);
       assert.equal((await fetch(base + '/health')).status, 200);
       const denied = await fetch(base + '/server_info');
       assert.equal(denied.status, 401);
