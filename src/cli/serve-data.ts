@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import type { Engine, FieldPrefix } from '../api/types.ts';
 import { openDataDir } from '../journal/data-dir.ts';
+import { BackgroundCompactor, workerCompaction } from '../journal/background.ts';
 import { DurableWrites } from '../journal/durable-writes.ts';
 import { JournalWriter } from '../journal/writer.ts';
 
@@ -17,7 +18,8 @@ export interface ServedData {
   close(): Promise<void>;
 }
 
-export async function openServedData(dir: string, fieldPrefix: FieldPrefix, say: (message: string) => void): Promise<ServedData> {
+/** `compactAtBytes`: compact in the background once the journal segment reaches that size. */
+export async function openServedData(dir: string, fieldPrefix: FieldPrefix, say: (message: string) => void, compactAtBytes?: number): Promise<ServedData> {
   const path = resolve(dir);
   const opened = await openDataDir(path, { fieldPrefix, writable: true, say });
   let writer: JournalWriter | null = null;
@@ -34,11 +36,13 @@ export async function openServedData(dir: string, fieldPrefix: FieldPrefix, say:
     readOnly === undefined
       ? `data: ${path} (${counts.calls} calls, ${opened.replayed} journaled writes replayed); a write is acknowledged once it is fsync'd to ${opened.active.file}`
       : `data: ${path} is not writable (${(readOnly as NodeJS.ErrnoException).code ?? readOnly.message}): serving what it holds; writes answer 503`;
+  const compactor = writer !== null && compactAtBytes !== undefined ? new BackgroundCompactor(path, compactAtBytes, writer, say, workerCompaction(fieldPrefix)) : null;
   return {
     engine: opened.engine,
-    writes: new DurableWrites(opened.engine, writer, say, readOnly),
-    banner,
+    writes: new DurableWrites(opened.engine, writer, say, readOnly, () => compactor?.check()),
+    banner: compactor ? `${banner}; compacted in the background past ${compactAtBytes} bytes` : banner,
     async close() {
+      await compactor?.idle();
       await writer?.close();
       opened.release();
     },

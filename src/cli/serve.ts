@@ -14,6 +14,7 @@ import { dataOptions, intOption, loadEngine, paint, parsePrefix, say, UsageError
 interface ServeOptions {
   fixtures?: string;
   data?: string;
+  compactAt?: string;
   fieldPrefix?: string;
   host: string;
   port: string;
@@ -35,6 +36,14 @@ function maxBodyOption(text: string): number {
   const n = intOption('--max-body-bytes', text);
   if (n < 1) throw new UsageError(`--max-body-bytes must be positive, got ${n}`);
   return n;
+}
+
+/** `--compact-at MB` (with --data only) in bytes. */
+function compactAtOption(text: string, data: string | undefined): number {
+  if (data === undefined) throw new UsageError('--compact-at needs --data DIR');
+  const mb = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || mb <= 0) throw new UsageError(`--compact-at must be a positive number of megabytes, got '${text}'`);
+  return Math.round(mb * 1e6);
 }
 
 const urlOf = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -74,7 +83,8 @@ async function serve(opts: ServeOptions): Promise<void> {
   }
 
   if (opts.data !== undefined && opts.fixtures !== undefined) throw new UsageError('give --data or --fixtures, not both (a data directory holds its own fixtures)');
-  const data = opts.data !== undefined ? await openServedData(opts.data, fieldPrefix, say) : undefined;
+  const compactAt = opts.compactAt === undefined ? undefined : compactAtOption(opts.compactAt, opts.data);
+  const data = opts.data !== undefined ? await openServedData(opts.data, fieldPrefix, say, compactAt) : undefined;
   const engine = data?.engine ?? (await loadEngine({ fixtures: opts.fixtures, fieldPrefix }));
   const tq = createTqServer({
     writes: data?.writes,
@@ -128,6 +138,7 @@ export function serveCommand(): Command {
     .option('--password <password>', "that user's password (or TQ_PASSWORD, which keeps it out of `ps`)")
     .option('--cors', 'answer CORS preflights and allow browser clients from any origin')
     .option('--log', 'log every request, and the stack of every internal error, to stderr')
+    .option('--compact-at <MB>', 'with --data: compact the journal into the fixture files in the background once it reaches MB megabytes')
     .option('--max-body-bytes <n>', 'largest request body accepted (larger: 413)', String(DEFAULT_MAX_BODY_BYTES))
     .addHelpText(
       'after',

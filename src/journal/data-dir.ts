@@ -22,6 +22,7 @@ import { fixtureFilesIn, KINDS, loadFixtureFiles, type FixtureFile, type LoadPro
 import { replayRecord } from './apply.ts';
 import { acquireLock } from './lock.ts';
 import { JournalError, readJournal } from './read.ts';
+import { syncDir } from './sync-dir.ts';
 
 export const COMPACT_TMP = 'compact.tmp';
 export const COMPACT_READY = 'compact.ready';
@@ -30,6 +31,9 @@ export const BASE_JOURNAL = 'base.journal.jsonl';
 const SEGMENT = /^journal-(\d{6,})\.jsonl$/;
 
 export const segmentName = (seq: number) => `journal-${String(seq).padStart(6, '0')}.jsonl`;
+
+/** The sequence number of a segment file; 0 for the base journal. */
+export const segmentSeq = (file: string) => Number(SEGMENT.exec(basename(file))?.[1] ?? 0);
 
 export interface Segment {
   seq: number;
@@ -75,15 +79,6 @@ export function currentView(dir: string): { fixtures: FixtureFile[]; journals: s
   return { fixtures, journals: existsSync(baseJournal) ? [baseJournal, ...segments] : segments };
 }
 
-/** fsyncs a directory, so renames and new files in it survive a crash. */
-export async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
 
 /**
  * Moves a committed compaction into place (idempotent: a crash half-way is finished by the
@@ -151,7 +146,7 @@ export async function openDataDir(dir: string, opts: OpenOptions): Promise<Opene
       await finishCompaction(dir);
     }
     const { fixtures, journals } = currentView(dir);
-    const segments = journals.map((file) => ({ file, seq: Number(SEGMENT.exec(basename(file))?.[1] ?? 0) }));
+    const segments = journals.map((file) => ({ file, seq: segmentSeq(file) }));
     const engine = createEngine(undefined, { fieldPrefix: opts.fieldPrefix });
     await loadFixtureFiles(engine, dir, fixtures, opts.onProgress);
     let replayed = 0;

@@ -35,7 +35,14 @@ export class DurableWrites implements WriteRunner {
     private readonly writer: JournalWriter | null,
     private readonly log: (message: string) => void,
     private readonly readOnly?: Error,
+    /** Called after each acknowledged write (the background compactor's size check). */
+    private readonly afterWrite: () => void = () => {},
   ) {}
+
+  /** fsyncs done so far (the bench reports writes per fsync). */
+  get fsyncs(): number {
+    return this.writer?.syncs ?? 0;
+  }
 
   private unavailable(e: unknown): TqError {
     const code = (e as NodeJS.ErrnoException)?.code ?? 'ERROR';
@@ -63,6 +70,7 @@ export class DurableWrites implements WriteRunner {
     } catch (e) {
       throw this.unavailable(e);
     }
+    this.afterWrite();
     return result;
   }
 }

@@ -119,8 +119,8 @@ export async function send(base: string, req: WriteRequest): Promise<{ status: n
 }
 
 /** `tq serve --data dir` in-process on port 0, user root:pw with a grant on everything. */
-export async function durableServer(dir: string, log: (m: string) => void = () => {}) {
-  const data = await openServedData(dir, 'svc_', log);
+export async function durableServer(dir: string, log: (m: string) => void = () => {}, compactAtBytes?: number) {
+  const data = await openServedData(dir, 'svc_', log, compactAtBytes);
   const tq = createTqServer({ engine: data.engine, routes: (await import('../api/routes.ts')).allRoutes(), users: new Users([{ name: 'root', password: 'pw', projects: ['*'] }]), writes: data.writes });
   const { port } = await tq.listen('127.0.0.1', 0);
   let closed = false;

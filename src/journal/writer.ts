@@ -11,6 +11,8 @@
  * until `heal()` succeeds.
  */
 import { open, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { syncDir } from './sync-dir.ts';
 
 /** The file operations the writer needs; tests inject failing ones. */
 export interface JournalIo {
@@ -36,15 +38,16 @@ interface Waiter {
 export class JournalWriter {
   /** Lines applied in memory but not yet durable (a failed round's), written first next time. */
   private unwritten: string[] = [];
-  private queue: Array<{ lines: string[]; waiter: Waiter }> = [];
+  /** Appends, heals (no lines) and segment switches (`rotateTo`), in order. */
+  private queue: Array<{ lines: string[]; rotateTo?: string; waiter: Waiter }> = [];
   private flushing: Promise<void> | null = null;
   private failure: unknown = null;
   /** Rounds that reached the disk (for tests and the bench). */
   syncs = 0;
 
   private constructor(
-    readonly file: string,
-    private readonly handle: FileHandle,
+    private file: string,
+    private handle: FileHandle,
     /** Length of the file up to the last durable record. */
     private durableLength: number,
     private readonly io: JournalIo,
@@ -75,11 +78,35 @@ export class JournalWriter {
     return this.enqueue([]);
   }
 
-  private enqueue(lines: string[]): Promise<void> {
+  /**
+   * Continues in a new segment file: records appended before this call go to the current
+   * file (and are durable when it resolves), later ones to `file`. Refused while failing,
+   * because the failed records belong to the current file.
+   */
+  rotate(file: string): Promise<void> {
+    return this.enqueue([], file);
+  }
+
+  /** The segment being appended to. */
+  get currentFile(): string {
+    return this.file;
+  }
+
+  private enqueue(lines: string[], rotateTo?: string): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ lines, waiter: { resolve, reject } });
+      this.queue.push({ lines, ...(rotateTo !== undefined ? { rotateTo } : {}), waiter: { resolve, reject } });
       this.flushing ??= this.flushLoop();
     });
+  }
+
+  private async switchTo(file: string): Promise<void> {
+    if (this.failure !== null) throw this.failure;
+    const handle = await open(file, 'a');
+    await syncDir(dirname(file));
+    await this.handle.close();
+    this.handle = handle;
+    this.file = file;
+    this.durableLength = 0;
   }
 
   /** Waits for every appended record, then closes the file. */
@@ -90,7 +117,13 @@ export class JournalWriter {
 
   private async flushLoop(): Promise<void> {
     while (this.queue.length > 0) {
-      const round = this.queue.splice(0);
+      if (this.queue[0].rotateTo !== undefined) {
+        const { rotateTo, waiter } = this.queue.shift()!;
+        await this.switchTo(rotateTo!).then(waiter.resolve, waiter.reject);
+        continue;
+      }
+      const cut = this.queue.findIndex((q) => q.rotateTo !== undefined);
+      const round = this.queue.splice(0, cut < 0 ? this.queue.length : cut);
       try {
         await this.writeRound(round.flatMap((r) => r.lines));
         for (const r of round) r.waiter.resolve();
