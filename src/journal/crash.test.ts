@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
+import { rng as random } from '../gen/generate.ts';
 import { openDataDir } from './data-dir.ts';
 
 const TQ = fileURLToPath(new URL('../../bin/tq', import.meta.url));
@@ -42,18 +43,6 @@ async function listening(run: Child): Promise<string> {
     if (run.child.exitCode !== null || Date.now() > deadline) assert.fail(`tq serve did not start: ${run.stderr()}`);
     await new Promise((r) => setTimeout(r, 20));
   }
-}
-
-/** mulberry32: a small seeded generator, so each seed is one reproducible storm. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const startOf = (id: string, n: number) => ({ project_id: PROJECT, id, op_name: `op-${n % 3}`, started_at: '2024-01-01T00:00:00Z', attributes: {}, inputs: { n } });
