@@ -96,10 +96,15 @@ export async function dumpTo(engine: Engine, out: string): Promise<{ calls: numb
 export async function prepareCompaction(engine: Engine, dir: string, through: number): Promise<{ calls: number }> {
   const temp = join(dir, COMPACT_TMP);
   rmSync(temp, { recursive: true, force: true });
-  const result = await writeSnapshot(engine, temp);
-  await writeSynced(join(temp, MANIFEST), [JSON.stringify({ through })]);
-  await syncDir(temp);
-  return result;
+  try {
+    const result = await writeSnapshot(engine, temp);
+    await writeSynced(join(temp, MANIFEST), [JSON.stringify({ through })]);
+    await syncDir(temp);
+    return result;
+  } catch (e) {
+    rmSync(temp, { recursive: true, force: true });
+    throw e;
+  }
 }
 
 /** Step 2, the commit point: compact.tmp becomes compact.ready. */

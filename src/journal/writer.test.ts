@@ -72,6 +72,26 @@ describe('JournalWriter', () => {
     assert.equal(readFileSync(file, 'utf8'), '{"ok":1}\n{"lost?":2}\n{"ok":3}\n');
   });
 
+  it('rotates to a new segment between records, and not while records of the current one are failing', async () => {
+    const first = journalFile();
+    const second = first.replace('000001', '000002');
+    const io = faultyIo();
+    const writer = await JournalWriter.open(first, 0, io);
+    const before = writer.append('{"a":1}');
+    const rotated = writer.rotate(second);
+    const after = writer.append('{"b":2}');
+    await Promise.all([before, rotated, after]);
+    assert.equal(writer.currentFile, second);
+    assert.equal(readFileSync(first, 'utf8'), '{"a":1}\n');
+    assert.equal(readFileSync(second, 'utf8'), '{"b":2}\n');
+    io.failSync = diskError('EIO', 'i/o error');
+    await assert.rejects(writer.append('{"c":3}'), /EIO/);
+    await assert.rejects(writer.rotate(first.replace('000001', '000003')), /EIO/);
+    assert.equal(writer.currentFile, second);
+    io.failSync = null;
+    await writer.close();
+  });
+
   it('close waits for records still being written', async () => {
     const file = journalFile();
     const writer = await JournalWriter.open(file, 0);
