@@ -145,6 +145,12 @@ describe('replaying a record', () => {
     assert.equal(replayProblem({ ...good(), ids: ['a', 'b', 'c'], now: [1] }), '/call/start drew 2 fewer recorded values on replay than when it ran');
   });
 
+  it('fails when the write answers differently than when it was acknowledged', () => {
+    const r = good();
+    assert.match(r.ack!, /^[0-9a-f]{16}$/);
+    assert.equal(replayProblem({ ...r, ack: '0000000000000000' }), `/call/start answered differently on replay than when it was acknowledged (ack ${r.ack} instead of 0000000000000000)`);
+  });
+
   it('fails when the write itself fails', () => {
     assert.equal(replayProblem({ ...good(), body: { kind: 'text', text: '{"start":{}}' } }), '/call/start failed on replay: body.start.project_id: Field required; body.start.op_name: Field required; body.start.started_at: Field required; body.start.attributes: Field required; body.start.inputs: Field required');
   });

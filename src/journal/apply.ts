@@ -6,6 +6,7 @@
  * field prefix. Write routes validate and authorize before they change the store, so a request
  * that fails changes nothing and is not journaled (tested in apply.test.ts).
  */
+import { createHash } from 'node:crypto';
 import { findRoute } from '../api/routes.ts';
 import { runRoute } from '../api/run-route.ts';
 import type { Engine, RequestBody, RequestContext, Route, RouteResult } from '../api/types.ts';
@@ -43,7 +44,14 @@ export function runRecorded(route: Route, engine: Engine, body: RequestBody, ctx
     },
   };
   const result = runRoute(route, recording, body, recordingCtx);
-  return { result, record: { route: route.path, params, user: ctx.userId, prefix: options.fieldPrefix, body, now, ids, canRead } };
+  const ack = ackDigest(result);
+  return { result, record: { route: route.path, params, user: ctx.userId, prefix: options.fieldPrefix, body, now, ids, canRead, ...(ack !== undefined ? { ack } : {}) } };
+}
+
+/** A short digest of a JSON answer, so replay can check it answers what was acknowledged. */
+function ackDigest(result: RouteResult): string | undefined {
+  if (result.kind !== 'json') return undefined;
+  return createHash('sha256').update(result.text ?? JSON.stringify(result.body)).digest('hex').slice(0, 16);
 }
 
 /** A record that does not replay as it ran (a bug or a hand-edited journal). */
@@ -70,12 +78,15 @@ export function replayRecord(engine: Engine, record: JournalRecord): void {
   const replaying: Engine = { store: engine.store, options: { fieldPrefix: record.prefix, now: now.next, newId: ids.next } };
   // Authorization passed when the write was acknowledged; grants are not re-checked.
   const ctx: RequestContext = { userId: record.user, authorize() {}, canRead: () => canRead.next() };
+  let result: RouteResult;
   try {
-    runRoute(route, replaying, record.body, ctx);
+    result = runRoute(route, replaying, record.body, ctx);
   } catch (e) {
     if (e instanceof ReplayError) throw e;
     throw new ReplayError(`${record.route} failed on replay: ${(e as Error).message}`);
   }
   const unused = now.left() + ids.left() + canRead.left();
   if (unused > 0) throw new ReplayError(`${record.route} drew ${unused} fewer recorded values on replay than when it ran`);
+  const ack = ackDigest(result);
+  if (record.ack !== undefined && ack !== record.ack) throw new ReplayError(`${record.route} answered differently on replay than when it was acknowledged (ack ${ack} instead of ${record.ack})`);
 }

@@ -29,6 +29,7 @@ describe('journal records', () => {
       params: { entity: 'acme', project: 'one' },
       prefix: 'wb_',
       canRead: [true, false],
+      ack: '0123456789abcdef',
       body: { kind: 'multipart', fields: new Map([['project_id', 'acme/one']]), files: new Map([['file', new Uint8Array([0, 255, 10])]]) },
     };
     const line = encodeRecord(rec);
@@ -65,5 +66,6 @@ describe('journal records', () => {
     assert.equal(problem(without('ids')), 'ids must be a list of strings');
     assert.equal(problem(JSON.stringify({ ...ok, can_read: [1] })), 'can_read must be a list of booleans');
     assert.equal(problem(JSON.stringify({ ...ok, params: { a: 1 } })), 'params must be an object of strings');
+    assert.equal(problem(JSON.stringify({ ...ok, ack: 'xyz' })), 'ack must be 16 hex digits');
   });
 });

@@ -8,7 +8,8 @@
  * `form` replaces `body` for multipart routes ({"fields":{…},"files":{name: base64}}). `now`
  * and `ids` are the values the engine drew from `options.now()` / `options.newId()` while it ran
  * the request, in draw order; `can_read` the answers of `ctx.canRead` and `params` the values
- * of a templated route path's `{name}` segments (each omitted when empty).
+ * of a templated route path's `{name}` segments (each omitted when empty). `ack` is a digest of
+ * the answer the client was sent: replay checks that it answers the same.
  * Recording the request rather than each store mutation keeps the journal generic: a new route
  * marked `mutates: true` is journaled and replayed with no code here.
  */
@@ -29,6 +30,8 @@ export interface JournalRecord {
   now: number[];
   ids: string[];
   canRead: boolean[];
+  /** First 16 hex digits of the SHA-256 of the JSON answer (absent on synthetic records). */
+  ack?: string;
 }
 
 /** A record that cannot be read; the reader adds `file:line`. */
@@ -54,6 +57,7 @@ export function encodeRecord(r: JournalRecord): string {
     now: r.now,
     ids: r.ids,
     ...(r.canRead.length > 0 ? { can_read: r.canRead } : {}),
+    ...(r.ack !== undefined ? { ack: r.ack } : {}),
   });
 }
 
@@ -82,7 +86,12 @@ function decodeBody(rec: Obj): RequestBody {
   throw new RecordFormatError('a record holds either body (a string) or form (an object)');
 }
 
-const KEYS = new Set(['v', 'route', 'params', 'user', 'prefix', 'body', 'form', 'now', 'ids', 'can_read']);
+function ackOf(v: unknown): string {
+  if (typeof v !== 'string' || !/^[0-9a-f]{16}$/.test(v)) throw new RecordFormatError('ack must be 16 hex digits');
+  return v;
+}
+
+const KEYS = new Set(['v', 'route', 'params', 'user', 'prefix', 'body', 'form', 'now', 'ids', 'can_read', 'ack']);
 
 /** Parses and checks one journal line. */
 export function decodeRecord(line: string): JournalRecord {
@@ -107,5 +116,6 @@ export function decodeRecord(line: string): JournalRecord {
     now: listOf(rec, 'now', (v): v is number => typeof v === 'number' && Number.isFinite(v), 'numbers'),
     ids: listOf(rec, 'ids', (v): v is string => typeof v === 'string', 'strings'),
     canRead: listOf(rec, 'can_read', (v): v is boolean => typeof v === 'boolean', 'booleans', true),
+    ...(rec.ack !== undefined ? { ack: ackOf(rec.ack) } : {}),
   };
 }
