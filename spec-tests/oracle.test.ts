@@ -12,7 +12,10 @@ import { spawn } from 'node:child_process';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { allRoutes } from '../src/api/routes.ts';
+import { DEVIATES_TAG } from '../src/check/target.ts';
+import { BUNDLE_PATH, type CaseBundle } from './bundle.ts';
 import { fuzz } from '../src/check/fuzz.ts';
 import { createHttpTarget } from '../src/check/http-target.ts';
 import { createEngine } from '../src/engine.ts';
@@ -87,6 +90,18 @@ test('tq check passes every case against tq serve', { timeout: 300_000 }, async 
   const { code, stderr } = await runTq(['check', '--base-url', tqUrl, ...credentials]);
   assert.match(stderr, /^\d+ passed, 0 failed$/m, stderr.slice(-3000));
   assert.equal(code, 0);
+});
+
+test('tq check --skip-tags leaves out the cases tagged deviates-from-production (and only those)', { timeout: 120_000 }, async () => {
+  const bundle = JSON.parse(readFileSync(BUNDLE_PATH, 'utf8')) as CaseBundle;
+  const threads = bundle.cases.filter((c) => c.tags.includes('threads'));
+  const deviating = threads.filter((c) => c.tags.includes(DEVIATES_TAG)).map((c) => c.name).sort();
+  assert.ok(deviating.length > 0);
+  const { code, stderr } = await runTq(['check', '--base-url', tqUrl, ...credentials, '--tags', 'threads', '--skip-tags', DEVIATES_TAG, '--verbose']);
+  assert.equal(code, 0, stderr.slice(-2000));
+  assert.match(stderr, new RegExp(`^${threads.length - deviating.length} passed, 0 failed, ${deviating.length} skipped$`, 'm'));
+  const skipped = [...stderr.matchAll(/^skip (\S+): tagged 'deviates-from-production'/gm)].map((m) => m[1]).sort();
+  assert.deepEqual(skipped, deviating);
 });
 
 test('tq check reports each failing case and exits 1 against a server that reverses its streams', { timeout: 300_000 }, async () => {

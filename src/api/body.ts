@@ -4,7 +4,8 @@
  * module words it, since that is what FastAPI reports.
  */
 import { RequestSchemaError } from '../core/errors.ts';
-import { fromPlain, JsonSyntaxError, parseLossless, toPlain, type LosslessValue } from '../core/json/lossless.ts';
+import { exactPlain, parseExact } from '../core/json/exact.ts';
+import { fromPlain, JsonSyntaxError, parseLossless, type LosslessValue } from '../core/json/lossless.ts';
 import { jsonInvalid } from '../core/schema.ts';
 import type { RequestBody } from './types.ts';
 
@@ -17,16 +18,16 @@ function syntaxError(text: string): RequestSchemaError {
   return jsonInvalid(0, 'Expecting value');
 }
 
-/** The body as a plain JS value. */
+/** The body as a plain JS value; integers beyond 2^53 stay exact (core/json/exact.ts). */
 export function plainBody(body: RequestBody): unknown {
   if (body.kind === 'value') return body.value;
   if (body.kind === 'multipart') throw jsonInvalid(0, 'Expecting value');
   try {
-    return JSON.parse(body.text);
+    return parseExact(body.text);
   } catch {
     // JSON.parse refuses NaN/Infinity, which Python's json (and so Weave) accepts.
     try {
-      return toPlain(parseLossless(body.text));
+      return exactPlain(parseLossless(body.text));
     } catch {
       throw syntaxError(body.text);
     }

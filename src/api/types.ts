@@ -42,6 +42,8 @@ export interface RequestContext {
  */
 export type RequestBody =
   | { kind: 'text'; text: string }
+  // A JS value already in hand (tests). Front ends never use it: the CLI, the HTTP server and
+  // the conformance runner all pass `text`, which the route parses once.
   | { kind: 'value'; value: unknown }
   | { kind: 'multipart'; fields: Map<string, string>; files: Map<string, Uint8Array> };
 

@@ -166,6 +166,21 @@ function fakeTarget(responses: Record<string, TargetResponse>, sent: CaseRequest
   };
 }
 
+test('runner: skipTags skips every case carrying one of the tags, naming the tag; others run', async () => {
+  const target = fakeTarget({ '/q': ok({ lines: [{ wb_run_id: 'r', project: 'conf/sample-R' }] }) }, []);
+  const cases: ConformanceCase[] = [
+    { ...sampleCase, name: 'deviating', tags: ['threads', 'deviates-from-production'] },
+    { ...sampleCase, name: 'other', tags: ['a', 'b'] },
+    sampleCase,
+  ];
+  const report = await runCases(cases, target, { runId: 'R', skipTags: ['b', 'deviates-from-production'] });
+  assert.deepEqual(report.passedNames, ['sample']);
+  assert.deepEqual(report.skipped, [
+    { name: 'deviating', reason: "tagged 'deviates-from-production' (skipped by request)" },
+    { name: 'other', reason: "tagged 'b' (skipped by request)" },
+  ]);
+});
+
 test('runner: substitutes, renames the prefix, runs setup, compares, and reports pass/fail/skip', async () => {
   const sent: CaseRequest[] = [];
   const target = fakeTarget(

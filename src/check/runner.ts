@@ -17,6 +17,8 @@ export interface RunOptions {
   skips?: Record<string, string>;
   /** Only cases for which this returns true are considered (others are not reported). */
   only?: (c: ConformanceCase) => boolean;
+  /** Cases carrying any of these tags are skipped (reported as skipped, with the tag). */
+  skipTags?: readonly string[];
   /** Called after each case with its outcome, for progress output. */
   onResult?: (name: string, outcome: 'passed' | 'failed' | 'skipped', detail?: string) => void;
 }
@@ -58,12 +60,18 @@ export async function runCase(c: ConformanceCase, target: Target): Promise<strin
   return compareResponse(c.expect, res);
 }
 
+/** Why a case is skipped by tag (`--skip-tags`), or undefined. */
+function skippedTag(c: ConformanceCase, skipTags: readonly string[] | undefined): string | undefined {
+  const tag = skipTags?.find((t) => c.tags.includes(t));
+  return tag === undefined ? undefined : `tagged '${tag}' (skipped by request)`;
+}
+
 export async function runCases(cases: readonly ConformanceCase[], target: Target, opts: RunOptions = {}): Promise<RunReport> {
   const runId = opts.runId ?? newRunId();
   const report: RunReport = { passed: 0, passedNames: [], failed: [], skipped: [] };
   for (const original of cases) {
     if (opts.only && !opts.only(original)) continue;
-    const skip = opts.skips?.[original.name] ?? target.skipReason(original);
+    const skip = opts.skips?.[original.name] ?? skippedTag(original, opts.skipTags) ?? target.skipReason(original);
     if (skip !== undefined) {
       report.skipped.push({ name: original.name, reason: skip });
       opts.onResult?.(original.name, 'skipped', skip);

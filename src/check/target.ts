@@ -35,3 +35,10 @@ export interface Target {
 
 /** Cases tagged this way exercise HTTP itself (headers, routing, methods, credentials). */
 export const TRANSPORT_TAG = 'transport';
+
+/**
+ * Cases whose answer depends on tq's deliberate deviations from production (DECISIONS 12's
+ * paging of unfinished threads, 13's deleted turns; 13a). `tq check --skip-tags` leaves them
+ * out when judging a production-compatible server.
+ */
+export const DEVIATES_TAG = 'deviates-from-production';

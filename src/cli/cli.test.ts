@@ -85,3 +85,29 @@ test('tq load --check prints the counts; tq gen writes a data set tq loads', () 
   assert.equal(again.lines[0].calls, 50);
   assert.equal(again.lines[0].rows, 5);
 });
+
+test('issue 14 §4: --query-json and --request - hand the route the text, so 5.0 stays a float and big integers keep their digits', () => {
+  const record = (id: string, n: string) =>
+    `{"id":"${id}","project_id":"e/p","op_name":"op","display_name":null,"trace_id":"t-${id}","parent_id":null,"thread_id":null,"turn_id":null,` +
+    `"started_at":"2024-05-01T12:00:0${id.slice(1)}Z","ended_at":null,"attributes":{},"inputs":{"n":${n},"big":12345678901234567890},"output":null,"exception":null,"summary":null,"svc_user_id":"u","svc_run_id":null,"deleted_at":null}`;
+  const fixtures = join(cwd, 'floats.jsonl');
+  writeFileSync(fixtures, [record('c1', '7.5'), record('c2', '9')].join('\n') + '\n');
+  const query = '{"$gt":[{"$getField":"inputs.n"},{"$literal":5.0}]}';
+  const viaFlag = tq(['calls', '--fixtures', fixtures, '-p', 'e/p', '--query-json', query]);
+  assert.equal(viaFlag.code, 0, viaFlag.err);
+  assert.deepEqual(viaFlag.lines.map((l) => l.id), ['c1', 'c2'], 'a double cast: 7.5 > 5.0 too');
+  assert.match(viaFlag.out, /"big":12345678901234567890[,}]/, 'the response keeps every digit');
+  const body = `{"project_id":"e/p","query":{"$expr":${query}},"sort_by":[{"field":"inputs.n","direction":"desc"}]}`;
+  const viaRequest = tq(['calls', '--fixtures', fixtures, '--request', '-'], body);
+  assert.equal(viaRequest.code, 0, viaRequest.err);
+  assert.deepEqual(viaRequest.lines.map((l) => l.id), ['c2', 'c1']);
+  // (Flag edits of --request text, int literals and big-integer filters: request-body.test.ts,
+  // spec-tests/cli-path.test.ts and the calls-json-* cases, without a process each.)
+});
+
+test('--request that is not JSON is the route\'s 422 (exit 2)', () => {
+  const notJson = tq(['calls', '--request', '-'], '{"project_id": ');
+  assert.equal(notJson.code, 2);
+  assert.match(notJson.err, /error 422 TQ_REQUEST_SCHEMA: body.15: JSON decode error/);
+  assert.ok(notJson.err.includes('{"detail":[{"type":"json_invalid","loc":["body",15],"msg":"JSON decode error"'), notJson.err);
+});

@@ -95,21 +95,9 @@ export async function loadEngine(opts: DataOptions): Promise<Engine> {
 /** The CLI acts as a local user with access to everything it loaded. */
 export const localContext: RequestContext = { userId: process.env.USER || 'tq', authorize() {}, canRead: () => true };
 
-/** Parses a JSON option value, naming the option on failure. */
-export function jsonOption(name: string, text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new UsageError(`${name} is not valid JSON: ${(e as Error).message}`);
-  }
-}
-
-/** Reads `--request FILE|-` (a whole request body). */
-export function readRequest(source: string): Record<string, unknown> {
-  const text = source === '-' ? readFileSync(0, 'utf8') : readFileSync(source, 'utf8');
-  const value = jsonOption('--request', text);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError('--request must hold a JSON object');
-  return value as Record<string, unknown>;
+/** Reads `--request FILE|-` (a whole request body), as text: the route parses it. */
+export function readRequest(source: string): string {
+  return source === '-' ? readFileSync(0, 'utf8') : readFileSync(source, 'utf8');
 }
 
 export function intOption(name: string, text: string): number {
@@ -142,9 +130,9 @@ export async function writeLines(lines: Iterable<string>): Promise<void> {
   }
 }
 
-/** Runs a route in-process and prints its result. */
-export async function runRoute(engine: Engine, route: Route, body: Record<string, unknown>): Promise<void> {
-  const result = runEngineRoute(route, engine, { kind: 'value', value: body }, localContext);
+/** Runs a route in-process on the request text and prints its result. */
+export async function runRoute(engine: Engine, route: Route, text: string): Promise<void> {
+  const result = runEngineRoute(route, engine, { kind: 'text', text }, localContext);
   if (result.kind === 'stream') await writeLines(result.lines);
   else await writeLines([result.text ?? JSON.stringify(result.body)]);
 }

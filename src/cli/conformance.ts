@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { ConformanceCase } from '../check/case.ts';
 import { createHttpTarget, type UserCredentials } from '../check/http-target.ts';
 import { runCases } from '../check/runner.ts';
+import { DEVIATES_TAG } from '../check/target.ts';
 import { EXIT_RUNTIME, intOption, requestExit, listOption, paint, parsePrefix, say, UsageError, writeLines } from './common.ts';
 
 export const CORPUS_FILE = fileURLToPath(new URL('../../spec-tests/cases.json', import.meta.url));
@@ -47,13 +48,14 @@ export function checkCommand(): Command {
     .option('--other-user <name>', 'a valid user with no grant on the case projects (auth cases)')
     .option('--other-password <password>', "that user's password")
     .option('--tags <list>', 'only cases with one of these tags (comma separated)')
+    .option('--skip-tags <list>', `leave out cases with any of these tags, e.g. ${DEVIATES_TAG} for a production-compatible server`)
     .option('--report <file>', 'also write the full report as JSON')
     .option('--verbose', 'print every case, not only failures')
     .addHelpText(
       'after',
-      '\nExamples:\n  tq check --base-url http://127.0.0.1:6345 --password s3cret --other-user bob --other-password pw\n  tq check --base-url http://127.0.0.1:6345 --password s3cret --tags threads,table --report out.json',
+      `\nExamples:\n  tq check --base-url http://127.0.0.1:6345 --password s3cret --other-user bob --other-password pw\n  tq check --base-url http://127.0.0.1:6345 --password s3cret --tags threads,table --report out.json\n  tq check --base-url http://127.0.0.1:8080 --password KEY --skip-tags ${DEVIATES_TAG}   # judge a production-compatible server`,
     )
-    .action(async (opts: ServerOptions & { otherUser?: string; otherPassword?: string; tags?: string; report?: string; verbose?: boolean }) => {
+    .action(async (opts: ServerOptions & { otherUser?: string; otherPassword?: string; tags?: string; skipTags?: string; report?: string; verbose?: boolean }) => {
       const user = mainUser(opts);
       if ((opts.otherUser === undefined) !== (opts.otherPassword === undefined)) throw new UsageError('--other-user and --other-password go together');
       const other = opts.otherUser ? { name: opts.otherUser, password: opts.otherPassword! } : { name: `${user.name}-nobody`, password: 'none' };
@@ -65,6 +67,7 @@ export function checkCommand(): Command {
       const report = await runCases(cases, target, {
         skips,
         only: tags ? (c) => c.tags.some((t) => tags.has(t)) : undefined,
+        skipTags: opts.skipTags ? listOption(opts.skipTags) : undefined,
         onResult(name, outcome, detail) {
           if (outcome === 'failed') say(`${paint.red('FAIL')} ${name}: ${detail}`);
           else if (opts.verbose) say(`${outcome === 'passed' ? paint.green('ok') : paint.yellow('skip')} ${name}${detail ? `: ${detail}` : ''}`);

@@ -10,7 +10,6 @@ import { threadsRoutes } from '../query/threads/route.ts';
 import {
   dataOptions,
   intOption,
-  jsonOption,
   listOption,
   loadEngine,
   parsePrefix,
@@ -19,26 +18,37 @@ import {
   runRoute,
   UsageError,
 } from './common.ts';
+import { composeRequest, integer, parseJsonFlag, setTo, sortTerms, strings, type FieldEdit } from './request-body.ts';
+import { LosslessObject, type LosslessValue } from '../core/json/lossless.ts';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-/** Starts from `--request` (if any) and lets flags set or override fields. */
-function baseBody(opts: { request?: string; project?: string }): Record<string, unknown> {
-  const body = opts.request ? readRequest(opts.request) : {};
-  if (opts.project) body.project_id = opts.project;
-  if (body.project_id === undefined) throw new UsageError('--project is required (or a project_id in --request)');
-  return body;
+/** The field edits a command's flags make to the request (`--request` text, or `{}`). */
+type Edits = Map<string, FieldEdit>;
+
+/** `--project` sets project_id; without `--request` it is required. */
+function baseEdits(opts: { request?: string; project?: string }): Edits {
+  const edits: Edits = new Map();
+  if (opts.project) edits.set('project_id', setTo(opts.project));
+  else if (!opts.request) throw new UsageError('--project is required (or a project_id in --request)');
+  return edits;
 }
 
-function paging(body: Record<string, unknown>, opts: { limit?: string; offset?: string }): void {
-  if (opts.limit !== undefined) body.limit = intOption('--limit', opts.limit);
-  if (opts.offset !== undefined) body.offset = intOption('--offset', opts.offset);
+function paging(edits: Edits, opts: { limit?: string; offset?: string }): void {
+  if (opts.limit !== undefined) edits.set('limit', setTo(integer(intOption('--limit', opts.limit))));
+  if (opts.offset !== undefined) edits.set('offset', setTo(integer(intOption('--offset', opts.offset))));
 }
 
-async function run(route: Route, opts: { fixtures?: string; fieldPrefix?: string }, body: Record<string, unknown>) {
+/** The request text: `--request` (file or stdin) with the flags' edits applied losslessly. */
+export function requestTextOf(opts: { request?: string }, edits: Edits): string {
+  return composeRequest(opts.request ? readRequest(opts.request) : undefined, edits);
+}
+
+async function run(route: Route, opts: { fixtures?: string; fieldPrefix?: string; request?: string }, edits: Edits) {
   parsePrefix(opts.fieldPrefix);
+  const text = requestTextOf(opts, edits);
   const engine = await loadEngine(opts);
-  await runRoute(engine, route, body);
+  await runRoute(engine, route, text);
 }
 
 const INCLUDE_FLAGS: Record<string, string> = {
@@ -73,27 +83,30 @@ Examples:
   tq calls -p acme/evals --expand inputs.dataset --include costs,feedback --limit 3
   echo '{"project_id":"acme/support-bot","limit":2}' | tq calls --request -`,
   );
-  return cmd.action(async (opts) => {
-    const body = baseBody(opts);
-    if (opts.filterJson) body.filter = jsonOption('--filter-json', opts.filterJson);
-    if (opts.queryJson) {
-      const q = jsonOption('--query-json', opts.queryJson);
-      body.query = q !== null && typeof q === 'object' && '$expr' in q ? q : { $expr: q };
+  return cmd.action(async (opts) => run(callsStreamQueryRoute, opts, callsEdits(opts)));
+}
+
+/** The request fields `tq calls` flags set. */
+export function callsEdits(opts: Record<string, unknown>): Edits {
+  const edits = baseEdits(opts);
+  if (typeof opts.filterJson === 'string') edits.set('filter', setTo(parseJsonFlag('--filter-json', opts.filterJson)));
+  if (typeof opts.queryJson === 'string') {
+    const q = parseJsonFlag('--query-json', opts.queryJson);
+    edits.set('query', setTo(q instanceof LosslessObject && q.has('$expr') ? q : new LosslessObject([['$expr', q]])));
+  }
+  if (opts.sort) edits.set('sort_by', setTo(sortTerms((opts.sort as string[]).map((s) => parseSortOption(s, 'direction')))));
+  paging(edits, opts);
+  if (typeof opts.columns === 'string') edits.set('columns', setTo(strings(listOption(opts.columns))));
+  if (typeof opts.expand === 'string') edits.set('expand_columns', setTo(strings(listOption(opts.expand))));
+  if (opts.expandValues === false) edits.set('return_expanded_column_values', setTo(false));
+  if (typeof opts.include === 'string') {
+    for (const what of listOption(opts.include)) {
+      const key = INCLUDE_FLAGS[what];
+      if (!key) throw new UsageError(`--include takes ${Object.keys(INCLUDE_FLAGS).join(', ')}; got '${what}'`);
+      edits.set(key, setTo(true));
     }
-    if (opts.sort) body.sort_by = (opts.sort as string[]).map((s) => parseSortOption(s, 'direction'));
-    paging(body, opts);
-    if (opts.columns) body.columns = listOption(opts.columns);
-    if (opts.expand) body.expand_columns = listOption(opts.expand);
-    if (opts.expandValues === false) body.return_expanded_column_values = false;
-    if (opts.include) {
-      for (const what of listOption(opts.include)) {
-        const key = INCLUDE_FLAGS[what];
-        if (!key) throw new UsageError(`--include takes ${Object.keys(INCLUDE_FLAGS).join(', ')}; got '${what}'`);
-        body[key] = true;
-      }
-    }
-    await run(callsStreamQueryRoute, opts, body);
-  });
+  }
+  return edits;
 }
 
 const routeOf = (routes: readonly Route[], path: string) => routes.find((r) => r.path === path)!;
@@ -116,15 +129,18 @@ Examples:
   tq table -p acme/evals -d <digest> --sort expected.priority:desc --sort question
   tq table -p acme/evals -d <digest> --row-digests <row digest>,<row digest>`,
   );
-  return cmd.action(async (opts) => {
-    const body = baseBody(opts);
-    if (opts.digest) body.digest = opts.digest;
-    if (body.digest === undefined) throw new UsageError('--digest is required (or a digest in --request)');
-    if (opts.rowDigests) body.filter = { row_digests: listOption(opts.rowDigests) };
-    if (opts.sort) body.sort_by = (opts.sort as string[]).map((s) => parseSortOption(s, 'order'));
-    paging(body, opts);
-    await run(routeOf(tableRoutes, '/table/query_stream'), opts, body);
-  });
+  return cmd.action(async (opts) => run(routeOf(tableRoutes, '/table/query_stream'), opts, tableEdits(opts)));
+}
+
+/** The request fields `tq table` flags set. */
+export function tableEdits(opts: Record<string, unknown>): Edits {
+  const edits = baseEdits(opts);
+  if (typeof opts.digest === 'string') edits.set('digest', setTo(opts.digest));
+  else if (!opts.request) throw new UsageError('--digest is required (or a digest in --request)');
+  if (typeof opts.rowDigests === 'string') edits.set('filter', setTo(new LosslessObject([['row_digests', strings(listOption(opts.rowDigests))]])));
+  if (opts.sort) edits.set('sort_by', setTo(sortTerms((opts.sort as string[]).map((s) => parseSortOption(s, 'order')))));
+  paging(edits, opts);
+  return edits;
 }
 
 export function threadsCommand(): Command {
@@ -146,15 +162,23 @@ Examples:
   tq threads -p acme/support-bot --sort turn_count:desc --limit 3
   tq threads -p acme/support-bot --after 2025-03-01T00:00:00Z --before 2025-04-01T00:00:00Z`,
   );
-  return cmd.action(async (opts) => {
-    const body = baseBody(opts);
-    const filter: Record<string, unknown> = { ...((body.filter as object) ?? {}) };
-    if (opts.threadIds) filter.thread_ids = listOption(opts.threadIds);
-    if (opts.after) filter.after_datetime = opts.after;
-    if (opts.before) filter.before_datetime = opts.before;
-    if (Object.keys(filter).length) body.filter = filter;
-    if (opts.sort) body.sort_by = (opts.sort as string[]).map((s) => parseSortOption(s, 'direction'));
-    paging(body, opts);
-    await run(routeOf(threadsRoutes, '/threads/stream_query'), opts, body);
-  });
+  return cmd.action(async (opts) => run(routeOf(threadsRoutes, '/threads/stream_query'), opts, threadsEdits(opts)));
+}
+
+/** The request fields `tq threads` flags set; filter flags merge into a `--request` filter. */
+export function threadsEdits(opts: Record<string, unknown>): Edits {
+  const edits = baseEdits(opts);
+  const filter: Array<[string, LosslessValue]> = [];
+  if (typeof opts.threadIds === 'string') filter.push(['thread_ids', strings(listOption(opts.threadIds))]);
+  if (typeof opts.after === 'string') filter.push(['after_datetime', opts.after]);
+  if (typeof opts.before === 'string') filter.push(['before_datetime', opts.before]);
+  if (filter.length > 0) {
+    edits.set('filter', (current) => {
+      const merged = current instanceof LosslessObject ? current.entries.filter(([k]) => !filter.some(([f]) => f === k)) : [];
+      return new LosslessObject([...merged, ...filter]);
+    });
+  }
+  if (opts.sort) edits.set('sort_by', setTo(sortTerms((opts.sort as string[]).map((s) => parseSortOption(s, 'direction')))));
+  paging(edits, opts);
+  return edits;
 }

@@ -7,6 +7,7 @@
  * type. Validation collects every issue, then throws one RequestSchemaError.
  */
 import { RequestSchemaError, type ValidationIssue } from './errors.ts';
+import { LosslessNumber } from './json/lossless.ts';
 
 export type Loc = Array<string | number>;
 
@@ -24,7 +25,7 @@ export interface Schema<T> {
 export type Infer<S> = S extends Schema<infer T> ? T : never;
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof LosslessNumber);
 
 function issue(issues: ValidationIssue[], type: string, loc: Loc, msg: string, input: unknown, ctx?: Record<string, unknown>): typeof INVALID {
   const entry: ValidationIssue = { type, loc: [...loc], msg, input };
@@ -42,6 +43,7 @@ export const str = (): Schema<string> => ({
 const INT_TEXT = /^\s*[+-]?\d+(_\d+)*\s*$/;
 export const int = (): Schema<number> => ({
   check(v, loc, issues) {
+    if (v instanceof LosslessNumber) v = Number(v.lexeme); // an integer beyond 2^53 (core/json/exact.ts)
     if (typeof v === 'number') {
       if (Number.isInteger(v)) return v;
       if (!Number.isFinite(v)) return issue(issues, 'finite_number', loc, 'Input should be a finite number', v);
@@ -58,6 +60,7 @@ export const int = (): Schema<number> => ({
 
 export const num = (): Schema<number> => ({
   check(v, loc, issues) {
+    if (v instanceof LosslessNumber) v = Number(v.lexeme);
     if (typeof v === 'number') return v;
     if (typeof v === 'boolean') return v ? 1 : 0;
     if (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v))) return Number(v);

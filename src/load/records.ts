@@ -20,7 +20,8 @@ import type { Engine } from '../api/types.ts';
 import { parseIsoMicros } from '../core/datetime.ts';
 import { rowDigest, tableDigest } from '../core/digest.ts';
 import { TqError } from '../core/errors.ts';
-import { JsonSyntaxError, LosslessObject, parseLossless, toPlain, type LosslessValue } from '../core/json/lossless.ts';
+import { exactPlain } from '../core/json/exact.ts';
+import { JsonSyntaxError, LosslessObject, parseLossless, type LosslessValue } from '../core/json/lossless.ts';
 import { createCosts, type CostInput } from '../write/costs.ts';
 import { createFeedback } from '../write/feedback.ts';
 import { createObject } from '../write/objects.ts';
@@ -41,7 +42,7 @@ function parseRecord(text: string, kind: string, allowed: readonly string[], pre
     throw e;
   }
   if (!(lossless instanceof LosslessObject)) throw new RecordProblem(`a ${kind} record must be a JSON object`);
-  const plain = toPlain(lossless) as Obj;
+  const plain = exactPlain(lossless) as Obj; // big integers keep their digits
   adoptFieldPrefix(plain, prefix);
   for (const key of Object.keys(plain)) {
     if (!allowed.includes(key)) throw new RecordProblem(`unknown field ${key} in a ${kind} record (allowed: ${allowed.join(', ')})`);

@@ -2,7 +2,9 @@
  * Resolving object and op refs to their stored values (what Weave's refs_read_batch does for
  * call expansion and for querying through expanded columns).
  */
+import { LosslessNumber } from '../core/json/lossless.ts';
 import { parseObjectRef, parseRef } from '../core/refs.ts';
+import { parsedRow } from './table/run.ts';
 import type { Store } from '../store/store.ts';
 
 export type Resolved = { found: true; value: unknown } | { found: false };
@@ -20,13 +22,13 @@ function step(store: Store, value: unknown, edge: string, arg: string, depth: nu
       if (!project || !digests) return NOT_FOUND;
       const digest = edge === 'index' ? digests[Number(arg)] : digests.find((d) => d === arg);
       const row = digest === undefined ? undefined : project.rows.get(digest);
-      return row ? { found: true, value: (row.parsed ??= JSON.parse(row.text)) } : NOT_FOUND;
+      return row ? { found: true, value: parsedRow(row) } : NOT_FOUND;
     }
     const resolved = resolveObjectRef(store, value, depth + 1);
     if (!resolved.found) return NOT_FOUND;
     value = resolved.value;
   }
-  if (value === null || typeof value !== 'object') return NOT_FOUND;
+  if (value === null || typeof value !== 'object' || value instanceof LosslessNumber) return NOT_FOUND;
   if (Array.isArray(value)) {
     const i = Number(arg);
     return edge === 'index' && Number.isInteger(i) && i >= 0 && i < value.length ? { found: true, value: value[i] } : NOT_FOUND;

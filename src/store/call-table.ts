@@ -7,6 +7,7 @@
  * byte arena and parsed only when a query needs them. Indexes map ids to rows so that id
  * filters never scan the project.
  */
+import { parseExact, stringifyExact } from '../core/json/exact.ts';
 import { topLevelValueSpans } from '../core/json/spans.ts';
 import { extractRefs } from '../core/refs.ts';
 import { addToIndex, ByteArena, Float64Column, Int32Column, Interner, MultiIndex, removeFromIndex, SparseColumn } from './columns.ts';
@@ -160,7 +161,7 @@ export class CallTable {
       run_step_end: null,
       deleted_at: null,
     });
-    this.setBody(row, bodyText ?? JSON.stringify({ attributes: part.attributes, inputs: part.inputs, output: null, summary: null }));
+    this.setBody(row, bodyText ?? stringifyExact({ attributes: part.attributes, inputs: part.inputs, output: null, summary: null }));
     const pending = this.pendingEnds.get(part.id);
     if (pending) {
       this.pendingEnds.delete(part.id);
@@ -182,7 +183,7 @@ export class CallTable {
     this.runStepEnd.set(row, part.run_step_end);
     this.statusErrorCount.data[row] = errorCount(part.summary);
     this.outputRefs.set(row, this.refList(extractRefs(wrapOutput(part.output))));
-    this.setBody(row, JSON.stringify({ attributes: body.attributes, inputs: body.inputs, output: part.output, summary: part.summary }));
+    this.setBody(row, stringifyExact({ attributes: body.attributes, inputs: body.inputs, output: part.output, summary: part.summary }));
     this.version++;
   }
 
@@ -215,7 +216,7 @@ export class CallTable {
   /** The stored JSON parts of a row. */
   body(row: number): CallBody {
     const text = this.bodyText(row);
-    const obj = JSON.parse(text) as Partial<CallBody>;
+    const obj = parseExact(text) as Partial<CallBody>; // big integers keep their digits
     return {
       attributes: (obj.attributes as Record<string, unknown>) ?? {},
       inputs: (obj.inputs as Record<string, unknown>) ?? {},
@@ -230,10 +231,16 @@ export class CallTable {
    * Defaults as in body(): `{}` for attributes/inputs, null for output/summary.
    */
   bodyPart(row: number, part: keyof CallBody): unknown {
+    const text = this.bodyPartText(row, part);
+    const value = text === null ? null : parseExact(text);
+    return value === null && (part === 'attributes' || part === 'inputs') ? {} : value;
+  }
+
+  /** The stored JSON text of one part, or null when the body has none. */
+  bodyPartText(row: number, part: keyof CallBody): string | null {
     const text = this.bodyText(row);
     const spans = topLevelValueSpans(text, BODY_PART_KEYS[part]);
-    const value = spans[0] < 0 ? null : JSON.parse(text.slice(spans[0], spans[1]));
-    return value === null && (part === 'attributes' || part === 'inputs') ? {} : value;
+    return spans[0] < 0 ? null : text.slice(spans[0], spans[1]);
   }
 
   bodyText(row: number): string {
@@ -358,7 +365,7 @@ export class CallTable {
     this.byOp.add(op, row);
     this.indexRelations(row, s);
     const body = this.body(row);
-    this.setBody(row, JSON.stringify({ attributes: s.attributes, inputs: s.inputs, output: body.output, summary: body.summary }));
+    this.setBody(row, stringifyExact({ attributes: s.attributes, inputs: s.inputs, output: body.output, summary: body.summary }));
     this.version++;
   }
 }

@@ -6,6 +6,7 @@
  * one. Otherwise the new version gets `version_index` = number of versions so far and becomes
  * the only latest one. The value is stored with sorted keys, as Weave stores the digested text.
  */
+import { parseExact } from '../core/json/exact.ts';
 import type { Engine, FieldPrefix } from '../api/types.ts';
 import { formatMicros } from '../core/datetime.ts';
 import { objectDigest } from '../core/digest.ts';
@@ -101,7 +102,7 @@ export function createObject(engine: Engine, input: ObjectCreateInput): { digest
     baseObjectClass,
     leafObjectClass,
     // Plain form of the stored text (NaN/Infinity are already `null` there).
-    val: JSON.parse(valText),
+    val: parseExact(valText),
     valText,
     isLatest: true,
     userId: input.userId,

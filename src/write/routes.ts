@@ -4,6 +4,7 @@
  * only then writes. Bodies that feed a digest (tables, objects) are parsed losslessly so that
  * `1` and `1.0` digest differently (DECISIONS §7); the others are plain JSON.
  */
+import { stringifyExact } from '../core/json/exact.ts';
 import { losslessBody, plainBody } from '../api/body.ts';
 import type { Engine, FieldPrefix, RequestBody, RequestContext, Route, RouteResult } from '../api/types.ts';
 import { invalidRequest, RequestSchemaError } from '../core/errors.ts';
@@ -43,7 +44,8 @@ function neutral(part: Obj, p: FieldPrefix): Obj {
 const startOf = (req: Obj, p: FieldPrefix) => neutral(req.start as Obj, p) as unknown as CallStartInput;
 const endOf = (req: Obj, p: FieldPrefix) => neutral(req.end as Obj, p) as unknown as CallEndInput;
 
-const json = (body: unknown): RouteResult => ({ kind: 'json', body });
+// Written here so that values holding big integers (object `val`s) keep every digit.
+const json = (body: unknown): RouteResult => ({ kind: 'json', body, text: stringifyExact(body) });
 
 /** The lossless value at a path of object keys (the parts validated as dicts above). */
 function at(v: LosslessValue, ...keys: Array<string | number>): LosslessValue {

@@ -6,9 +6,10 @@
 import type { ValidationIssue } from '../core/errors.ts';
 import { parseDatetimeInput, parseIsoMicros } from '../core/datetime.ts';
 import { int, INVALID, nullable, type Schema } from '../core/schema.ts';
+import { LosslessNumber } from '../core/json/lossless.ts';
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof LosslessNumber);
 
 function issue(issues: ValidationIssue[], entry: ValidationIssue): typeof INVALID {
   issues.push(entry);

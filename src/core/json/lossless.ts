@@ -37,6 +37,16 @@ export class LosslessNumber {
   toString(): string {
     return this.lexeme;
   }
+
+  /**
+   * What `JSON.stringify` writes: the nearest number. Writers that must keep every digit use
+   * `writeJson` / `stringifyExact` (core/json/exact.ts); this only keeps a stray stringify of an
+   * exact plain value (an error's `input`, say) well-formed.
+   */
+  toJSON(): number | null {
+    const n = Number(this.lexeme);
+    return Number.isFinite(n) ? n : null;
+  }
 }
 
 const INTEGER_LEXEME = /^[+-]?\d+$/;
@@ -535,12 +545,14 @@ function defineOwn(obj: Record<string, unknown>, key: string, value: unknown): v
  * The ordinary JS value `JSON.parse` would give: numbers via `Number(lexeme)` (so big integers
  * lose precision and `NaN`/`Infinity` become those numbers), objects as plain objects (so
  * integer-like keys move first, as JS always does). With `keepNumbers`, numbers stay
- * LosslessNumbers (for readers that care whether a literal was written `5` or `5.0`).
+ * LosslessNumbers (for readers that care whether a literal was written `5` or `5.0`); given a
+ * predicate, only the numbers it picks do.
  */
-export function toPlain(v: LosslessValue, opts: { keepNumbers?: boolean } = {}): unknown {
-  const keepNumbers = opts.keepNumbers === true;
+export function toPlain(v: LosslessValue, opts: { keepNumbers?: boolean | ((n: LosslessNumber) => boolean) } = {}): unknown {
+  const keep = opts.keepNumbers;
+  const keepNumber = typeof keep === 'function' ? keep : () => keep === true;
   const convert = (x: LosslessValue): unknown => {
-    if (x instanceof LosslessNumber) return keepNumbers ? x : Number(x.lexeme);
+    if (x instanceof LosslessNumber) return keepNumber(x) ? x : Number(x.lexeme);
     if (Array.isArray(x)) return [];
     if (x instanceof LosslessObject) return {};
     return x;
@@ -586,6 +598,7 @@ export function fromPlain(v: unknown): LosslessValue {
 
   /** Scalars converted; plain containers returned as they are, to be walked by the caller. */
   const convert = (x: unknown, key: string): LosslessValue | object => {
+    if (x instanceof LosslessNumber) return x;
     if (x !== null && typeof x === 'object' && typeof (x as { toJSON?: unknown }).toJSON === 'function') {
       x = (x as { toJSON(k: string): unknown }).toJSON(key);
     }

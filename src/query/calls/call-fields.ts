@@ -8,13 +8,14 @@
  * changes in place (CallTable.version), so repeated scans read typed arrays only.
  */
 import { fieldNotAllowed, InvalidFieldError, type ErrorPath } from '../../core/errors.ts';
+import { parseLossless, type LosslessValue } from '../../core/json/lossless.ts';
 import { callRefUri } from '../../core/refs.ts';
 import type { CallBody, CallTable } from '../../store/call-table.ts';
 import type { ProjectStore } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
 import { jsonValueString, toFloat64OrNull, toInt64OrNull } from '../ch/values.ts';
 import type { FieldAccessor, FieldResolver } from './expr/fields.ts';
-import { MISSING, readPath, splitFieldPath } from './json-path.ts';
+import { hasNegativeIndex, isIndexPart, MISSING, readPath, splitFieldPath, type PathReading } from './json-path.ts';
 import { resolveObjectRef } from '../resolve-ref.ts';
 
 type JsonAccessor = Extract<FieldAccessor, { kind: 'json' }>;
@@ -72,15 +73,23 @@ function sharedMemo(table: CallTable, key: string): PathMemo {
   return memo;
 }
 
-function jsonAccessor(read: RawReader, memo: PathMemo, size: number): JsonAccessor {
+/**
+ * A dynamic field's accessor. Existence ("present and not JSON null", the first sort key) is
+ * read from the value unless `readExists` is given: production reads it with JSONType hops,
+ * which differ from the value's JSON_VALUE path when the path has index parts.
+ */
+function jsonAccessor(read: RawReader, memo: PathMemo, size: number, readExists?: RawReader): JsonAccessor {
   memo.ensure(size);
+  const present = (v: unknown) => (v === MISSING || v === null ? 1 : 2);
   const str = (row: number): string => {
     let s = memo.str[row];
     if (s === undefined) {
       const v = read(row);
+      // coalesce(nullIf(JSON_VALUE(..), 'null'), ''): the string "null" reads like JSON null (§5.4).
       s = v === MISSING ? '' : jsonValueString(v);
+      if (s === 'null') s = '';
       memo.str[row] = s;
-      memo.exists[row] = v === MISSING || v === null ? 1 : 2;
+      if (readExists === undefined) memo.exists[row] = present(v);
     }
     return s;
   };
@@ -105,6 +114,7 @@ function jsonAccessor(read: RawReader, memo: PathMemo, size: number): JsonAccess
       if (state === 2) return null;
       const n = toInt64OrNull(str(row));
       if (n === null) memo.intState[row] = 2;
+      else if (typeof n === 'bigint') return n; // beyond 2^53: rare, recomputed from the memoised text
       else {
         memo.int[row] = n;
         memo.intState[row] = 1;
@@ -112,10 +122,24 @@ function jsonAccessor(read: RawReader, memo: PathMemo, size: number): JsonAccess
       return n;
     },
     exists(row) {
-      if (memo.exists[row] === 0) str(row);
+      if (memo.exists[row] === 0) {
+        if (readExists === undefined) str(row);
+        else memo.exists[row] = present(readExists(row));
+      }
       return memo.exists[row] === 2;
     },
   };
+}
+
+/** A body part's text parsed losslessly (document key order kept); null when absent. */
+function lossless(text: string | null): LosslessValue | null {
+  return text === null ? null : parseLossless(text);
+}
+
+/** Whether a JSON value reads as something other than '' (§5.4: JSON null and "null" read as ''). */
+function readsNonEmpty(v: unknown): boolean {
+  const s = jsonValueString(v);
+  return s !== '' && s !== 'null';
 }
 
 /** The computed `summary.weave.status` of the filter side (§9.2: error, descendant_error, running, success). */
@@ -209,14 +233,19 @@ export class CallFieldResolver implements FieldResolver {
     return this.lastBody!;
   }
 
-  /** Raw reader of a dynamic root (`inputs`, ...) with a path below it. */
-  private rootReader(root: string, parts: string[]): RawReader {
+  /**
+   * Raw reader of a dynamic root (`inputs`, ...) with a path below it. Only this root's JSON is
+   * parsed (CallTable.bodyPart), not the whole call; 'hops' readings parse it losslessly, since
+   * member positions follow the document's key order (which JS objects do not keep).
+   */
+  private rootReader(root: string, parts: string[], reading: PathReading): RawReader {
     const part = root as keyof CallBody;
+    const t = this.table;
+    const docOf = reading === 'hops' ? (row: number) => lossless(t.bodyPartText(row, part)) : (row: number) => t.bodyPart(row, part);
     return (row) => {
-      // Only this root's JSON is parsed (CallTable.bodyPart), not the whole call.
-      const doc = this.table.bodyPart(row, part);
+      const doc = docOf(row);
       if (root === 'summary' && (doc === null || doc === undefined)) return parts.length ? MISSING : null;
-      return parts.length ? readPath(doc, parts) : doc;
+      return parts.length ? readPath(doc, parts, reading) : doc;
     };
   }
 
@@ -238,8 +267,13 @@ export class CallFieldResolver implements FieldResolver {
     if (this.readsThroughExpand(path)) {
       return jsonAccessor(this.expandedReader(path), new PathMemo(this.table.version), this.table.size);
     }
-    const memo = sharedMemo(this.table, path);
-    return jsonAccessor(this.rootReader(root, parts.slice(1)), memo, this.table.size);
+    // Index parts: a negative one makes production read the whole path with hops; otherwise
+    // only existence is read with hops (JSONType) while the value is JSON_VALUE's (§5.4).
+    const rest = parts.slice(1);
+    const negative = hasNegativeIndex(rest);
+    const value = this.rootReader(root, rest, negative ? 'hops' : 'json-value');
+    const existence = !negative && rest.some(isIndexPart) ? this.rootReader(root, rest, 'hops') : undefined;
+    return jsonAccessor(value, sharedMemo(this.table, path), this.table.size, existence);
   }
 
   private readsThroughExpand(path: string): boolean {
@@ -291,10 +325,23 @@ export class CallFieldResolver implements FieldResolver {
       const key = rest as 'runnable_ref' | 'trigger_ref';
       return { kind: 'string', get: (row) => first(row)?.[key] ?? null };
     }
-    const reader: RawReader = (row) => {
-      const fb = first(row);
-      return fb ? readPath(fb.payload, restParts.slice(1)) : MISSING;
-    };
+    const payloadPath = restParts.slice(1);
+    const reading: PathReading = hasNegativeIndex(payloadPath) ? 'hops' : 'json-value';
+    // A typed field reads its first feedback row; `[*]` reads the first non-empty value of any
+    // row (production: anyIf(value, value != ''), calls_query_builder/fields.py).
+    const reader: RawReader =
+      type === '*'
+        ? (row) => {
+            for (const fb of project.feedbackByRef.get(callRefUri(project.projectId, t.ids[row])) ?? []) {
+              const v = readPath(fb.payload, payloadPath, reading);
+              if (v !== MISSING && readsNonEmpty(v)) return v;
+            }
+            return MISSING;
+          }
+        : (row) => {
+            const fb = first(row);
+            return fb ? readPath(fb.payload, payloadPath, reading) : MISSING;
+          };
     return jsonAccessor(reader, new PathMemo(t.version), t.size);
   }
 }

@@ -4,6 +4,7 @@
  */
 import { fieldNotAllowed } from '../../core/errors.ts';
 import { formatMicros } from '../../core/datetime.ts';
+import { parseExact, stringifyExact } from '../../core/json/exact.ts';
 import { fromPlain } from '../../core/json/lossless.ts';
 import { pyDumps } from '../../core/json/pyjson.ts';
 import { callRefUri, parseObjectRef } from '../../core/refs.ts';
@@ -107,7 +108,7 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
       if (sel.attributes && a !== null && a !== 'null') attributes = a;
       if (sel.inputs && i !== null && i !== 'null') inputs = i;
       if (sel.output && out !== null) output = out;
-      if (sel.summary && sum !== null) storedSummary = JSON.parse(sum) as Record<string, unknown> | null;
+      if (sel.summary && sum !== null) storedSummary = parseExact(sum) as Record<string, unknown> | null;
     }
     const endedAt = sel.ended_at ? t.endedAt.data[row] : NaN;
     const exception = sel.exception ? t.exceptions.get(row) : null;
@@ -135,9 +136,9 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
         summary,
       };
       for (const col of expandColumns) expandColumn(o.store, holder, col);
-      attributes = q(holder.attributes);
-      inputs = q(holder.inputs);
-      output = q(holder.output);
+      attributes = stringifyExact(holder.attributes);
+      inputs = stringifyExact(holder.inputs);
+      output = stringifyExact(holder.output);
     }
     const storage = o.req.include_storage_size ? String(storageSize(t, row)) : 'null';
     const totalStorage = o.req.include_total_storage_size && t.parentIds[row] === null ? String(traceStorageSize(t, row)) : 'null';
@@ -146,7 +147,7 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
       `,"trace_id":${q(t.traceIds[row])},"parent_id":${q(sel.parent_id ? t.parentIds[row] : null)}` +
       `,"thread_id":${q(sel.thread_id ? t.threadIds[row] : null)},"turn_id":${q(sel.turn_id ? t.turnIds[row] : null)}` +
       `,"started_at":${dt(t.startedAt.data[row])},"attributes":${attributes},"inputs":${inputs}` +
-      `,"ended_at":${dt(endedAt)},"exception":${q(exception)},"output":${output},"summary":${q(summary)}` +
+      `,"ended_at":${dt(endedAt)},"exception":${q(exception)},"output":${output},"summary":${stringifyExact(summary)}` +
       `,${userKey}:${q(sel.user_id ? t.userIds[row] : null)},${runKey}:${q(sel.run_id ? t.runIds.get(row) : null)}` +
       `,${stepKey}:${q(sel.run_step ? t.runStep.get(row) : null)},${stepEndKey}:${q(sel.run_step_end ? t.runStepEnd.get(row) : null)}` +
       `,"deleted_at":null,"storage_size_bytes":${storage},"total_storage_size_bytes":${totalStorage}}`
@@ -211,7 +212,7 @@ function expandColumn(store: Store, call: Record<string, unknown>, path: string)
   const resolved = resolveObjectRef(store, value);
   if (!resolved.found || resolved.value === null) return;
   // A copy: deeper expand columns write into it, and the stored value must not change.
-  const out = structuredClone(resolved.value);
+  const out = parseExact(stringifyExact(resolved.value));
   if (out !== null && typeof out === 'object' && !Array.isArray(out)) {
     if (!Object.prototype.hasOwnProperty.call(out, '_ref')) (out as Record<string, unknown>)._ref = value;
   }

@@ -6,7 +6,8 @@
  * rows → order + window (top-k) → one JSON line per row.
  */
 import type { Engine, RequestContext, RequestBody, Route } from '../../api/types.ts';
-import { losslessBody, plainBody } from '../../api/body.ts';
+import { losslessBody } from '../../api/body.ts';
+import { exactPlain } from '../../core/json/exact.ts';
 import { LosslessObject, toPlain } from '../../core/json/lossless.ts';
 import { ProjectStore } from '../../store/project.ts';
 import { CallFieldResolver } from './call-fields.ts';
@@ -60,17 +61,18 @@ function scanRows(plan: FilterPlan, expr: ((row: number) => boolean | null) | nu
 }
 
 /**
- * The request body, with the `query` subtree read losslessly: `{"$literal": 5.0}` is a float
- * literal (double cast of the field) and `5` an int literal (int cast), a difference JSON.parse
- * erases (calls-semantics §5.5).
+ * The request body from one lossless parse: the `query` subtree keeps every number's lexeme,
+ * since `{"$literal": 5.0}` is a float literal (double cast of the field) and `5` an int
+ * literal (int cast), a difference JSON.parse erases (calls-semantics §5.5); the rest is the
+ * exact plain value (big integers keep their digits).
  */
 function queryBody(body: RequestBody): unknown {
-  const plain = plainBody(body);
-  if (body.kind !== 'text' || plain === null || typeof plain !== 'object' || !('query' in plain)) return plain;
   const lossless = losslessBody(body);
-  if (!(lossless instanceof LosslessObject)) return plain;
-  const query = lossless.get('query');
-  return query === undefined ? plain : { ...plain, query: toPlain(query, { keepNumbers: true }) };
+  const plain = exactPlain(lossless);
+  const query = lossless instanceof LosslessObject ? lossless.get('query') : undefined;
+  if (query === undefined) return plain;
+  (plain as Record<string, unknown>).query = toPlain(query, { keepNumbers: true });
+  return plain;
 }
 
 export const callsStreamQueryRoute: Route = {

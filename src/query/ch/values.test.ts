@@ -70,6 +70,13 @@ test('§5.8: toInt64OrNull takes the stripped text matching ^[+-]?\\d+$ only', (
   assert.equal(toInt64OrNull('1_000'), null);
   assert.equal(toInt64OrNull('--1'), null);
   assert.equal(toInt64OrNull('\ufeff1'), null, 'U+FEFF is not Python whitespace');
+  assert.equal(toInt64OrNull('9223372036854775807'), 9223372036854775807n, 'Int64 max, exact');
+  assert.equal(toInt64OrNull('-9223372036854775808'), -9223372036854775808n, 'Int64 min, exact');
+  assert.equal(toInt64OrNull('+9007199254740993'), 9007199254740993n);
+  assert.equal(toInt64OrNull('9007199254740991'), 9007199254740991, 'safe integers stay numbers');
+  assert.equal(toInt64OrNull('9223372036854775808'), null, 'beyond Int64 (§5.4)');
+  assert.equal(toInt64OrNull('12345678901234567890'), null);
+  assert.equal(toInt64OrNull('-9223372036854775809'), null);
 });
 
 test('§5.8: toFloat64OrNull parses what Python float() parses', () => {

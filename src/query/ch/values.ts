@@ -19,7 +19,8 @@ import { pyFloatRepr, pyNumber, pyString } from '../../core/json/pyjson.ts';
  * values as whole integers (`5.0` → `5`, `1e20` → `100000000000000000000`), others as Python's
  * float repr (`1e-05`), non-finite as `inf`, `-inf`, `nan`.
  */
-export function pyNumberString(x: number): string {
+export function pyNumberString(x: number | bigint): string {
+  if (typeof x === 'bigint') return x.toString();
   if (Number.isInteger(x)) return Math.abs(x) < 1e21 ? String(x) : BigInt(x).toString(); // String(-0) is '0'
   if (Number.isNaN(x)) return 'nan';
   if (x === Infinity) return 'inf';
@@ -70,14 +71,31 @@ export function pyStrip(s: string): string {
 
 const INT64_TEXT = /^[+-]?[0-9]+$/;
 
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * An integer held exactly: a number when it is a safe integer, else a bigint. Equal integers
+ * always get the same representation, so `===` and Set lookups compare them by value.
+ */
+export type ExactInt = number | bigint;
+
+/** The exact integer a digit text spells (`[+-]?digits`). */
+export function exactInt(text: string): ExactInt {
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : BigInt(text);
+}
+
 /**
  * `toInt64OrNull` as the spec gives it: the stripped text must match `^[+-]?\d+$` (ASCII
- * digits), otherwise NULL. `'1.5'`, `''`, `'1e3'` → null; `' 42 '` → 42. Values beyond 2^53 lose
- * precision (JS numbers).
+ * digits) and lie in Int64, otherwise NULL (calls-semantics §5.4: `12345678901234567890` → NULL).
+ * `'1.5'`, `''`, `'1e3'` → null; `' 42 '` → 42. Exact: beyond 2^53 the value is a bigint.
  */
-export function toInt64OrNull(s: string): number | null {
+export function toInt64OrNull(s: string): ExactInt | null {
   const t = pyStrip(s);
-  return INT64_TEXT.test(t) ? Number(t) : null;
+  if (!INT64_TEXT.test(t)) return null;
+  const n = exactInt(t.charCodeAt(0) === 0x2b ? t.slice(1) : t);
+  return typeof n === 'number' || (n >= INT64_MIN && n <= INT64_MAX) ? n : null;
 }
 
 // Python float(): [sign] ( digitpart? "." digitpart | digitpart "."? ) exponent? | inf | infinity | nan,
@@ -107,7 +125,7 @@ export function toFloat64OrNull(s: string): number | null {
 /** `toUInt8OrNull`: an integer text in 0..255, otherwise NULL. */
 export function toUInt8OrNull(s: string): number | null {
   const n = toInt64OrNull(s);
-  return n === null || n < 0 || n > 255 ? null : n;
+  return typeof n !== 'number' || n < 0 || n > 255 ? null : n;
 }
 
 /**

@@ -20,6 +20,8 @@
  * Rows equal on every key keep table order (`original_index` ascending, DECISIONS §10).
  * Keys 2 and 3 also order the rows inside the "missing" group, as they do in production.
  */
+import { LosslessNumber } from '../../core/json/lossless.ts';
+import { pyNumber } from '../../core/json/pyjson.ts';
 import { compareStrings, toFloat64OrNull } from '../ch/values.ts';
 import { combine, type PositionComparator } from '../sort.ts';
 import type { SortOrder } from './request.ts';
@@ -34,7 +36,8 @@ export interface RowSortValue {
   float: number | null;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof LosslessNumber);
 const ARRAY_INDEX = /^\d+$/;
 
 /** Presence as `JSONType(json, k1, k2, ...)` sees it: every part is an object key. */
@@ -71,6 +74,8 @@ function jsonPathValue(root: unknown, path: readonly string[]): unknown {
 export function rowSortValue(root: unknown, path: readonly string[]): RowSortValue {
   const present = isPresent(root, path);
   const v = jsonPathValue(root, path);
+  // An integer beyond 2^53 (core/json/exact.ts): its text keeps every digit.
+  if (v instanceof LosslessNumber) return { present, text: pyNumber(v), float: Number(v.lexeme) };
   switch (typeof v) {
     case 'string':
       return { present, text: v, float: toFloat64OrNull(v) };

@@ -8,7 +8,8 @@
  * an empty result, not an error (§5.2, G16).
  */
 import type { Engine } from '../../api/types.ts';
-import { parseLossless, toPlain } from '../../core/json/lossless.ts';
+import { exactPlain, parseExact } from '../../core/json/exact.ts';
+import { parseLossless } from '../../core/json/lossless.ts';
 import type { StoredRow } from '../../store/project.ts';
 import { topK } from '../sort.ts';
 import type { TableQuery, TableQueryStats } from './request.ts';
@@ -30,10 +31,10 @@ export function parsedRow(row: StoredRow): unknown {
 
 function parseRowText(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseExact(text);
   } catch {
     // Python's json writes NaN/Infinity, which JSON.parse refuses.
-    return toPlain(parseLossless(text));
+    return exactPlain(parseLossless(text));
   }
 }
 

@@ -45,7 +45,13 @@ export function turnDurationMs(startUs: number, endUs: number): number {
  * (first_turn_id) and end (last_turn_id) go to the turn written first; production leaves them
  * unspecified (§2.5).
  */
-export function threadStats(calls: CallTable, threadId: string, turnRows: readonly number[], window: TurnWindow): ThreadStats | null {
+export function threadStats(
+  calls: CallTable,
+  threadId: string,
+  turnRows: readonly number[],
+  window: TurnWindow,
+  rules: ThreadRules = TQ_THREAD_RULES,
+): ThreadStats | null {
   const { after_us: after, before_us: before } = window;
   const started = calls.startedAt.data;
   const ended = calls.endedAt.data;
@@ -54,7 +60,7 @@ export function threadStats(calls: CallTable, threadId: string, turnRows: readon
   let lastUpdated = -Infinity, lastRow = -1;
   const durations: number[] = [];
   for (const row of turnRows) {
-    if (calls.isDeleted(row)) continue;
+    if (!rules.countDeletedTurns && calls.isDeleted(row)) continue;
     const start = started[row];
     if ((after !== null && !(start > after)) || (before !== null && !(start < before))) continue;
     count++;
@@ -85,22 +91,49 @@ export function threadStats(calls: CallTable, threadId: string, turnRows: readon
 }
 
 /**
- * Statistics of every thread to report: the listed ids (when given) or all indexed threads.
- * Threads none of whose counted turns has ended are left out here, before any paging
- * (DECISIONS §12; production drops them after LIMIT, G2).
+ * Where tq's thread rules differ from production's on purpose (DECISIONS 12, 13, 13a). tq's
+ * own rules are TQ_THREAD_RULES; PRODUCTION_THREAD_RULES reproduce production's defects, so that
+ * the conformance corpus can prove which cases depend on the difference (their tag
+ * `deviates-from-production`).
  */
-export function collectThreads(calls: CallTable, threadIds: readonly string[] | null, window: TurnWindow): ThreadStats[] {
+export interface ThreadRules {
+  /** Production's threads SQL has no `deleted_at` condition (DECISIONS 13). */
+  countDeletedTurns: boolean;
+  /** Production drops threads with no finished turn after LIMIT/OFFSET (DECISIONS 12, G2). */
+  dropUnfinishedAfterPaging: boolean;
+}
+export const TQ_THREAD_RULES: ThreadRules = { countDeletedTurns: false, dropUnfinishedAfterPaging: false };
+export const PRODUCTION_THREAD_RULES: ThreadRules = { countDeletedTurns: true, dropUnfinishedAfterPaging: true };
+
+/** Turn rows of the empty thread id, which the turn index leaves out (it is named explicitly only). */
+function emptyIdTurns(calls: CallTable): number[] {
+  return (calls.byThread.get('') ?? []).filter((row) => calls.turnIds[row] === calls.ids[row]);
+}
+
+/**
+ * Statistics of every thread to report: the listed ids (when given) or all indexed threads.
+ * Null thread ids never form a thread; the empty id `""` does only when `thread_ids` names it
+ * (DECISIONS 12: production's `thread_id != ''` guard applies without a `thread_ids` list).
+ * Threads none of whose counted turns has ended are left out here, before any paging
+ * (DECISIONS §12; production drops them after LIMIT, G2), unless the rules keep them for later.
+ */
+export function collectThreads(
+  calls: CallTable,
+  threadIds: readonly string[] | null,
+  window: TurnWindow,
+  rules: ThreadRules = TQ_THREAD_RULES,
+): ThreadStats[] {
   const out: ThreadStats[] = [];
   const consider = (threadId: string, rows: readonly number[]) => {
-    const stats = threadStats(calls, threadId, rows, window);
-    if (stats !== null && stats.last_turn_id !== null) out.push(stats);
+    const stats = threadStats(calls, threadId, rows, window, rules);
+    if (stats !== null && (stats.last_turn_id !== null || rules.dropUnfinishedAfterPaging)) out.push(stats);
   };
   if (threadIds === null) {
     for (const [threadId, rows] of calls.turnsByThread) consider(threadId, rows);
   } else {
     for (const threadId of threadIds) {
-      const rows = calls.turnsByThread.get(threadId);
-      if (rows !== undefined) consider(threadId, rows);
+      const rows = threadId === '' ? emptyIdTurns(calls) : calls.turnsByThread.get(threadId);
+      if (rows !== undefined && rows.length > 0) consider(threadId, rows);
     }
   }
   return out;

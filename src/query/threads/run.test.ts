@@ -4,7 +4,9 @@ import type { RequestContext, RouteResult } from '../../api/types.ts';
 import { formatMicros, parseIsoMicros } from '../../core/datetime.ts';
 import { createEngine } from '../../engine.ts';
 import type { CallTable } from '../../store/call-table.ts';
-import { turnDurationMs } from './aggregate.ts';
+import { PRODUCTION_THREAD_RULES, turnDurationMs } from './aggregate.ts';
+import { parseThreadsQuery } from './request.ts';
+import { queryThreads } from './run.ts';
 import { threadsRoutes, threadsStreamQueryRoute } from './route.ts';
 import { errorOf } from '../../core/errors.testing.ts';
 
@@ -119,6 +121,42 @@ test('§2.3: turns with a null or empty thread_id are dropped', () => {
     { id: 'c', thread: 'real', start: 0, end: ms(1) },
   ]);
   assert.deepEqual(ids(threads(engine)), ['real']);
+});
+
+test('DECISIONS 12: thread_ids [""] names the empty-id thread, which then is reported (its nested calls are no turns)', () => {
+  const engine = engineWith([
+    { id: 'b', thread: '', start: 0, end: ms(4) },
+    { id: 'b-child', thread: '', turn: 'b', start: ms(1), end: ms(2) },
+    { id: 'b2', thread: '', start: ms(1), end: ms(3) },
+    { id: 'c', thread: 'real', start: 0, end: ms(1) },
+  ]);
+  const [t, ...rest] = threads(engine, { filter: { thread_ids: [''] } });
+  assert.deepEqual(rest, []);
+  assert.equal(t.thread_id, '');
+  assert.equal(t.turn_count, 2);
+  assert.equal(t.first_turn_id, 'b');
+  assert.equal(t.last_turn_id, 'b');
+  assert.deepEqual(ids(threads(engine, { filter: { thread_ids: ['', 'real'] }, sort_by: [{ field: 'thread_id', direction: 'asc' }] })), ['', 'real']);
+  assert.deepEqual(ids(threads(engine)), ['real']);
+});
+
+test('DECISIONS 12/13 as production has them: deleted turns count, unfinished threads drop out after paging', () => {
+  const engine = engineWith([
+    { id: 'a1', thread: 'a', start: 0, end: ms(30) },
+    { id: 'a2', thread: 'a', start: ms(1), end: ms(2), deleted: true },
+    { id: 'b1', thread: 'b', start: ms(5) }, // still running: sorts last (NULL last_updated), then dropped
+    { id: 'c1', thread: 'c', start: 0, end: ms(20) },
+  ]);
+  const req = parseThreadsQuery({ project_id: PROJECT, sort_by: [{ field: 'thread_id', direction: 'asc' }], offset: 1, limit: 2 });
+  const production = queryThreads(engine, req, PRODUCTION_THREAD_RULES);
+  assert.deepEqual(production.map((t) => [t.thread_id, t.turn_count]), [['c', 1]]); // b was on the page, then dropped: a short page
+  assert.deepEqual(queryThreads(engine, req).map((t) => [t.thread_id, t.turn_count]), [['c', 1]]);
+  const all = parseThreadsQuery({ project_id: PROJECT, sort_by: [{ field: 'thread_id', direction: 'asc' }] });
+  assert.deepEqual(queryThreads(engine, all, PRODUCTION_THREAD_RULES).map((t) => [t.thread_id, t.turn_count]), [['a', 2], ['c', 1]]);
+  assert.deepEqual(queryThreads(engine, all).map((t) => [t.thread_id, t.turn_count]), [['a', 1], ['c', 1]]);
+  const first = parseThreadsQuery({ project_id: PROJECT, sort_by: [{ field: 'thread_id', direction: 'asc' }], limit: 2 });
+  assert.deepEqual(queryThreads(engine, first, PRODUCTION_THREAD_RULES).map((t) => t.thread_id), ['a']);
+  assert.deepEqual(queryThreads(engine, first).map((t) => t.thread_id), ['a', 'c']);
 });
 
 test('§2.5: start_time/first_turn_id from the earliest start; last_updated/last_turn_id from the latest end', () => {

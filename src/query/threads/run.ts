@@ -11,7 +11,7 @@ import { formatMicros } from '../../core/datetime.ts';
 import { pyFloatRepr } from '../../core/json/pyjson.ts';
 import { compareStrings } from '../ch/values.ts';
 import { combine, topK, type PositionComparator } from '../sort.ts';
-import { collectThreads, type ThreadStats } from './aggregate.ts';
+import { collectThreads, TQ_THREAD_RULES, type ThreadRules, type ThreadStats } from './aggregate.ts';
 import type { ThreadSortTerm, ThreadsQuery } from './request.ts';
 
 const DEFAULT_ORDER: ThreadSortTerm[] = [{ field: 'last_updated', direction: 'desc' }];
@@ -29,12 +29,15 @@ function termComparator(threads: readonly ThreadStats[], term: ThreadSortTerm): 
   };
 }
 
-/** The threads a query returns, in order (validated request). */
-export function queryThreads(engine: Engine, req: ThreadsQuery): ThreadStats[] {
+/**
+ * The threads a query returns, in order (validated request). `rules` other than tq's own are
+ * for the conformance corpus's deviation check only (aggregate.ts ThreadRules).
+ */
+export function queryThreads(engine: Engine, req: ThreadsQuery, rules: ThreadRules = TQ_THREAD_RULES): ThreadStats[] {
   if (req.limit === 0) return [];
   const project = engine.store.project(req.project_id);
   if (!project) return [];
-  const threads = collectThreads(project.calls, req.thread_ids, req);
+  const threads = collectThreads(project.calls, req.thread_ids, req, rules);
   const terms = req.sort_by.length > 0 ? req.sort_by : DEFAULT_ORDER;
   const cmp = combine(
     terms.map((t) => termComparator(threads, t)),
@@ -42,7 +45,8 @@ export function queryThreads(engine: Engine, req: ThreadsQuery): ThreadStats[] {
   );
   const offset = req.offset ?? 0;
   const k = req.limit === null ? threads.length : Math.min(threads.length, offset + req.limit);
-  return topK(threads.length, k, cmp).slice(offset).map((i) => threads[i]);
+  const page = topK(threads.length, k, cmp).slice(offset).map((i) => threads[i]);
+  return rules.dropUnfinishedAfterPaging ? page.filter((t) => t.last_turn_id !== null) : page;
 }
 
 /** Floats the way pydantic writes them (`150.0`, not `150`). */

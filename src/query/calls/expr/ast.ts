@@ -10,7 +10,7 @@
 /** A `$literal` value (LiteralOperation.literal_): scalars, or dicts/lists of nested literals. */
 export type LiteralValue =
   | { readonly type: 'string'; readonly value: string }
-  | { readonly type: 'int'; readonly value: number }
+  | { readonly type: 'int'; readonly value: number | bigint } // exact: a bigint beyond 2^53
   | { readonly type: 'float'; readonly value: number }
   | { readonly type: 'bool'; readonly value: boolean }
   | { readonly type: 'null' }
@@ -75,7 +75,7 @@ export type Expr = OperationExpr | LiteralExpr | GetFieldExpr | ConvertExpr;
 // Small constructors, for tests and for code that builds queries.
 export const lit = {
   string: (value: string): LiteralExpr => ({ op: 'literal', value: { type: 'string', value } }),
-  int: (value: number): LiteralExpr => ({ op: 'literal', value: { type: 'int', value } }),
+  int: (value: number | bigint): LiteralExpr => ({ op: 'literal', value: { type: 'int', value } }),
   float: (value: number): LiteralExpr => ({ op: 'literal', value: { type: 'float', value } }),
   bool: (value: boolean): LiteralExpr => ({ op: 'literal', value: { type: 'bool', value } }),
   null: (): LiteralExpr => ({ op: 'literal', value: { type: 'null' } }),

@@ -335,7 +335,9 @@ test('§5.8: $convert casts the operand\'s text: int, double, bool, string', () 
   assert.deepEqual(ids({ $eq: [conv(f('inputs.x'), 'int'), l(5)] }), ['a']);
   assert.deepEqual(ids({ $eq: [conv(f('inputs.x'), 'int'), l(null)] }), ['c', 'd'], '"abc" and "5.5" → NULL');
   assert.deepEqual(ids({ $gt: [conv(f('inputs.x'), 'double'), conv(l('5.2'), 'double')] }), ['b', 'd']);
-  assert.deepEqual(ids({ $eq: [conv(f('inputs.flag'), 'bool'), l(1)] }), ['a', 'b', 'c']);
+  assert.deepEqual(ids({ $eq: [conv(f('inputs.flag'), 'bool'), l(1)] }), ['c'], 'explicit bool is toUInt8OrNull: true and "true" → NULL');
+  assert.deepEqual(ids({ $not: [{ $eq: [conv(f('inputs.flag'), 'bool'), l(1)] }] }), ['d'], 'NULL under $not stays NULL');
+  assert.deepEqual(ids({ $eq: [conv(l('true'), 'bool'), l(null)] }), ['a', 'b', 'c', 'd'], 'the text "true" is no UInt8');
   assert.deepEqual(ids({ $eq: [conv(f('inputs.flag'), 'bool'), l(2)] }), ['d'], '"2" → 2');
   assert.deepEqual(ids({ $eq: [conv(f('svc_run_step'), 'string'), l('7')] }), ['c'], 'numbers stringify first');
   assert.deepEqual(ids({ $eq: [conv(l(2.0), 'string'), l('2')] }), ['a', 'b', 'c', 'd']);

@@ -32,6 +32,7 @@ import {
   toBoolCastOrNull,
   toFloat64OrNull,
   toInt64OrNull,
+  toUInt8OrNull,
 } from '../../ch/values.ts';
 import type { CastTo, ComparisonOp, ContainsExpr, Expr, InExpr, LiteralValue } from './ast.ts';
 import type { FieldAccessor, FieldResolver, ValueCodes } from './fields.ts';
@@ -42,7 +43,8 @@ type Getter<T> = (row: number) => T | null;
 /** A compiled operand. `constant` marks literals (value known at compile time). */
 type Node =
   | { kind: 'bool'; get: Getter<boolean>; constant?: { value: boolean | null } }
-  | { kind: 'number'; get: Getter<number>; constant?: { value: number | null } }
+  // Numbers; integers beyond 2^53 are exact bigints (ch/values.ts ExactInt).
+  | { kind: 'number'; get: Getter<number | bigint>; constant?: { value: number | bigint | null } }
   | { kind: 'string'; get: Getter<string>; constant?: { value: string | null }; json?: JsonAccessor; codes?: ValueCodes }
   | { kind: 'datetime'; get: Getter<number>; constant?: { value: number | null } }
   | { kind: 'array'; get: Getter<readonly string[]>; constant?: undefined }
@@ -87,10 +89,11 @@ const MAX_US = 253402300799_999_999;
  */
 export function datetimeLiteralMicros(v: LiteralValue): number | null {
   if (v.type === 'int' || v.type === 'float') {
-    if (!Number.isFinite(v.value)) return null;
+    const x = Number(v.value);
+    if (!Number.isFinite(x)) return null;
     // datetime.fromtimestamp: whole seconds plus the fraction rounded half-even to µs.
-    const seconds = Math.trunc(v.value);
-    const fracUs = (v.value - seconds) * 1e6;
+    const seconds = Math.trunc(x);
+    const fracUs = (x - seconds) * 1e6;
     let us = Math.round(fracUs);
     if (Math.abs(fracUs % 1) === 0.5 && us % 2 !== 0) us -= 1; // JS rounds ties up; take the even one
     const total = seconds * 1e6 + us;
@@ -200,8 +203,9 @@ function truthGetter(node: Node): Getter<boolean> {
 
 type Cmp<T> = (a: T, b: T) => boolean;
 
-const NUMBER_CMP: Record<ComparisonOp, Cmp<number>> = {
-  eq: (a, b) => a === b,
+const NUMBER_CMP: Record<ComparisonOp, Cmp<number | bigint>> = {
+  // `==`, not `===`: a float equal to a bigint integer is equal (both are exact values).
+  eq: (a, b) => a == b,
   gt: (a, b) => a > b,
   gte: (a, b) => a >= b,
   lt: (a, b) => a < b,
@@ -458,9 +462,12 @@ class Compiler {
       return { kind: 'bool', get: (row) => g(row) !== null };
     }
     if (to === 'string') return { kind: 'string', get: stringGetter(inner) };
-    if (inner.kind === 'string' && inner.json) return this.castJson(inner.json, to);
+    // An explicit bool cast is plain toUInt8OrNull of the text: JSON true/false (text 'true' /
+    // 'false') read as NULL (§5.8). A condition or bool literal is already 0/1 (a UInt8 in SQL).
+    if (to === 'bool' && inner.kind === 'bool') return { kind: 'number', get: mapNullable(inner.get, (v) => (v ? 1 : 0)) };
+    if (inner.kind === 'string' && inner.json && to !== 'bool') return this.castJson(inner.json, to);
     const s = stringGetter(inner);
-    const parse = to === 'int' ? toInt64OrNull : to === 'double' ? toFloat64OrNull : toBoolCastOrNull;
+    const parse = to === 'int' ? toInt64OrNull : to === 'double' ? toFloat64OrNull : toUInt8OrNull;
     return {
       kind: 'number',
       get: (row) => {

@@ -21,7 +21,7 @@ export type FieldAccessor =
   | { kind: 'number'; get(row: number): number | null }
   | { kind: 'datetime'; get(row: number): number | null } // µs since epoch
   | { kind: 'array'; get(row: number): readonly string[] }
-  | { kind: 'json'; str(row: number): string; float(row: number): number | null; int(row: number): number | null; exists(row: number): boolean };
+  | { kind: 'json'; str(row: number): string; float(row: number): number | null; int(row: number): number | bigint | null; exists(row: number): boolean };
 
 /** Per-row codes of an interned column: equal codes, equal values; a negative code is NULL. */
 export interface ValueCodes {

@@ -18,6 +18,7 @@
  */
 import { RequestSchemaError, type ValidationIssue } from '../../../core/errors.ts';
 import { LosslessNumber } from '../../../core/json/lossless.ts';
+import { exactInt } from '../../ch/values.ts';
 import { INVALID, bool, literal, nullable, type Loc, type Schema } from '../../../core/schema.ts';
 import { CAST_TARGETS, type CastTo, type ComparisonOp, type Expr, type LiteralValue, type OperationExpr } from './ast.ts';
 
@@ -51,7 +52,7 @@ function readLiteralValue(v: unknown, loc: Loc, issues: Issues): Out<LiteralValu
   // A JSON number is a Python int when written without fraction or exponent; plain JSON.parse
   // keeps only the value, so an integral value counts as int.
   if (typeof v === 'number') return Number.isInteger(v) ? { type: 'int', value: v } : { type: 'float', value: v };
-  if (v instanceof LosslessNumber) return { type: v.isInteger ? 'int' : 'float', value: Number(v.lexeme) };
+  if (v instanceof LosslessNumber) return v.isInteger ? { type: 'int', value: exactInt(v.lexeme) } : { type: 'float', value: Number(v.lexeme) };
 
   // Containers: the dict and list members; scalars' members fail with type errors.
   const dictIssues: Issues = [];

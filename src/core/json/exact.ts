@@ -1,0 +1,46 @@
+/**
+ * Plain JS values that keep every digit of big integers (calls-semantics §5.4: a stored number
+ * reads as the text Python stored; `12345678901234567890` is never a rounded double).
+ *
+ * A plain value here is what JSON.parse gives, except that an integer a double cannot hold
+ * exactly stays a LosslessNumber (its lexeme). Everything else stays an ordinary number, so
+ * code that reads counts and costs as numbers keeps working. Text without a 16-digit run cannot
+ * hold such an integer and takes the JSON.parse fast path.
+ */
+import { dumpCompact, fromPlain, LosslessNumber, parseLossless, toPlain, type LosslessValue } from './lossless.ts';
+
+/** A run of 16 digits: the shortest text that can spell an integer beyond 2^53. */
+const LONG_DIGIT_RUN = /\d{16}/;
+
+/** Whether a number lexeme is an integer that a double would round. */
+export function isUnsafeInteger(n: LosslessNumber): boolean {
+  return n.isInteger && !Number.isSafeInteger(Number(n.lexeme));
+}
+
+/** A lossless value as an exact plain value (unsafe integers kept as LosslessNumbers). */
+export function exactPlain(v: LosslessValue): unknown {
+  return toPlain(v, { keepNumbers: isUnsafeInteger });
+}
+
+/** Parses known-valid JSON text into an exact plain value. @throws like JSON.parse / parseLossless. */
+export function parseExact(text: string): unknown {
+  return LONG_DIGIT_RUN.test(text) ? exactPlain(parseLossless(text)) : JSON.parse(text);
+}
+
+/** Whether a plain value holds a LosslessNumber anywhere (iterative: no depth limit). */
+export function holdsLosslessNumber(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object') continue;
+    if (v instanceof LosslessNumber) return true;
+    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) stack.push(v[i]);
+    else for (const k in v) stack.push((v as Record<string, unknown>)[k]);
+  }
+  return false;
+}
+
+/** JSON text of an exact plain value: JSON.stringify, or a lexeme-keeping writer when needed. */
+export function stringifyExact(v: unknown): string {
+  return holdsLosslessNumber(v) ? dumpCompact(fromPlain(v)) : JSON.stringify(v);
+}
