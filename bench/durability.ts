@@ -10,6 +10,7 @@
  */
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { allRoutes, findRoute } from '../src/api/routes.ts';
@@ -41,7 +42,7 @@ const startBody = (id: string, i: number) =>
     },
   });
 
-async function writesPerSecond(writers: number, durable: boolean): Promise<{ perSecond: number; fsyncs: number | null }> {
+async function writesPerSecond(writers: number, durable: boolean, seconds = SECONDS): Promise<{ perSecond: number; fsyncs: number | null }> {
   const dir = join(ROOT, `writes-${writers}-${durable}`);
   rmSync(dir, { recursive: true, force: true });
   const data = durable ? await openServedData(dir, 'svc_', () => {}) : null;
@@ -49,23 +50,33 @@ async function writesPerSecond(writers: number, durable: boolean): Promise<{ per
   const tq = createTqServer({ engine, routes: allRoutes(), users: new Users([{ name: 'bench', password: 'pw', projects: ['*'] }]), writes: data?.writes });
   const { port } = await tq.listen('127.0.0.1', 0);
   const url = `http://127.0.0.1:${port}/call/start`;
-  const deadline = performance.now() + SECONDS * 1000;
+  const deadline = performance.now() + seconds * 1000;
   let acked = 0;
+  const agent = new Agent({ keepAlive: true, maxSockets: writers });
+  const post = (body: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(url, { method: 'POST', agent, headers: { Authorization: AUTH, 'Content-Length': Buffer.byteLength(body) } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
   const writer = async (w: number) => {
     for (let i = 0; performance.now() < deadline; i++) {
-      const res = await fetch(url, { method: 'POST', headers: { Authorization: AUTH }, body: startBody(`w${w}-${i}`, i) });
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`write answered ${res.status}`);
+      const status = await post(startBody(`w${w}-${i}`, i));
+      if (status !== 200) throw new Error(`write answered ${status}`);
       acked++;
     }
   };
   const t0 = performance.now();
   await Promise.all(Array.from({ length: writers }, (_, w) => writer(w)));
-  const seconds = (performance.now() - t0) / 1000;
+  const elapsed = (performance.now() - t0) / 1000;
   const fsyncs = data ? data.writes.fsyncs : null;
+  agent.destroy();
   await tq.close();
   await data?.close();
-  return { perSecond: Math.round(acked / seconds), fsyncs: fsyncs === null ? null : Math.round(fsyncs / seconds) };
+  return { perSecond: Math.round(acked / elapsed), fsyncs: fsyncs === null ? null : Math.round(fsyncs / elapsed) };
 }
 
 /** A journal of `n` call starts, written as the server writes them (records, not HTTP). */
@@ -103,6 +114,7 @@ async function restart(dir: string): Promise<{ ms: number; calls: number; replay
 console.log(`# acknowledged /call/start writes per second (${SECONDS} s each, client in the same process)`);
 console.log('| writers | in memory | --data | --data fsyncs/s |');
 console.log('|---:|---:|---:|---:|');
+await writesPerSecond(8, false, 1); // warm-up (JIT), not reported
 for (const writers of [1, 8]) {
   const mem = await writesPerSecond(writers, false);
   const durable = await writesPerSecond(writers, true);
