@@ -42,6 +42,10 @@ const RARE_CASES: WriteRequest[] = [
   { path: '/call/start', body: { start: { project_id: 'acme/one', id: 'kid', trace_id: 't', parent_id: 'root', op_name: 'op', started_at: '2024-01-01T00:00:01Z', attributes: {}, inputs: {} } } },
   { path: '/calls/delete', body: { project_id: 'acme/one', call_ids: ['root'] } },
   { path: '/file/create', projectId: 'acme/two', file: 'bytes' },
+  { path: '/call/start', body: '{"start":{"project_id":"acme/two","id":"big","op_name":"op","started_at":"2024-01-01T00:00:00Z","attributes":{},"inputs":{"n":12345678901234567890,"f":1.0}}}' },
+  { path: '/call/end', body: '{"end":{"project_id":"acme/two","id":"big","ended_at":"2024-01-01T00:00:01Z","output":{"n":98765432109876543210},"summary":{}}}' },
+  { path: '/call/end', body: '{"end":{"project_id":"acme/two","id":"early-big","ended_at":"2024-01-01T00:00:01Z","output":12345678901234567891,"summary":{}}}' },
+  { path: '/feedback/create', body: '{"project_id":"acme/two","weave_ref":"weave:///acme/two/call/big","feedback_type":"custom","payload":{"n":12345678901234567892}}' },
 ];
 
 describe('tq serve --data: replay equality', () => {

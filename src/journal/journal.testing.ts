@@ -112,7 +112,8 @@ export async function send(base: string, req: WriteRequest): Promise<{ status: n
     form.set('file', new Blob([req.file]), 'f.txt');
     init = { method: 'POST', body: form, headers: { Authorization: ROOT_AUTH } };
   } else {
-    init = { method: 'POST', body: JSON.stringify(req.body), headers: { Authorization: ROOT_AUTH } };
+    // A string body is sent as it is (JSON that JSON.stringify cannot write: big integers, 1.0).
+    init = { method: 'POST', body: typeof req.body === 'string' ? req.body : JSON.stringify(req.body), headers: { Authorization: ROOT_AUTH } };
   }
   const res = await fetch(base + req.path, init);
   return { status: res.status, text: await res.text() };

@@ -10,6 +10,7 @@
  */
 import type { FieldPrefix } from '../api/types.ts';
 import { formatMicros } from '../core/datetime.ts';
+import { stringifyExact } from '../core/json/exact.ts';
 import type { Kind } from '../io/load-fixtures.ts';
 import type { CallEndPart, CallTable } from '../store/call-table.ts';
 import type { ObjectVersion } from '../store/project.ts';
@@ -25,8 +26,7 @@ export class SnapshotError extends Error {}
 const time = (us: number) => (Number.isNaN(us) ? null : formatMicros(us));
 
 function callLine(projectId: string, calls: CallTable, row: number): string {
-  const body = calls.body(row);
-  return JSON.stringify({
+  const head = JSON.stringify({
     id: calls.ids[row],
     project_id: projectId,
     op_name: calls.opName(row),
@@ -37,18 +37,19 @@ function callLine(projectId: string, calls: CallTable, row: number): string {
     turn_id: calls.turnIds[row],
     started_at: time(calls.startedAt.data[row]),
     ended_at: time(calls.endedAt.data[row]),
-    attributes: body.attributes,
-    inputs: body.inputs,
-    output: body.output,
     exception: calls.exceptions.get(row),
-    summary: body.summary,
     svc_user_id: calls.userIds[row],
     svc_run_id: calls.runIds.get(row),
     svc_run_step: calls.runStep.get(row),
     svc_run_step_end: calls.runStepEnd.get(row),
     deleted_at: time(calls.deletedAt.data[row]),
   });
+  // The JSON parts are spliced in as stored, so every number keeps its digits.
+  const parts = BODY_PARTS.map((part) => `,"${part}":${calls.bodyPartText(row, part) ?? 'null'}`).join('');
+  return `${head.slice(0, -1)}${parts}}`;
 }
+
+const BODY_PARTS = ['attributes', 'inputs', 'output', 'summary'] as const;
 
 function pendingEndRecord(projectId: string, end: CallEndPart): JournalRecord {
   const req = {
@@ -62,7 +63,7 @@ function pendingEndRecord(projectId: string, end: CallEndPart): JournalRecord {
       svc_run_step_end: end.run_step_end,
     },
   };
-  return { route: '/call/end', params: {}, user: DUMP_USER, prefix: PREFIX, body: { kind: 'text', text: JSON.stringify(req) }, now: [], ids: [], canRead: [] };
+  return { route: '/call/end', params: {}, user: DUMP_USER, prefix: PREFIX, body: { kind: 'text', text: stringifyExact(req) }, now: [], ids: [], canRead: [] };
 }
 
 function objectLine(v: ObjectVersion): string {
@@ -102,7 +103,7 @@ export function snapshot(store: Store): Snapshot {
     for (const versions of p.objects.values()) lines.objects.push(...objectLines(versions));
     for (const f of p.feedback) {
       lines.feedback.push(
-        JSON.stringify({
+        stringifyExact({
           id: f.id,
           project_id: f.project_id,
           weave_ref: f.weave_ref,
