@@ -10,6 +10,7 @@ import { runRecorded } from './apply.ts';
 import { compactInPlace, dumpTo } from './compact.ts';
 import { openDataDir, segmentName } from './data-dir.ts';
 import { encodeRecord } from './record.ts';
+import { snapshot, SnapshotError } from './snapshot.ts';
 
 describe('a dump that would not load back the same', () => {
   it('is refused before anything is replaced (a table row holding NaN, stored as null)', async () => {
@@ -30,5 +31,25 @@ describe('a dump that would not load back the same', () => {
     }
     assert.deepEqual(readdirSync(dir), [segmentName(1)]);
     assert.equal(readFileSync(join(dir, segmentName(1)), 'utf8'), line);
+  });
+});
+
+describe('what fixture files cannot hold', () => {
+  const withObject = () => {
+    const engine = createEngine();
+    runRecorded(findRoute('/obj/create')!, engine, { kind: 'text', text: '{"obj":{"project_id":"acme/one","object_id":"o","val":{"a":1}}}' }, testContext());
+    return { engine, version: engine.store.project('acme/one')!.objects.get('o')![0] };
+  };
+
+  it('a deleted object version is refused, not dropped', () => {
+    const { engine, version } = withObject();
+    version.deletedAtUs = 1;
+    assert.throws(() => snapshot(engine.store), new SnapshotError(`acme/one object o:${version.digest} is deleted; fixture files cannot hold deleted object versions`));
+  });
+
+  it('a version index that loading would renumber is refused', () => {
+    const { engine, version } = withObject();
+    version.versionIndex = 1;
+    assert.throws(() => snapshot(engine.store), new SnapshotError('acme/one object o has version index 1 where fixture files would give it another; fixture files cannot hold it'));
   });
 });
