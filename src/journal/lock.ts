@@ -41,10 +41,11 @@ export function acquireLock(dir: string, pid: number = process.pid): () => void 
         linkSync(temp, lock);
         break;
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw e;
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       }
       const holder = holderOf(lock);
-      if (holder !== null && holder !== pid && alive(holder)) {
+      // A second EEXIST: another process took the stale lock at the same moment.
+      if ((holder !== null && holder !== pid && alive(holder)) || attempt > 0) {
         throw new LockHeldError(`${dir} is in use by another tq (pid ${holder}, lock file ${lock}); stop it first, or delete the lock file if that pid is not a tq`);
       }
       // Stale: its process is gone (or the file is unreadable garbage). Take it over once.

@@ -56,6 +56,8 @@ export class JournalWriter {
   /** Opens `file` for appending (created if missing); `length` is its current valid length. */
   static async open(file: string, length: number, io: JournalIo = fileIo): Promise<JournalWriter> {
     const handle = await open(file, 'a');
+    // The file may be new: its directory entry must survive a power loss too.
+    await syncDir(dirname(file));
     return new JournalWriter(file, handle, length, io);
   }
 
