@@ -6,17 +6,12 @@
  * cannot read is never skipped.
  */
 import { createReadStream } from 'node:fs';
+import { FixtureError } from '../core/errors.ts';
 import { decodeRecord, RecordFormatError, type JournalRecord } from './record.ts';
 
-export class JournalError extends Error {
-  constructor(
-    readonly file: string,
-    readonly line: number,
-    readonly problem: string,
-  ) {
-    super(`${file}:${line}: ${problem}`);
-    this.name = 'JournalError';
-  }
+/** A journal line tq cannot read or replay: `file:line: problem`, as for fixture files. */
+export class JournalError extends FixtureError {
+  override name = 'JournalError';
 }
 
 export interface JournalScan {
