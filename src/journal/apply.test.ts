@@ -114,6 +114,17 @@ describe('journaling a write request', () => {
       ['/feedback/create', { project_id: P, weave_ref: `weave:///${P}/call/c1`, feedback_type: 'wandb.reaction.1', payload: { emoji: 'no' } }],
       ['/cost/create', { project_id: 'x/forbidden', costs: { m: { prompt_token_cost: 1, completion_token_cost: 1 } } }],
     ];
+    // Nested deeper than the store walks: refused whole, before anything is stored.
+    const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+    const deepStart = `{"project_id":"${P}","id":"deep","op_name":"op","started_at":"2024-01-01T00:00:00Z","attributes":{},"inputs":{"d":${deep(100_000)}}}`;
+    for (const [path, bodyText] of [
+      ['/call/start', `{"start":${deepStart}}`],
+      ['/call/end', `{"end":{"project_id":"${P}","id":"c9","ended_at":"2024-01-01T00:00:00Z","output":${deep(100_000)},"summary":{}}}`],
+      ['/call/upsert_batch', `{"batch":[{"mode":"start","req":{"start":${JSON.stringify(start('fine').start)}}},{"mode":"start","req":{"start":${deepStart}}}]}`],
+    ]) {
+      assert.throws(() => runRecorded(route(path), engine, { kind: 'text', text: bodyText }, testContext()), (e) => e instanceof TqError && e.code === 'TQ_TOO_DEEP', path);
+      assert.equal(answers(engine), before, `${path} changed the store although it failed`);
+    }
     for (const [path, body] of failing) {
       assert.throws(() => runRecorded(route(path), engine, text(body), testContext()), (e) => e instanceof TqError && e.status >= 400 && e.status < 500, `${path} ${JSON.stringify(body).slice(0, 80)}`);
       assert.equal(answers(engine), before, `${path} changed the store although it failed`);
