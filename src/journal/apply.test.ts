@@ -121,6 +121,7 @@ describe('journaling a write request', () => {
       ['/call/start', `{"start":${deepStart}}`],
       ['/call/end', `{"end":{"project_id":"${P}","id":"c9","ended_at":"2024-01-01T00:00:00Z","output":${deep(100_000)},"summary":{}}}`],
       ['/call/upsert_batch', `{"batch":[{"mode":"start","req":{"start":${JSON.stringify(start('fine').start)}}},{"mode":"start","req":{"start":${deepStart}}}]}`],
+      ['/feedback/create', `{"project_id":"${P}","weave_ref":"weave:///${P}/call/c1","feedback_type":"custom","payload":{"d":${deep(100_000)}}}`],
     ]) {
       assert.throws(() => runRecorded(route(path), engine, { kind: 'text', text: bodyText }, testContext()), (e) => e instanceof TqError && e.code === 'TQ_TOO_DEEP', path);
       assert.equal(answers(engine), before, `${path} changed the store although it failed`);
