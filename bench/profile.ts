@@ -107,9 +107,9 @@ async function main(): Promise<void> {
   };
 
   const engine = createEngine();
-  if (argv.includes('--no-load-profile')) await loadFixtures(engine, data.callsFile);
-  else await profiled('load-calls', () => loadFixtures(engine, data.callsFile).then(() => {}));
-  const names = only ?? benchQueries({ projectId: '', calls, sampleIds: [], tableDigest: '' }).map((q) => q.name);
+  if (argv.includes('--no-load-profile')) await loadFixtures(engine, data.dir);
+  else await profiled('load-calls', () => loadFixtures(engine, data.dir).then(() => {}));
+  const names = only ?? benchQueries({ projectId: '', calls, sampleIds: [], traceId: '', tableDigest: '' }).map((q) => q.name);
   // The table takes long to load; only when a table query is profiled.
   if (names.includes('table_sort')) await loadFixtures(engine, data.tableOnlyDir);
   const project = engine.store.project(data.projectId)!;
@@ -118,6 +118,7 @@ async function main(): Promise<void> {
     projectId: data.projectId,
     calls,
     sampleIds: Array.from({ length: 10 }, (_, i) => ids[Math.floor(((i + 0.5) * ids.length) / 10)]),
+    traceId: project.calls.traceIds[Math.floor(ids.length / 2)],
     tableDigest: [...project.tables.keys()][0] ?? '',
   }).filter((q) => names.includes(q.name));
   const routes = new Map<string, Route>(allRoutes().map((r) => [r.path, r]));

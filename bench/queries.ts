@@ -1,39 +1,16 @@
 /**
- * The benchmark's query mix, each in three equivalent forms:
- *   - the tq request (route path + body), timed through `route.run` to the last line;
- *   - DuckDB SQL returning the same ids in the same order (tq's semantics mirrored: deleted
- *     calls excluded, NULLs last in both directions, the implicit `id` tie-break of
- *     calls-semantics §6.2, the thread and table tie-breaks of DECISIONS §10);
- *   - a hand-written closure over the JSON.parse'd objects (the ceiling for a scan).
+ * The benchmark's query mix, each as a tq request and as DuckDB SQL written the way a DuckDB
+ * user who wants the same answer would write it (issue #12):
+ *   - both sides produce one JSON text per result row with the same keys (DuckDB with
+ *     `to_json`, the computed `summary.weave` merged in, unselected columns as tq renders them);
+ *   - pages select rowids first and materialise only the page (late materialisation);
+ *   - `plain` SQL reads the stored columns; `tuned` SQL reads the columns DuckDB precomputed
+ *     for every path tq caches or stores apart (status, latency, trace name, `inputs.n`, the
+ *     table's sort readings), so a warm tq meets a DuckDB that was given the same head start.
  *
- * tq and DuckDB produce whole rows (tq its JSON lines, DuckDB every column of the matching
- * calls, or the row value for tables: the same work of producing the answer); the first
- * column is the id the cross-check compares. Closures return ids only: they are the ceiling
- * for the scan, not for producing answers.
+ * tq's semantics are mirrored: deleted calls excluded, NULLs last in both directions, the
+ * implicit `id` tie-break (calls-semantics §6.2), the thread and table tie-breaks (DECISIONS §10).
  */
-
-/** A call as JSON.parse gives it from calls.jsonl (only the fields the closures read). */
-export interface CallObject {
-  id: string;
-  project_id: string;
-  op_name: string;
-  trace_id: string;
-  parent_id: string | null;
-  thread_id: string | null;
-  turn_id: string | null;
-  started_at: string;
-  ended_at: string | null;
-  deleted_at: string | null;
-  inputs: Record<string, unknown> | null;
-}
-
-/** A table row as JSON.parse gives it. */
-export type TableRowObject = Record<string, unknown>;
-
-export interface ClosureData {
-  calls: CallObject[];
-  tableRows: TableRowObject[];
-}
 
 export interface QueryParams {
   projectId: string;
@@ -41,295 +18,293 @@ export interface QueryParams {
   calls: number;
   /** About ten call ids spread over the data set. */
   sampleIds: string[];
+  /** A trace id with several calls. */
+  traceId: string;
   /** Digest of the generated table. */
   tableDigest: string;
 }
 
-export type QueryRoute = '/calls/stream_query' | '/threads/stream_query' | '/table/query_stream';
+export type QueryRoute = '/calls/stream_query' | '/threads/stream_query' | '/table/query_stream' | '/calls/query_stats';
+
+/** What a result row is canonicalised as for the content check. */
+export type RowKind = 'call' | 'thread' | 'table_row' | 'stats';
 
 export interface BenchQuery {
   name: string;
   description: string;
   route: QueryRoute;
+  /** Which engine answers it: the calls engine (calls, objects, feedback) or the table engine. */
+  engine: 'calls' | 'table';
   body: Record<string, unknown>;
-  /** The id a result line stands for. */
-  lineId(line: string): string;
-  /** DuckDB SQL whose first column is the id, in result order. */
-  sql: string;
-  closure(data: ClosureData): string[];
+  kind: RowKind;
+  /** Columns the content check compares (null: every column). */
+  columns: readonly string[] | null;
+  sql: { plain: string; tuned: string };
 }
 
-const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
-
-// ---------------------------------------------------------------------------------------------
-// Closure helpers: what a developer would write by hand over parsed call objects.
+/** Sizes of the one-shot section's queries: a filter and a sorted page (issue #12 §1). */
+export const ONE_SHOT_QUERIES = ['op_wildcard', 'roots_page_100'] as const;
 
 /**
- * Generated datetimes all have the form `YYYY-MM-DDTHH:MM:SS.ffffffZ`, so comparing the
- * strings compares the instants; the closures rely on that, as a hand-written filter would.
+ * The hook for `/calls/query_stats` (added in parallel): the count of the UI's roots view.
+ * The bench runs it only when the route exists in allRoutes().
  */
-const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const byStartThenId = (a: CallObject, b: CallObject) => cmpStr(a.started_at, b.started_at) || cmpStr(a.id, b.id);
+export const QUERY_STATS_ROUTE = '/calls/query_stats';
 
-/** Whole milliseconds of an ISO instant (Date.parse truncates the microseconds). */
-const epochMs = (iso: string) => Date.parse(iso);
+export const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
-/** The best `k` items offered under `cmp`, kept in a sorted array (k is small). */
-class BestK<T> {
-  readonly items: T[] = [];
-  constructor(private readonly k: number, private readonly cmp: (a: T, b: T) => number) {}
+/** The columns the Weave UI's calls table asks for on its default view. */
+export const UI_COLUMNS = ['id', 'trace_id', 'op_name', 'display_name', 'started_at', 'ended_at', 'exception', 'parent_id', 'summary', 'svc_user_id'];
 
-  offer(item: T): void {
-    const best = this.items;
-    if (best.length === this.k && this.cmp(item, best[this.k - 1]) >= 0) return;
-    let lo = 0, hi = best.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.cmp(best[mid], item) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    best.splice(lo, 0, item);
-    if (best.length > this.k) best.pop();
-  }
+// ---------------------------------------------------------------------------------------------
+// SQL builders for call rows.
+
+const STATUS_PLAIN =
+  `CASE WHEN c.exception IS NOT NULL AND c.exception <> '' THEN 'error' WHEN c.ended_at IS NULL THEN 'running' ` +
+  `WHEN coalesce(TRY_CAST(json_extract(c.summary, '$.status_counts.error') AS BIGINT), 0) > 0 THEN 'descendant_error' ELSE 'success' END`;
+/** The returned `summary.weave.latency_ms`: Python timedelta ms, a floor of the difference. */
+const LATENCY_PLAIN = '(epoch_us(c.ended_at) - epoch_us(c.started_at)) // 1000';
+/** The sort/filter side's latency: ClickHouse's dateDiff of whole ms, each end floored first. */
+const LATENCY_SORT_PLAIN = '(epoch_us(c.ended_at) // 1000) - (epoch_us(c.started_at) // 1000)';
+const TRACE_NAME_PLAIN = `regexp_extract(c.op_name, '/([^/:]*):[^/]*$', 1)`;
+
+/** The precomputed columns of the tuned variant (bench/duckdb.ts adds them after the load). */
+export const TUNED_COLUMNS: ReadonlyArray<[string, string, string]> = [
+  ['t_status', 'VARCHAR', STATUS_PLAIN],
+  ['t_latency_ms', 'BIGINT', LATENCY_PLAIN],
+  ['t_latency_sort', 'BIGINT', LATENCY_SORT_PLAIN],
+  ['t_trace_name', 'VARCHAR', TRACE_NAME_PLAIN],
+  ['t_inputs_n', 'DOUBLE', `TRY_CAST(json_extract_string(c.inputs, '$.n') AS DOUBLE)`],
+];
+
+interface RowSqlOptions {
+  tuned: boolean;
+  /** Selected columns (tq's `columns`, after its ALWAYS and summary additions); null = all. */
+  selected: ReadonlySet<string> | null;
+  /** `inputs.prompt` replaced by the joined object `o` (expand_columns). */
+  expandPrompt?: boolean;
+  /** `summary.weave.feedback` from the joined feedback lists `f`. */
+  feedback?: boolean;
 }
 
-const isLive = (c: CallObject, projectId: string) => c.deleted_at === null && c.project_id === projectId;
-
-/** toFloat64OrNull of a JSON value's rendering, for the numbers and numeric strings of the data. */
-function asDouble(v: unknown): number | null {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'string' && v.trim() !== '') {
-    const n = Number(v);
-    return Number.isNaN(n) ? null : n;
+/** `to_json` of one call row `c`, keys and computed summary as tq renders them. */
+function callRowJson(o: RowSqlOptions): string {
+  const has = (col: string) => o.selected === null || o.selected.has(col);
+  const status = o.tuned ? 'c.t_status' : STATUS_PLAIN;
+  const latency = o.tuned ? 'c.t_latency_ms' : LATENCY_PLAIN;
+  const traceName = o.tuned ? 'c.t_trace_name' : TRACE_NAME_PLAIN;
+  let weave = `json_object('status', ${status}, 'latency_ms', ${latency}, 'trace_name', coalesce(c.display_name, ${traceName})`;
+  if (o.feedback) weave += `, 'feedback', coalesce(f.items, '[]'::JSON)`;
+  weave += ')';
+  const summary = `json_merge_patch(coalesce(c.summary, '{}'::JSON), json_object('weave', ${weave}))`;
+  let inputs = has('inputs') ? `coalesce(c.inputs, '{}'::JSON)` : `'{}'::JSON`;
+  if (o.expandPrompt && has('inputs')) {
+    inputs = `CASE WHEN o.ref IS NULL THEN ${inputs} ELSE json_merge_patch(${inputs}, json_object('prompt', json_merge_patch(o.val, json_object('_ref', o.ref)))) END`;
   }
-  return null;
+  const col = (name: string, expr: string, absent = 'NULL') => `${name}: ${has(name) ? expr : absent}`;
+  return (
+    `to_json({id: c.id, project_id: c.project_id, op_name: c.op_name, ${col('display_name', 'c.display_name')}, trace_id: c.trace_id, ` +
+    `${col('parent_id', 'c.parent_id')}, ${col('thread_id', 'c.thread_id')}, ${col('turn_id', 'c.turn_id')}, started_at: c.started_at, ` +
+    `${col('attributes', `coalesce(c.attributes, '{}'::JSON)`, `'{}'::JSON`)}, inputs: ${inputs}, ${col('ended_at', 'c.ended_at')}, ` +
+    `${col('exception', 'c.exception')}, ${col('output', 'c.output')}, summary: ${has('summary') ? summary : 'NULL'}, ` +
+    `${col('svc_user_id', 'c.svc_user_id')}, ${col('svc_run_id', 'c.svc_run_id')}, ${col('svc_run_step', 'c.svc_run_step')}, ` +
+    `${col('svc_run_step_end', 'c.svc_run_step_end')}, deleted_at: NULL, storage_size_bytes: NULL, total_storage_size_bytes: NULL})`
+  );
 }
 
-/** numpy's default (linear) percentile of sorted values. */
-function percentileLinear(sorted: readonly number[], q: number): number {
-  const pos = q * (sorted.length - 1);
-  const lo = Math.floor(pos);
-  const hi = Math.min(lo + 1, sorted.length - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+/** tq's column selection: the requested columns plus id/project/trace/op/start, and what summary needs. */
+function selectedSet(columns: readonly string[] | null): ReadonlySet<string> | null {
+  if (columns === null) return null;
+  const s = new Set(['id', 'project_id', 'trace_id', 'op_name', 'started_at', ...columns]);
+  if (s.has('summary')) for (const c of ['ended_at', 'exception', 'display_name']) s.add(c);
+  return s;
 }
 
-export interface ThreadSummary {
-  thread_id: string;
-  turn_count: number;
-  start_time: string;
-  last_updated: string;
-  first_turn_id: string;
-  last_turn_id: string;
-  p50: number;
-  p99: number;
+interface CallSqlSpec {
+  where: string;
+  /** ORDER BY over `c` (and `k` for the page key when the order needs a computed key). */
+  orderBy: string;
+  limit?: number;
+  offset?: number;
+  columns?: readonly string[] | null;
+  expandPrompt?: boolean;
+  feedback?: boolean;
+  /** A different WHERE / ORDER BY for the tuned variant. */
+  tunedWhere?: string;
+  tunedOrderBy?: string;
 }
 
-/** Thread statistics by hand (threads-table-semantics §2, DECISIONS §12), default order. */
-export function closureThreads(data: ClosureData, projectId: string): ThreadSummary[] {
-  interface Acc {
-    count: number;
-    first: CallObject;
-    last: CallObject | null;
-    durations: number[];
-  }
-  const byThread = new Map<string, Acc>();
-  for (const c of data.calls) {
-    if (!isLive(c, projectId) || c.id !== c.turn_id || c.thread_id === null || c.thread_id === '') continue;
-    let acc = byThread.get(c.thread_id);
-    if (!acc) byThread.set(c.thread_id, (acc = { count: 0, first: c, last: null, durations: [] }));
-    acc.count++;
-    if (c.started_at < acc.first.started_at) acc.first = c;
-    if (c.ended_at !== null) {
-      if (acc.last === null || c.ended_at > acc.last.ended_at!) acc.last = c;
-      acc.durations.push(epochMs(c.ended_at) - epochMs(c.started_at));
-    }
-  }
-  const out: ThreadSummary[] = [];
-  for (const [thread_id, acc] of byThread) {
-    if (acc.last === null) continue;
-    const d = acc.durations.sort((a, b) => a - b);
-    out.push({
-      thread_id,
-      turn_count: acc.count,
-      start_time: acc.first.started_at,
-      last_updated: acc.last.ended_at!,
-      first_turn_id: acc.first.id,
-      last_turn_id: acc.last.id,
-      p50: percentileLinear(d, 0.5),
-      p99: percentileLinear(d, 0.99),
-    });
-  }
-  return out.sort((a, b) => cmpStr(b.last_updated, a.last_updated) || cmpStr(a.thread_id, b.thread_id));
+/**
+ * Both SQL variants of a calls query. With a limit the page's rowids are selected first and
+ * only the page is rendered (and joined to objects/feedback); without one every match is.
+ */
+function callSql(spec: CallSqlSpec, P: string, opts: { objects: string; feedback: string }): { plain: string; tuned: string } {
+  const build = (tuned: boolean) => {
+    const where = tuned && spec.tunedWhere ? spec.tunedWhere : spec.where;
+    const orderBy = tuned && spec.tunedOrderBy ? spec.tunedOrderBy : spec.orderBy;
+    const live = `c.project_id = ${sqlString(P)} AND c.deleted_at IS NULL`;
+    const row = callRowJson({ tuned, selected: selectedSet(spec.columns ?? null), expandPrompt: spec.expandPrompt, feedback: spec.feedback });
+    const joins =
+      (spec.expandPrompt ? ` LEFT JOIN ${opts.objects} o ON o.ref = json_extract_string(c.inputs, '$.prompt')` : '') +
+      (spec.feedback ? ` LEFT JOIN ${opts.feedback} f ON f.weave_ref = 'weave:///' || c.project_id || '/call/' || c.id` : '');
+    if (spec.limit === undefined) return `SELECT ${row} FROM calls c${joins} WHERE ${live} AND ${where} ORDER BY ${orderBy}`;
+    const page =
+      `SELECT c.rowid AS r, row_number() OVER () AS pos FROM (SELECT c.rowid FROM calls c WHERE ${live} AND ${where} ` +
+      `ORDER BY ${orderBy} LIMIT ${spec.limit}${spec.offset ? ` OFFSET ${spec.offset}` : ''}) c`;
+    return `SELECT ${row} FROM (${page}) p JOIN calls c ON c.rowid = p.r${joins} ORDER BY p.pos`;
+  };
+  return { plain: build(false), tuned: build(true) };
 }
+
+/** Objects keyed by their ref URI, and feedback lists per call ref (bench/duckdb.ts creates both). */
+const JOINED = { objects: 'objects', feedback: 'feedback_lists' };
 
 // ---------------------------------------------------------------------------------------------
 
-const callId = (line: string) => (JSON.parse(line) as { id: string }).id;
-
-/** The query mix (issue #7). */
+/** The query mix (issue #12). */
 export function benchQueries(p: QueryParams): BenchQuery[] {
   const P = p.projectId;
-  const liveSql = `project_id = ${sqlString(P)} AND deleted_at IS NULL`;
   const opPrefix = `weave:///${P}/op/retrieve:`;
   const offset = Math.floor(p.calls / 2);
-  const latencySql = '(epoch_us(ended_at) // 1000) - (epoch_us(started_at) // 1000)';
+  const byStart = 'c.started_at ASC, c.id ASC';
+  const byStartDesc = 'c.started_at DESC, c.id DESC';
+  const calls = (q: Omit<BenchQuery, 'route' | 'engine' | 'kind' | 'sql' | 'columns'> & { sql: CallSqlSpec }): BenchQuery => ({
+    ...q,
+    route: '/calls/stream_query',
+    engine: 'calls',
+    kind: 'call',
+    columns: q.sql.columns ?? null,
+    sql: callSql(q.sql, P, JOINED),
+  });
+  const exprBody = {
+    $expr: {
+      $and: [
+        { $gt: [{ $convert: { input: { $getField: 'inputs.n' }, to: 'double' } }, { $literal: 500 }] },
+        { $contains: { input: { $getField: 'op_name' }, substr: { $literal: 'retrieve' } } },
+      ],
+    },
+  };
+  const roots = { project_id: P, filter: { trace_roots_only: true }, sort_by: [{ field: 'started_at', direction: 'desc' }] };
+  /** A page of the newest trace roots, with request extras and the matching SQL options. */
+  const rootsPage = (name: string, description: string, limit: number, extra: Record<string, unknown>, sql: Partial<CallSqlSpec>) =>
+    calls({ name, description, body: { ...roots, limit, ...extra }, sql: { where: 'c.parent_id IS NULL', orderBy: byStartDesc, limit, ...sql } });
 
   return [
-    {
+    calls({
       name: 'id_filter',
       description: `filter.call_ids (${p.sampleIds.length} ids), default order`,
-      route: '/calls/stream_query',
       body: { project_id: P, filter: { call_ids: p.sampleIds } },
-      lineId: callId,
-      sql: `SELECT id, * FROM calls WHERE ${liveSql} AND id IN (${p.sampleIds.map(sqlString).join(', ')}) ORDER BY started_at ASC, id ASC`,
-      closure(data) {
-        const wanted = new Set(p.sampleIds);
-        const hits: CallObject[] = [];
-        for (const c of data.calls) if (isLive(c, P) && wanted.has(c.id)) hits.push(c);
-        return hits.sort(byStartThenId).map((c) => c.id);
-      },
-    },
-    {
+      sql: { where: `c.id IN (${p.sampleIds.map(sqlString).join(', ')})`, orderBy: byStart },
+    }),
+    calls({
+      name: 'trace_filter',
+      description: 'filter.trace_ids (one trace), default order',
+      body: { project_id: P, filter: { trace_ids: [p.traceId] } },
+      sql: { where: `c.trace_id = ${sqlString(p.traceId)}`, orderBy: byStart },
+    }),
+    rootsPage('roots_page_50', 'UI default view: trace roots, started_at desc, limit 50, columns subset', 50, { columns: UI_COLUMNS }, { columns: UI_COLUMNS }),
+    rootsPage('roots_page_100', 'UI default view: trace roots, started_at desc, limit 100, columns subset', 100, { columns: UI_COLUMNS }, { columns: UI_COLUMNS }),
+    rootsPage('roots_expand', 'trace roots, started_at desc, limit 50, expand_columns inputs.prompt (an object ref)', 50, { expand_columns: ['inputs.prompt'] }, { expandPrompt: true }),
+    rootsPage('roots_feedback', 'trace roots, started_at desc, limit 100, include_feedback', 100, { include_feedback: true }, { feedback: true }),
+    calls({
       name: 'op_wildcard',
       description: `filter.op_names ['${opPrefix}*'], default order, all matches`,
-      route: '/calls/stream_query',
       body: { project_id: P, filter: { op_names: [`${opPrefix}*`] } },
-      lineId: callId,
-      sql: `SELECT id, * FROM calls WHERE ${liveSql} AND starts_with(op_name, ${sqlString(opPrefix)}) ORDER BY started_at ASC, id ASC`,
-      closure(data) {
-        const hits: CallObject[] = [];
-        for (const c of data.calls) if (isLive(c, P) && c.op_name.startsWith(opPrefix)) hits.push(c);
-        return hits.sort(byStartThenId).map((c) => c.id);
-      },
-    },
-    {
+      sql: { where: `starts_with(c.op_name, ${sqlString(opPrefix)})`, orderBy: byStart },
+    }),
+    calls({
       name: 'expr_scan',
       description: '$expr: double(inputs.n) > 500 AND $contains(op_name, "retrieve"), default order, all matches',
-      route: '/calls/stream_query',
-      body: {
-        project_id: P,
-        query: {
-          $expr: {
-            $and: [
-              { $gt: [{ $convert: { input: { $getField: 'inputs.n' }, to: 'double' } }, { $literal: 500 }] },
-              { $contains: { input: { $getField: 'op_name' }, substr: { $literal: 'retrieve' } } },
-            ],
-          },
-        },
+      body: { project_id: P, query: exprBody },
+      sql: {
+        where: `TRY_CAST(json_extract_string(c.inputs, '$.n') AS DOUBLE) > 500 AND contains(c.op_name, 'retrieve')`,
+        tunedWhere: `c.t_inputs_n > 500 AND contains(c.op_name, 'retrieve')`,
+        orderBy: byStart,
       },
-      lineId: callId,
-      sql:
-        `SELECT id, * FROM calls WHERE ${liveSql} AND TRY_CAST(json_extract_string(inputs, '$.n') AS DOUBLE) > 500 ` +
-        `AND contains(op_name, 'retrieve') ORDER BY started_at ASC, id ASC`,
-      closure(data) {
-        const hits: CallObject[] = [];
-        for (const c of data.calls) {
-          if (!isLive(c, P)) continue;
-          const n = asDouble(c.inputs?.n);
-          if (n !== null && n > 500 && c.op_name.includes('retrieve')) hits.push(c);
-        }
-        return hits.sort(byStartThenId).map((c) => c.id);
-      },
-    },
-    {
-      name: 'roots_recent',
-      description: 'trace_roots_only, sort started_at desc (then id desc), limit 100',
-      route: '/calls/stream_query',
-      body: { project_id: P, filter: { trace_roots_only: true }, sort_by: [{ field: 'started_at', direction: 'desc' }], limit: 100 },
-      lineId: callId,
-      sql: `SELECT id, * FROM calls WHERE ${liveSql} AND parent_id IS NULL ORDER BY started_at DESC, id DESC LIMIT 100`,
-      closure(data) {
-        const top = new BestK<CallObject>(100, (a, b) => -byStartThenId(a, b));
-        for (const c of data.calls) if (isLive(c, P) && c.parent_id === null) top.offer(c);
-        return top.items.map((c) => c.id);
-      },
-    },
-    {
+    }),
+    calls({
       name: 'latency_top',
       description: 'sort summary.weave.latency_ms desc (NULLs last, then id desc), limit 50',
-      route: '/calls/stream_query',
       body: { project_id: P, sort_by: [{ field: 'summary.weave.latency_ms', direction: 'desc' }], limit: 50 },
-      lineId: callId,
-      sql: `SELECT id, * FROM calls WHERE ${liveSql} ORDER BY ${latencySql} DESC NULLS LAST, id DESC LIMIT 50`,
-      closure(data) {
-        type Keyed = { id: string; latency: number | null };
-        const top = new BestK<Keyed>(50, (a, b) => {
-          if (a.latency === null || b.latency === null) {
-            if (a.latency !== b.latency) return a.latency === null ? 1 : -1;
-          } else if (a.latency !== b.latency) return b.latency - a.latency;
-          return cmpStr(b.id, a.id);
-        });
-        for (const c of data.calls) {
-          if (isLive(c, P)) top.offer({ id: c.id, latency: c.ended_at === null ? null : epochMs(c.ended_at) - epochMs(c.started_at) });
-        }
-        return top.items.map((c) => c.id);
+      sql: {
+        where: 'TRUE',
+        orderBy: `${LATENCY_SORT_PLAIN} DESC NULLS LAST, c.id DESC`,
+        tunedOrderBy: 'c.t_latency_sort DESC NULLS LAST, c.id DESC',
+        limit: 50,
       },
-    },
-    {
+    }),
+    calls({
       name: 'offset_page',
       description: `default order, offset ${offset}, limit 100`,
-      route: '/calls/stream_query',
       body: { project_id: P, offset, limit: 100 },
-      lineId: callId,
-      sql: `SELECT id, * FROM calls WHERE ${liveSql} ORDER BY started_at ASC, id ASC LIMIT 100 OFFSET ${offset}`,
-      closure(data) {
-        return data.calls.filter((c) => isLive(c, P)).sort(byStartThenId).slice(offset, offset + 100).map((c) => c.id);
-      },
-    },
+      sql: { where: 'TRUE', orderBy: byStart, limit: 100, offset },
+    }),
     {
       name: 'threads_all',
       description: '/threads/stream_query, every thread, default order (last_updated desc, thread_id asc)',
       route: '/threads/stream_query',
+      engine: 'calls',
       body: { project_id: P },
-      lineId: (line) => (JSON.parse(line) as { thread_id: string }).thread_id,
-      sql: threadsSql(liveSql),
-      closure: (data) => closureThreads(data, P).map((t) => t.thread_id),
+      kind: 'thread',
+      columns: null,
+      sql: { plain: threadsSql(P), tuned: threadsSql(P) },
     },
     {
       name: 'table_sort',
-      description: `/table/query_stream, sort meta.difficulty desc (ties: original_index asc), limit 100`,
+      description: '/table/query_stream, sort meta.difficulty desc (ties: original_index asc), limit 100',
       route: '/table/query_stream',
+      engine: 'table',
       body: { project_id: P, digest: p.tableDigest, sort_by: [{ field: 'meta.difficulty', order: 'desc' }], limit: 100 },
-      lineId: (line) => String((JSON.parse(line) as { original_index: number }).original_index),
+      kind: 'table_row',
+      columns: null,
       // threads-table-semantics §5.9: presence first (both directions), then the float
       // reading, then the text, then table order.
-      sql:
-        `SELECT idx, val FROM table_rows ORDER BY ` +
-        `coalesce(json_type(val, '$.meta.difficulty') <> 'NULL', false) DESC, ` +
-        `TRY_CAST(json_extract_string(val, '$.meta.difficulty') AS DOUBLE) DESC NULLS LAST, ` +
-        `json_extract_string(val, '$.meta.difficulty') DESC NULLS LAST, idx ASC LIMIT 100`,
-      closure(data) {
-        type Keyed = { i: number; d: number | null };
-        const top = new BestK<Keyed>(100, (a, b) => {
-          if (a.d === null || b.d === null) {
-            if (a.d !== b.d) return a.d === null ? 1 : -1;
-          } else if (a.d !== b.d) return b.d - a.d;
-          return a.i - b.i;
-        });
-        const rows = data.tableRows;
-        for (let i = 0; i < rows.length; i++) {
-          const meta = rows[i].meta as Record<string, unknown> | null | undefined;
-          top.offer({ i, d: asDouble(meta?.difficulty) });
-        }
-        return top.items.map((r) => String(r.i));
+      sql: {
+        plain:
+          `SELECT to_json({val: t.val, original_index: t.idx}) FROM (SELECT rowid AS r FROM table_rows ORDER BY ` +
+          `coalesce(json_type(val, '$.meta.difficulty') <> 'NULL', false) DESC, ` +
+          `TRY_CAST(json_extract_string(val, '$.meta.difficulty') AS DOUBLE) DESC NULLS LAST, ` +
+          `json_extract_string(val, '$.meta.difficulty') DESC NULLS LAST, idx ASC LIMIT 100) p JOIN table_rows t ON t.rowid = p.r ` +
+          `ORDER BY coalesce(json_type(t.val, '$.meta.difficulty') <> 'NULL', false) DESC, ` +
+          `TRY_CAST(json_extract_string(t.val, '$.meta.difficulty') AS DOUBLE) DESC NULLS LAST, ` +
+          `json_extract_string(t.val, '$.meta.difficulty') DESC NULLS LAST, t.idx ASC`,
+        tuned:
+          `SELECT to_json({val: t.val, original_index: t.idx}) FROM (SELECT rowid AS r FROM table_rows ORDER BY ` +
+          `t_present DESC, t_float DESC NULLS LAST, t_text DESC NULLS LAST, idx ASC LIMIT 100) p JOIN table_rows t ON t.rowid = p.r ` +
+          `ORDER BY t.t_present DESC, t.t_float DESC NULLS LAST, t.t_text DESC NULLS LAST, t.idx ASC`,
       },
     },
   ];
 }
 
+/** The `/calls/query_stats` count of the UI's roots view, for when the route exists. */
+export function queryStatsQuery(P: string): BenchQuery {
+  const sql = `SELECT to_json({count: count(*)}) FROM calls c WHERE c.project_id = ${sqlString(P)} AND c.deleted_at IS NULL AND c.parent_id IS NULL`;
+  return {
+    name: 'query_stats_roots',
+    description: '/calls/query_stats: count of trace roots',
+    route: QUERY_STATS_ROUTE,
+    engine: 'calls',
+    body: { project_id: P, filter: { trace_roots_only: true } },
+    kind: 'stats',
+    columns: null,
+    sql: { plain: sql, tuned: sql },
+  };
+}
+
 /**
  * Threads by SQL: turns (id = turn_id, thread id neither null nor empty) grouped by thread,
  * threads without a finished turn left out, whole-ms durations as ClickHouse's dateDiff
- * counts them (floor of each end), linear percentiles.
+ * counts them (floor of each end), linear percentiles; one JSON text per thread.
  */
-export function threadsSql(liveSql: string): string {
+export function threadsSql(P: string): string {
   return (
     `WITH turns AS (SELECT thread_id, id, started_at, ended_at, ` +
     `(epoch_us(ended_at) // 1000) - (epoch_us(started_at) // 1000) AS dur FROM calls ` +
-    `WHERE ${liveSql} AND id = turn_id AND thread_id IS NOT NULL AND thread_id <> '') ` +
-    `SELECT thread_id, count(*) AS turn_count, epoch_us(min(started_at)) AS start_us, epoch_us(max(ended_at)) AS last_us, ` +
-    `arg_min(id, started_at) AS first_turn_id, arg_max(id, ended_at) AS last_turn_id, ` +
-    `quantile_cont(dur, 0.5) AS p50, quantile_cont(dur, 0.99) AS p99 ` +
+    `WHERE project_id = ${sqlString(P)} AND deleted_at IS NULL AND id = turn_id AND thread_id IS NOT NULL AND thread_id <> '') ` +
+    `SELECT to_json({thread_id: thread_id, turn_count: count(*), start_time: min(started_at), last_updated: max(ended_at), ` +
+    `first_turn_id: arg_min(id, started_at), last_turn_id: arg_max(id, ended_at), ` +
+    `p50_turn_duration_ms: quantile_cont(dur, 0.5), p99_turn_duration_ms: quantile_cont(dur, 0.99)}) ` +
     `FROM turns GROUP BY thread_id HAVING max(ended_at) IS NOT NULL ORDER BY max(ended_at) DESC, thread_id ASC`
   );
 }

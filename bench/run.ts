@@ -1,81 +1,94 @@
 /**
- * tq against DuckDB and a hand-written baseline, on one generated data set, in one process
- * (issue #7). Run: `npm run bench -- --calls 1000000` (node --expose-gc --import tsx).
+ * tq against DuckDB, measured so that a skeptical DuckDB user would accept it (issue #12).
+ * Run: `npm run bench -- --calls 1000000` (node --expose-gc --import tsx).
  *
- * Measures
- *   1. load: tq's fixture load vs a bare JSON.parse-per-line loop over the same calls file;
- *   2. memory: heap (V8 heap + ArrayBuffers) per call after the load and a full GC;
- *   3. a query mix through the engine routes (route.run, lines drained), median and p95;
- *   4. the same mix as DuckDB SQL over the same JSONL, with a cross-check of the ids;
- *   5. the same mix as hand-written closures over JSON.parse'd objects (the ceiling);
- *   6. HTTP stream throughput of /calls/stream_query from the tq server.
- * Prints a table and writes bench/results.json (or --out FILE).
+ * In one process, on one generated data set:
+ *   1. load: tq's fixture load vs a bare JSON.parse-per-line loop over the same files;
+ *   2. memory: heap (V8 heap + ArrayBuffers) per call after the load, and after the query mix
+ *      (per-path caches included);
+ *   3. the query mix, sides interleaved per run (tq warm, DuckDB plain, DuckDB tuned, tq, ...):
+ *      both produce one JSON text per result row, counted and dropped; tq also measured cold
+ *      (first run after every derived query cache is dropped, as after a load); keys, order and a canonical sample of row
+ *      content cross-checked against both DuckDB variants (bench/check.ts); the calls engine
+ *      holds only calls, objects and feedback, the table lives in an engine of its own;
+ *   4. HTTP stream throughput of /calls/stream_query from the tq server;
+ *   5. one-shot: whole processes (tq, DuckDB read_json_auto, jq when installed) at each size
+ *      of --oneshot-calls.
+ * Prints a report (with markdown tables for the README) and writes bench/results.json.
  *
- * Options: --calls N (100000), --runs N (20), --warmup N (3), --seed N (1), --out FILE,
- * --http-calls N (100000), --queries a,b (a subset), --skip duckdb,closure,http,
- * --data-root DIR (where generated data is cached; os.tmpdir()), --no-reexec.
+ * Options: --calls N (100000), --runs N (7), --warmup N (1), --seed N (1), --out FILE,
+ * --http-calls N (100000), --queries a,b (a subset), --skip duckdb,cold,http,oneshot,
+ * --oneshot-calls a,b (100000 and --calls), --oneshot-runs N (3), --data-root DIR, --no-reexec.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
 import type { Engine, RequestContext, Route } from '../src/api/types.ts';
+import { allRoutes } from '../src/api/routes.ts';
 import { createEngine } from '../src/engine.ts';
 import { loadFixtures } from '../src/io/load-fixtures.ts';
+import { dropQueryCaches } from '../src/query/caches.ts';
 import { forEachLine } from '../src/io/lines.ts';
-import { openDuckDb, runSql, type DuckDbSide } from './duckdb.ts';
+import { crossCheck, type CheckResult } from './check.ts';
+import { openDuckDb, runJsonSql, type DuckDbSide } from './duckdb.ts';
 import { ensureBenchData, type BenchData } from './generate.ts';
 import { measureHttp, type HttpResult } from './http.ts';
 import { gc, heapBytes } from './memory.ts';
-import { benchQueries, type CallObject, type ClosureData, type TableRowObject } from './queries.ts';
-import { geometricMean, measure, round, summarise, type Timing } from './stats.ts';
+import { measureOneShot, type OneShotResult } from './oneshot.ts';
+import { benchQueries, QUERY_STATS_ROUTE, queryStatsQuery, type BenchQuery } from './queries.ts';
+import { geometricMean, median, round } from './stats.ts';
+
+export type SkipPart = 'duckdb' | 'cold' | 'http' | 'oneshot';
 
 export interface BenchOptions {
   calls: number;
   seed?: number;
-  /** Timed runs per query (≥ 20 for real numbers). */
+  /** Timed runs per query and side (interleaved). */
   runs?: number;
-  /** Untimed runs per query after the first (cold) one. */
+  /** Untimed runs per query and side before the timed ones; the first is also the checked one. */
   warmup?: number;
   httpCalls?: number;
   httpRuns?: number;
   /** Query names to run (default: all). */
   queries?: readonly string[];
-  skip?: ReadonlySet<'duckdb' | 'closure' | 'http'>;
+  skip?: ReadonlySet<SkipPart>;
+  /** Data set sizes of the one-shot section. */
+  oneShotCalls?: readonly number[];
+  oneShotRuns?: number;
+  /** jq's command (tests point it at a missing one to check the skip). */
+  jqCommand?: string;
   dataRoot?: string;
   log?: (message: string) => void;
 }
 
-export interface SideResult {
-  timing: Timing | null;
-  rows: number | null;
-  error?: string;
+export interface Timing {
+  median_ms: number;
+  min_ms: number;
+  max_ms: number;
+  runs: number;
+  /**
+   * Median CPU time of the process over the run (user + system, every thread: DuckDB's
+   * workers included). On a shared machine it shows the work apart from waiting for a core.
+   */
+  cpu_median_ms: number;
 }
 
 export interface QueryResult {
-  name: string;
   description: string;
   route: string;
   body: Record<string, unknown>;
-  sql: string;
-  tq: SideResult & {
-    /** Median time until the route returned and the first line was produced. */
-    first_row_median_ms: number | null;
-  };
-  duckdb: SideResult;
-  closure: SideResult;
-  tq_over_duckdb: number | null;
-  tq_over_closure: number | null;
-  /** null when a side did not run. */
-  duckdb_ids_match: boolean | null;
-  closure_ids_match: boolean | null;
-}
-
-export interface Mismatch {
-  query: string;
-  against: 'duckdb' | 'closure' | 'duckdb-thread-stats';
-  detail: string;
+  sql: { plain: string; tuned: string };
+  rows: number | null;
+  /** Bytes of tq's lines (without newlines). */
+  bytes: number | null;
+  tq: { cold_ms: number | null; warm: Timing | null };
+  duckdb: { plain: Timing | null; tuned: Timing | null };
+  ratios: { warm_over_plain: number | null; warm_over_tuned: number | null; cold_over_plain: number | null; cold_over_tuned: number | null };
+  check: { plain: CheckResult | null; tuned: CheckResult | null };
+  errors: string[];
 }
 
 export interface TargetResult {
@@ -83,11 +96,12 @@ export interface TargetResult {
   target: string;
   value: number | null;
   met: boolean | null;
+  note: string;
 }
 
 export interface BenchResults {
-  machine: { cpu: string; cores: number; node: string; os: string; total_memory_gib: number; load_average_start: number[]; load_average_end: number[] };
-  config: { calls: number; seed: number; runs: number; warmup: number; data_dir: string; calls_file_bytes: number; avg_call_line_bytes: number; table_rows: number; started: string };
+  machine: { cpu: string; cores: number; node: string; os: string; total_memory_gib: number; load_average_start: number[]; load_average_end: number[]; duckdb_threads: number | null };
+  config: { calls: number; seed: number; runs: number; warmup: number; data_dir: string; fixture_bytes: number; calls_file_bytes: number; avg_call_line_bytes: number; table_rows: number; started: string; finished: string };
   load: {
     tq_ms: number;
     tq_mb_per_s: number;
@@ -96,357 +110,323 @@ export interface BenchResults {
     /** tq throughput / bare loop throughput. */
     ratio: number;
     table_rows: number;
-    table_load_ms: number;
+    table_load_ms: number | null;
     duckdb_calls_load_ms: number | null;
+    duckdb_tuned_columns_ms: number | null;
     duckdb_table_load_ms: number | null;
   };
   memory: {
     heap_per_call_bytes: number;
     avg_call_line_bytes: number;
-    /** heap per call / line bytes. */
-    ratio: number;
-    /** After the query mix: includes the per-path memo caches the queries filled. */
+    /** After the query mix: per-path caches included. */
     heap_per_call_after_queries_bytes: number;
-    closure_objects_heap_per_call_bytes: number | null;
   };
-  queries: QueryResult[];
-  geomean_tq_over_duckdb: number | null;
-  geomean_tq_first_row_over_duckdb: number | null;
+  queries: Record<string, QueryResult>;
+  geomean: { warm_over_plain: number | null; warm_over_tuned: number | null; cold_over_plain: number | null; cold_over_tuned: number | null };
+  /** Copying op_wildcard's result bytes into one buffer: the floor for producing them. */
+  copy_ceiling: { query: string; bytes: number; ms: number } | null;
   http: (HttpResult & { available: true }) | { available: false; reason: string };
+  oneshot: Record<string, OneShotResult>;
   targets: TargetResult[];
-  mismatches: Mismatch[];
+  mismatches: Array<{ query: string; against: string; detail: string }>;
   errors: string[];
 }
 
 const CTX: RequestContext = { userId: 'bench', authorize() {}, canRead: () => true };
 
 const mbPerS = (bytes: number, ms: number) => round(bytes / 1e6 / (ms / 1000), 1);
+const ratio = (a: number | null | undefined, b: number | null | undefined) => (a == null || b == null || !(b > 0) ? null : round(a / b, 3));
 
-/** The routes by path: allRoutes() when it loads, else whichever query modules load. */
-async function loadRoutes(errors: string[]): Promise<Map<string, Route>> {
-  const byPath = new Map<string, Route>();
-  try {
-    const { allRoutes } = await import('../src/api/routes.ts');
-    for (const r of allRoutes()) byPath.set(r.path, r);
-    return byPath;
-  } catch (e) {
-    errors.push(`allRoutes() unavailable (${(e as Error).message.split('\n')[0]}); trying the query routes one by one`);
-  }
-  const modules: Array<[string, () => Promise<Route[]>]> = [
-    ['calls', async () => [(await import('../src/query/calls/run.ts')).callsStreamQueryRoute]],
-    ['threads', async () => (await import('../src/query/threads/route.ts')).threadsRoutes],
-    ['table', async () => (await import('../src/query/table/route.ts')).tableRoutes],
-  ];
-  for (const [name, load] of modules) {
-    try {
-      for (const r of await load()) byPath.set(r.path, r);
-    } catch (e) {
-      errors.push(`${name} routes unavailable: ${(e as Error).message.split('\n')[0]}`);
-    }
-  }
-  return byPath;
+function timingOf(samples: readonly number[], cpu: readonly number[]): Timing | null {
+  if (samples.length === 0) return null;
+  return { median_ms: round(median(samples)), min_ms: round(Math.min(...samples)), max_ms: round(Math.max(...samples)), runs: samples.length, cpu_median_ms: round(median(cpu)) };
 }
 
-/** Runs a route and drains its lines. */
-function runRoute(route: Route, engine: Engine, body: Record<string, unknown>): { ms: number; firstMs: number; lines: string[] } {
+/** Wall and CPU milliseconds of `fn`. */
+async function timed(fn: () => unknown): Promise<{ ms: number; cpu: number }> {
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  await fn();
+  const ms = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  return { ms, cpu: (c.user + c.system) / 1000 };
+}
+
+interface TqRun {
+  ms: number;
+  rows: number;
+  bytes: number;
+  texts: string[] | null;
+}
+
+/** Runs a route and consumes its output as one JSON text per row: counted, dropped unless kept. */
+function runRoute(route: Route, engine: Engine, body: Record<string, unknown>, keep: boolean): TqRun {
   const value = structuredClone(body);
+  const texts: string[] | null = keep ? [] : null;
+  let rows = 0;
+  let bytes = 0;
   const t0 = performance.now();
   const res = route.run(engine, { kind: 'value', value }, CTX);
-  if (res.kind !== 'stream') throw new Error(`${route.path} did not return a stream`);
-  const it = res.lines[Symbol.iterator]();
-  const lines: string[] = [];
-  let next = it.next();
-  const firstMs = performance.now() - t0;
-  for (; !next.done; next = it.next()) lines.push(next.value);
-  return { ms: performance.now() - t0, firstMs, lines };
-}
-
-/** Compares two id lists; null when equal, else a description naming the differing ids. */
-export function diffIds(expected: readonly string[], actual: readonly string[]): string | null {
-  if (expected.length === actual.length && expected.every((id, i) => id === actual[i])) return null;
-  const exp = new Set(expected);
-  const act = new Set(actual);
-  const missing = expected.filter((id) => !act.has(id));
-  const extra = actual.filter((id) => !exp.has(id));
-  const firstDiff = expected.findIndex((id, i) => id !== actual[i]);
-  const at = firstDiff < 0 ? Math.min(expected.length, actual.length) : firstDiff;
-  const window = (list: readonly string[]) => JSON.stringify(list.slice(Math.max(0, at - 1), at + 4));
-  return (
-    `${expected.length} expected vs ${actual.length} actual; missing ${missing.length} ${JSON.stringify(missing.slice(0, 10))}; ` +
-    `extra ${extra.length} ${JSON.stringify(extra.slice(0, 10))}; first order difference at position ${at}: ` +
-    `expected ${window(expected)} got ${window(actual)}`
-  );
-}
-
-/** µs since epoch of an ISO instant with a `Z` suffix and up to 6 fraction digits. */
-function isoMicros(iso: string): number {
-  const m = /^(.{19})(?:\.(\d{1,6}))?Z$/.exec(iso);
-  if (!m) return NaN;
-  return Date.parse(m[1] + 'Z') * 1000 + Number((m[2] ?? '').padEnd(6, '0'));
-}
-
-/** Thread statistics of tq's lines against DuckDB's rows (same order already checked). */
-function diffThreadStats(lines: readonly string[], rows: readonly unknown[][]): string | null {
-  const byId = new Map(rows.map((r) => [String(r[0]), r]));
-  const problems: string[] = [];
-  const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
-  for (const line of lines) {
-    const t = JSON.parse(line) as Record<string, unknown>;
-    const r = byId.get(t.thread_id as string);
-    if (!r) continue;
-    const [, count, startUs, lastUs, first, last, p50, p99] = r;
-    const checks: Array<[string, unknown, unknown, boolean]> = [
-      ['turn_count', t.turn_count, Number(count), t.turn_count === Number(count)],
-      ['start_time', t.start_time, Number(startUs), isoMicros(t.start_time as string) === Number(startUs)],
-      ['last_updated', t.last_updated, Number(lastUs), isoMicros(t.last_updated as string) === Number(lastUs)],
-      ['first_turn_id', t.first_turn_id, first, t.first_turn_id === first],
-      ['last_turn_id', t.last_turn_id, last, t.last_turn_id === last],
-      ['p50_turn_duration_ms', t.p50_turn_duration_ms, p50, close(t.p50_turn_duration_ms as number, Number(p50))],
-      ['p99_turn_duration_ms', t.p99_turn_duration_ms, p99, close(t.p99_turn_duration_ms as number, Number(p99))],
-    ];
-    for (const [field, tq, duck, ok] of checks) if (!ok) problems.push(`${t.thread_id}.${field}: tq ${JSON.stringify(tq)} vs DuckDB ${String(duck)}`);
-    if (problems.length >= 10) break;
+  if (res.kind === 'stream') {
+    for (const line of res.lines) {
+      rows++;
+      bytes += line.length;
+      texts?.push(line);
+    }
+  } else {
+    const text = res.text ?? JSON.stringify(res.body);
+    rows = 1;
+    bytes = text.length;
+    texts?.push(text);
   }
-  return problems.length ? problems.join('; ') : null;
+  return { ms: performance.now() - t0, rows, bytes, texts };
 }
 
-/** Reads calls.jsonl and the table into plain objects (the closures' data). */
-async function loadClosureData(data: BenchData): Promise<ClosureData> {
-  const calls: CallObject[] = [];
-  await forEachLine(data.callsFile, ({ buf, start, end }) => {
-    calls.push(JSON.parse(buf.toString('utf8', start, end)) as CallObject);
-  });
-  const tables = readFileSync(data.tablesFile, 'utf8').split('\n').filter((l) => l.trim() !== '');
-  const tableRows = tables.length ? ((JSON.parse(tables[0]) as { rows: TableRowObject[] }).rows ?? []) : [];
-  return { calls, tableRows };
+/** The fixture files of the calls engine (calls, objects, feedback) and their total size. */
+function fixtureFiles(data: BenchData): { files: string[]; bytes: number } {
+  const files = ['calls.jsonl', 'objects.jsonl', 'feedback.jsonl'].map((f) => join(data.dir, f));
+  return { files, bytes: files.reduce((a, f) => a + statSync(f).size, 0) };
 }
 
-const ratio = (a: number | null | undefined, b: number | null | undefined) =>
-  a == null || b == null || !(b > 0) ? null : round(a / b, 3);
+/** object_id → ref URI of each latest object version (the digests tq computed on load). */
+function objectRefs(engine: Engine, projectId: string): Map<string, string> {
+  const refs = new Map<string, string>();
+  for (const [objectId, versions] of engine.store.project(projectId)?.objects ?? []) {
+    const v = versions[versions.length - 1];
+    refs.set(objectId, `weave:///${projectId}/${v.kind}/${objectId}:${v.digest}`);
+  }
+  return refs;
+}
+
+/** Copies `texts` (as UTF-8 buffers) into one buffer; median ms of `runs`. The memcpy floor. */
+function copyCeiling(texts: readonly string[], runs = 7): { bytes: number; ms: number } {
+  const bufs = texts.map((t) => Buffer.from(t + '\n', 'utf8'));
+  const bytes = bufs.reduce((a, b) => a + b.length, 0);
+  const out = Buffer.allocUnsafe(bytes);
+  const samples: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    const t0 = performance.now();
+    let at = 0;
+    for (const b of bufs) at += b.copy(out, at);
+    samples.push(performance.now() - t0);
+  }
+  return { bytes, ms: round(median(samples)) };
+}
 
 export async function runBench(o: BenchOptions): Promise<BenchResults> {
   const log = o.log ?? (() => {});
   const seed = o.seed ?? 1;
-  const runs = o.runs ?? 20;
-  const warmup = o.warmup ?? 3;
-  const skip = o.skip ?? new Set();
+  const runs = Math.max(1, o.runs ?? 7);
+  const warmup = Math.max(1, o.warmup ?? 1);
+  const skip = o.skip ?? new Set<SkipPart>();
   const errors: string[] = [];
-  const mismatches: Mismatch[] = [];
+  const mismatches: BenchResults['mismatches'] = [];
+  const started = new Date().toISOString();
   // Other work on the machine skews every figure; the load averages say how much there was.
   const loadStart = loadavg().map((v) => round(v, 2));
 
   const data = await ensureBenchData({ calls: o.calls, seed, root: o.dataRoot, log });
   const P = data.projectId;
+  const fixtures = fixtureFiles(data);
 
   // 1 + 2. Load and memory. The page cache is warmed first so both loops read from memory.
   const baseline = heapBytes();
-  await forEachLine(data.callsFile, () => {});
+  for (const f of fixtures.files) await forEachLine(f, () => {});
   log('load: bare JSON.parse loop ...');
   let sink = 0;
   let t0 = performance.now();
-  await forEachLine(data.callsFile, ({ buf, start, end }) => {
-    const v = JSON.parse(buf.toString('utf8', start, end)) as unknown;
-    if (v !== null) sink++;
-  });
+  for (const f of fixtures.files) {
+    await forEachLine(f, ({ buf, start, end }) => {
+      const v = JSON.parse(buf.toString('utf8', start, end)) as unknown;
+      if (v !== null) sink++;
+    });
+  }
   const bareMs = performance.now() - t0;
-  if (sink !== data.calls) throw new Error(`bare loop parsed ${sink} lines, expected ${data.calls}`);
+  if (sink < data.calls) throw new Error(`bare loop parsed ${sink} lines, expected at least ${data.calls}`);
   gc();
   log('load: tq loadFixtures ...');
   let engine: Engine | null = createEngine();
   t0 = performance.now();
-  await loadFixtures(engine, data.callsFile);
+  await loadFixtures(engine, data.dir);
   const tqLoadMs = performance.now() - t0;
   const heapPerCall = (heapBytes() - baseline) / data.calls;
   const avgLine = data.callsBytes / data.calls;
   log(`load: tq ${tqLoadMs.toFixed(0)} ms, bare ${bareMs.toFixed(0)} ms; heap ${heapPerCall.toFixed(0)} B/call`);
 
-  // The table takes long to load (row digests); it is loaded only when a table query runs.
-  t0 = performance.now();
-  let tableLoadMs = NaN;
-  if (!o.queries || o.queries.includes('table_sort')) {
+  const callTable = engine.store.project(P)!.calls;
+  const sampleIds = Array.from({ length: Math.min(10, callTable.size) }, (_, i) => callTable.ids[Math.floor(((i + 0.5) * callTable.size) / 10)]);
+  // The trace with the most calls among the sampled calls' traces.
+  const traceId = sampleIds
+    .map((id) => callTable.traceIds[callTable.rowOf(id)!])
+    .reduce((best, t) => ((callTable.byTrace.get(t)?.length ?? 0) > (callTable.byTrace.get(best)?.length ?? 0) ? t : best));
+
+  const wanted = (name: string) => !o.queries || o.queries.includes(name);
+  // The table lives in an engine of its own: the calls engine's heap holds no table.
+  let tableEngine: Engine | null = null;
+  let tableLoadMs: number | null = null;
+  if (wanted('table_sort')) {
+    tableEngine = createEngine();
+    t0 = performance.now();
+    await loadFixtures(tableEngine, data.tableOnlyDir);
+    tableLoadMs = performance.now() - t0;
+  }
+  const tableDigest = tableEngine ? ([...(tableEngine.store.project(P)?.tables.keys() ?? [])][0] ?? 'no-table') : 'no-table';
+
+  const routes = new Map(allRoutes().map((r) => [r.path, r]));
+  const queries = benchQueries({ projectId: P, calls: data.calls, sampleIds, traceId, tableDigest }).filter((q) => wanted(q.name));
+  // The hook for /calls/query_stats: measured once the route exists.
+  if (routes.has(QUERY_STATS_ROUTE) && wanted('query_stats_roots')) queries.push(queryStatsQuery(P));
+
+  let duck: DuckDbSide | null = null;
+  if (!skip.has('duckdb')) {
+    log('DuckDB: loading ...');
     try {
-      await loadFixtures(engine, data.tableOnlyDir);
-      tableLoadMs = performance.now() - t0;
+      duck = await openDuckDb(data, tableEngine !== null, objectRefs(engine, P));
     } catch (e) {
-      errors.push(`table load failed: ${(e as Error).message.split('\n')[0]}`);
+      errors.push(`DuckDB unavailable: ${(e as Error).message.split('\n')[0]}`);
     }
   }
-  const project = engine.store.project(P);
-  if (!project) throw new Error(`project ${P} not loaded`);
-  const callTable = project.calls;
-  const sampleIds = Array.from({ length: Math.min(10, callTable.size) }, (_, i) => callTable.ids[Math.floor(((i + 0.5) * callTable.size) / 10)]);
-  const tableDigest = [...project.tables.keys()][0] ?? 'no-table-loaded';
-  const queries = benchQueries({ projectId: P, calls: data.calls, sampleIds, tableDigest }).filter(
-    (q) => !o.queries || o.queries.includes(q.name),
-  );
 
-  // 3. The query mix through the engine routes.
-  const routes = await loadRoutes(errors);
-  const results: QueryResult[] = [];
-  const tqLines = new Map<string, string[]>();
+  // 3. The query mix, interleaved.
+  const results: Record<string, QueryResult> = {};
+  let copy: BenchResults['copy_ceiling'] = null;
   for (const q of queries) {
     const r: QueryResult = {
-      name: q.name,
       description: q.description,
       route: q.route,
       body: q.body,
       sql: q.sql,
-      tq: { timing: null, rows: null, first_row_median_ms: null },
-      duckdb: { timing: null, rows: null },
-      closure: { timing: null, rows: null },
-      tq_over_duckdb: null,
-      tq_over_closure: null,
-      duckdb_ids_match: null,
-      closure_ids_match: null,
+      rows: null,
+      bytes: null,
+      tq: { cold_ms: null, warm: null },
+      duckdb: { plain: null, tuned: null },
+      ratios: { warm_over_plain: null, warm_over_tuned: null, cold_over_plain: null, cold_over_tuned: null },
+      check: { plain: null, tuned: null },
+      errors: [],
     };
-    results.push(r);
+    results[q.name] = r;
     const route = routes.get(q.route);
-    if (!route) {
-      r.tq.error = `route ${q.route} not available`;
+    const warmEngine = q.engine === 'table' ? tableEngine : engine;
+    if (!route || !warmEngine) {
+      r.errors.push(`route ${q.route} not available`);
       continue;
     }
-    log(`tq: ${q.name} ...`);
     try {
-      const firsts: number[] = [];
-      const m = await measure(() => {
-        const out = runRoute(route, engine!, q.body);
-        firsts.push(out.firstMs);
-        return { ms: out.ms, result: out.lines };
-      }, warmup, runs);
-      r.tq.timing = m.timing;
-      r.tq.rows = m.result.length;
-      r.tq.first_row_median_ms = summarise(firsts[0], firsts.slice(1 + warmup)).median_ms;
-      tqLines.set(q.name, m.result);
+      if (!skip.has('cold')) {
+        // Cold: every derived cache dropped first, as right after a load (reloading a 1M-call
+        // engine per query would take most of the run's time budget).
+        log(`${q.name}: tq cold ...`);
+        dropQueryCaches(warmEngine.store);
+        gc();
+        r.tq.cold_ms = round(runRoute(route, warmEngine, q.body, false).ms);
+      }
+      log(`${q.name}: warm-up and check ...`);
+      let tqTexts: string[] = [];
+      const duckTexts: { plain: string[] | null; tuned: string[] | null } = { plain: null, tuned: null };
+      for (let i = 0; i < warmup; i++) {
+        const keep = i === 0;
+        const t = runRoute(route, warmEngine, q.body, keep);
+        if (keep) {
+          tqTexts = t.texts!;
+          r.rows = t.rows;
+          r.bytes = t.bytes;
+        }
+        if (duck) {
+          for (const variant of ['plain', 'tuned'] as const) {
+            const d = await runJsonSql(duck.conn, q.sql[variant], keep);
+            if (keep) duckTexts[variant] = d.texts;
+          }
+        }
+      }
+      for (const variant of ['plain', 'tuned'] as const) {
+        const texts = duckTexts[variant];
+        if (!texts) continue;
+        const c = crossCheck(q.kind, q.columns, tqTexts, texts);
+        r.check[variant] = c;
+        if (c.detail) mismatches.push({ query: q.name, against: `duckdb-${variant}`, detail: c.detail });
+      }
+      if (q.name === 'op_wildcard') copy = { query: q.name, ...copyCeiling(tqTexts) };
+      tqTexts = [];
+      duckTexts.plain = duckTexts.tuned = null;
+
+      log(`${q.name}: ${runs} interleaved runs ...`);
+      const wall = { tq: [] as number[], plain: [] as number[], tuned: [] as number[] };
+      const cpu = { tq: [] as number[], plain: [] as number[], tuned: [] as number[] };
+      const sample = (side: 'tq' | 'plain' | 'tuned', t: { ms: number; cpu: number }) => {
+        wall[side].push(t.ms);
+        cpu[side].push(t.cpu);
+      };
+      for (let i = 0; i < runs; i++) {
+        sample('tq', await timed(() => runRoute(route, warmEngine, q.body, false)));
+        if (duck) {
+          const conn = duck.conn;
+          sample('plain', await timed(() => runJsonSql(conn, q.sql.plain)));
+          sample('tuned', await timed(() => runJsonSql(conn, q.sql.tuned)));
+        }
+      }
+      r.tq.warm = timingOf(wall.tq, cpu.tq);
+      r.duckdb.plain = timingOf(wall.plain, cpu.plain);
+      r.duckdb.tuned = timingOf(wall.tuned, cpu.tuned);
+      r.ratios = {
+        warm_over_plain: ratio(r.tq.warm?.median_ms, r.duckdb.plain?.median_ms),
+        warm_over_tuned: ratio(r.tq.warm?.median_ms, r.duckdb.tuned?.median_ms),
+        cold_over_plain: ratio(r.tq.cold_ms, r.duckdb.plain?.median_ms),
+        cold_over_tuned: ratio(r.tq.cold_ms, r.duckdb.tuned?.median_ms),
+      };
     } catch (e) {
-      r.tq.error = (e as Error).stack?.split('\n').slice(0, 3).join(' | ') ?? String(e);
+      r.errors.push((e as Error).message.split('\n')[0]);
     }
   }
-  const heapAfterQueries = (heapBytes() - baseline) / data.calls;
 
-  // 6. HTTP, while the engine is still loaded.
+  tableEngine = null;
+  const heapAfterQueries = (heapBytes() - baseline) / data.calls;
+  const duckLoad = duck ? { calls: duck.callsLoadMs, tuned: duck.tunedColumnsMs, table: duck.tableLoadMs, threads: duck.threads } : null;
+  duck?.close();
+  duck = null;
+
+  // 4. HTTP throughput.
   let http: BenchResults['http'] = { available: false, reason: 'skipped' };
   if (!skip.has('http')) {
-    const httpCalls = Math.min(o.httpCalls ?? 100_000, data.calls);
-    log(`http: streaming ${httpCalls} calls ...`);
+    log('http: /calls/stream_query ...');
     try {
-      http = { available: true, ...(await measureHttp(engine, [...routes.values()], P, httpCalls, o.httpRuns ?? 3)) };
+      http = { available: true, ...(await measureHttp(engine, [...routes.values()], P, Math.min(o.httpCalls ?? 100_000, data.calls), o.httpRuns ?? 3)) };
     } catch (e) {
       http = { available: false, reason: (e as Error).message.split('\n')[0] };
     }
   }
   engine = null;
+  gc();
 
-  // 4. DuckDB.
-  let duck: DuckDbSide | null = null;
-  if (!skip.has('duckdb')) {
-    log('duckdb: loading ...');
-    duck = await openDuckDb(data);
-    for (const q of queries) {
-      const r = results.find((x) => x.name === q.name)!;
-      log(`duckdb: ${q.name} ...`);
-      try {
-        const m = await measure(async () => {
-          const out = await runSql(duck!.conn, q.sql);
-          return { ms: out.ms, result: out.rows };
-        }, warmup, runs);
-        r.duckdb.timing = m.timing;
-        r.duckdb.rows = m.result.length;
-        const ids = m.result.map((row) => String(row[0]));
-        const lines = tqLines.get(q.name);
-        if (lines) {
-          const diff = diffIds(ids, lines.map(q.lineId));
-          r.duckdb_ids_match = diff === null;
-          if (diff) mismatches.push({ query: q.name, against: 'duckdb', detail: diff });
-          if (q.route === '/threads/stream_query' && diff === null) {
-            const statsDiff = diffThreadStats(lines, m.result);
-            if (statsDiff) {
-              r.duckdb_ids_match = false;
-              mismatches.push({ query: q.name, against: 'duckdb-thread-stats', detail: statsDiff });
-            }
-          }
-        }
-        (r as QueryResult & { duckIds?: string[] }).duckIds = ids;
-      } catch (e) {
-        r.duckdb.error = (e as Error).message.split('\n')[0];
-      }
+  // 5. One-shot processes (the in-process engine is released first).
+  const oneshot: Record<string, OneShotResult> = {};
+  if (!skip.has('oneshot')) {
+    const sizes = o.oneShotCalls ?? [...new Set([Math.min(100_000, o.calls), o.calls])];
+    for (const n of sizes) {
+      const d = n === data.calls ? data : await ensureBenchData({ calls: n, seed, root: o.dataRoot, log });
+      const res = await measureOneShot(d, o.oneShotRuns ?? 3, log, o.jqCommand);
+      oneshot[String(n)] = res;
+      for (const [name, qr] of Object.entries(res.queries)) for (const e of qr.errors) mismatches.push({ query: `oneshot ${n} ${name}`, against: 'tools', detail: e });
     }
   }
-  const duckLoad = duck ? { calls: duck.callsLoadMs, table: duck.tableLoadMs } : null;
-  duck?.close();
 
-  // 5. Closures over parsed objects.
-  let closureHeapPerCall: number | null = null;
-  if (!skip.has('closure')) {
-    log('closure: parsing objects ...');
-    const before = heapBytes();
-    const closureData = await loadClosureData(data);
-    closureHeapPerCall = (heapBytes() - before) / data.calls;
-    for (const q of queries) {
-      const r = results.find((x) => x.name === q.name)! as QueryResult & { duckIds?: string[] };
-      log(`closure: ${q.name} ...`);
-      try {
-        const m = await measure(() => {
-          const t = performance.now();
-          const ids = q.closure(closureData);
-          return { ms: performance.now() - t, result: ids };
-        }, warmup, runs);
-        r.closure.timing = m.timing;
-        r.closure.rows = m.result.length;
-        const reference = r.duckIds ?? tqLines.get(q.name)?.map(q.lineId);
-        if (reference) {
-          const diff = diffIds(reference, m.result);
-          r.closure_ids_match = diff === null;
-          if (diff) mismatches.push({ query: q.name, against: 'closure', detail: diff });
-        }
-      } catch (e) {
-        r.closure.error = (e as Error).message.split('\n')[0];
-      }
-    }
-  }
-  for (const r of results as Array<QueryResult & { duckIds?: string[] }>) {
-    delete r.duckIds;
-    r.tq_over_duckdb = ratio(r.tq.timing?.median_ms, r.duckdb.timing?.median_ms);
-    r.tq_over_closure = ratio(r.tq.timing?.median_ms, r.closure.timing?.median_ms);
-  }
-
-  const loadRatio = round(bareMs / tqLoadMs, 3);
-  const memRatio = round(heapPerCall / avgLine, 3);
-  const geo = geometricMean(results.map((r) => r.tq_over_duckdb ?? NaN));
-  const geoFirst = geometricMean(results.map((r) => ratio(r.tq.first_row_median_ms, r.duckdb.timing?.median_ms) ?? NaN));
-  const expr = results.find((r) => r.name === 'expr_scan');
-  const exprSpeed = expr?.tq_over_closure ? round(1 / expr.tq_over_closure, 3) : null;
-  // Supplementary views of the same target: without rendering the matches as lines, and cold.
-  const closureMs = expr?.closure.timing?.median_ms;
-  const exprScanOnly = ratio(closureMs, expr?.tq.first_row_median_ms);
-  const exprCold = ratio(closureMs, expr?.tq.timing?.first_ms);
-  const targets: TargetResult[] = [
-    { name: 'query mix geometric mean, tq / DuckDB', target: '<= 1.0', value: Number.isNaN(geo) ? null : round(geo, 3), met: Number.isNaN(geo) ? null : geo <= 1 },
-    { name: '$expr scan speed, closure time / tq time', target: '>= 0.5', value: exprSpeed, met: exprSpeed === null ? null : exprSpeed >= 0.5 },
-    {
-      name: '(supplementary) $expr scan speed to tq\'s first line (scan + sort, matches not yet rendered)',
-      target: '>= 0.5',
-      value: exprScanOnly,
-      met: exprScanOnly === null ? null : exprScanOnly >= 0.5,
-    },
-    {
-      name: '(supplementary) $expr scan speed, first (cold) tq run: per-path caches empty',
-      target: '>= 0.5',
-      value: exprCold,
-      met: exprCold === null ? null : exprCold >= 0.5,
-    },
-    { name: 'load throughput, tq / bare JSON.parse loop', target: '>= 0.9', value: loadRatio, met: loadRatio >= 0.9 },
-    {
-      name: 'heap per call, bytes per byte of call line (1.5 KB per 1.1 KB)',
-      target: `<= ${round(1.5 / 1.1, 3)}`,
-      value: memRatio,
-      met: memRatio <= 1.5 / 1.1,
-    },
-  ];
+  const list = Object.entries(results);
+  const geo = (key: keyof QueryResult['ratios']) => {
+    const g = geometricMean(list.map(([, r]) => r.ratios[key] ?? NaN));
+    return Number.isNaN(g) ? null : round(g, 3);
+  };
+  const geomean = { warm_over_plain: geo('warm_over_plain'), warm_over_tuned: geo('warm_over_tuned'), cold_over_plain: geo('cold_over_plain'), cold_over_tuned: geo('cold_over_tuned') };
+  const targets = computeTargets({ results, geomean, copy, loadRatio: bareMs / tqLoadMs, http, oneshot, heapAfter: heapAfterQueries });
 
   return {
-    machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, node: process.version, os: `${platform()} ${release()}`, total_memory_gib: round(totalmem() / 2 ** 30, 1),
+    machine: {
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: cpus().length,
+      node: process.version,
+      os: `${platform()} ${release()}`,
+      total_memory_gib: round(totalmem() / 2 ** 30, 1),
       load_average_start: loadStart,
       load_average_end: loadavg().map((v) => round(v, 2)),
+      duckdb_threads: duckLoad?.threads ?? null,
     },
     config: {
       calls: data.calls,
@@ -454,108 +434,189 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
       runs,
       warmup,
       data_dir: data.dir,
+      fixture_bytes: fixtures.bytes,
       calls_file_bytes: data.callsBytes,
       avg_call_line_bytes: Math.round(avgLine),
       table_rows: data.tableRows,
-      started: new Date().toISOString(),
+      started,
+      finished: new Date().toISOString(),
     },
     load: {
       tq_ms: round(tqLoadMs, 1),
-      tq_mb_per_s: mbPerS(data.callsBytes, tqLoadMs),
+      tq_mb_per_s: mbPerS(fixtures.bytes, tqLoadMs),
       bare_parse_ms: round(bareMs, 1),
-      bare_parse_mb_per_s: mbPerS(data.callsBytes, bareMs),
-      ratio: loadRatio,
+      bare_parse_mb_per_s: mbPerS(fixtures.bytes, bareMs),
+      ratio: round(bareMs / tqLoadMs, 3),
       table_rows: data.tableRows,
-      table_load_ms: round(tableLoadMs, 1),
+      table_load_ms: tableLoadMs === null ? null : round(tableLoadMs, 1),
       duckdb_calls_load_ms: duckLoad ? round(duckLoad.calls, 1) : null,
-      duckdb_table_load_ms: duckLoad ? round(duckLoad.table, 1) : null,
+      duckdb_tuned_columns_ms: duckLoad ? round(duckLoad.tuned, 1) : null,
+      duckdb_table_load_ms: duckLoad && tableLoadMs !== null ? round(duckLoad.table, 1) : null,
     },
     memory: {
       heap_per_call_bytes: Math.round(heapPerCall),
       avg_call_line_bytes: Math.round(avgLine),
-      ratio: memRatio,
       heap_per_call_after_queries_bytes: Math.round(heapAfterQueries),
-      closure_objects_heap_per_call_bytes: closureHeapPerCall === null ? null : Math.round(closureHeapPerCall),
     },
     queries: results,
-    geomean_tq_over_duckdb: Number.isNaN(geo) ? null : round(geo, 3),
-    geomean_tq_first_row_over_duckdb: Number.isNaN(geoFirst) ? null : round(geoFirst, 3),
+    geomean,
+    copy_ceiling: copy,
     http,
+    oneshot,
     targets,
     mismatches,
-    errors,
+    errors: [...errors, ...list.flatMap(([name, r]) => r.errors.map((e) => `${name}: ${e}`))],
   };
+}
+
+/** Issue #12 §2's targets, each from this run's figures. */
+function computeTargets(f: {
+  results: Record<string, QueryResult>;
+  geomean: BenchResults['geomean'];
+  copy: BenchResults['copy_ceiling'];
+  loadRatio: number;
+  http: BenchResults['http'];
+  oneshot: Record<string, OneShotResult>;
+  heapAfter: number;
+}): TargetResult[] {
+  const t = (name: string, target: string, value: number | null, ok: (v: number) => boolean, note = ''): TargetResult => ({
+    name,
+    target,
+    value: value === null ? null : round(value, 3),
+    met: value === null ? null : ok(value),
+    note,
+  });
+  const warmTuned = Object.entries(f.results).filter(([, r]) => r.ratios.warm_over_tuned !== null);
+  const worst = warmTuned.reduce<[string, number] | null>((w, [n, r]) => (w === null || r.ratios.warm_over_tuned! > w[1] ? [n, r.ratios.warm_over_tuned!] : w), null);
+  const wild = f.results.op_wildcard?.tq.warm?.median_ms;
+  const pages = ['roots_page_50', 'roots_page_100'].map((n) => f.results[n]?.tq.warm?.median_ms).filter((v): v is number => v != null);
+  const sizes = Object.keys(f.oneshot).map(Number).sort((a, b) => a - b);
+  const largest = sizes.length ? f.oneshot[String(sizes[sizes.length - 1])] : null;
+  const oneShotRatios = largest ? Object.values(largest.queries).map((q) => q.tq_over_duckdb).filter((v): v is number => v !== null) : [];
+  const oneShotTq = largest ? Object.values(largest.queries).map((q) => q.tq?.median_ms).filter((v): v is number => v != null) : [];
+  return [
+    t('every warm query, tq / tuned DuckDB (the worst)', '<= 1.0', worst?.[1] ?? null, (v) => v <= 1, worst ? `worst: ${worst[0]}` : ''),
+    t('geomean warm tq / tuned DuckDB', '<= 0.5', f.geomean.warm_over_tuned, (v) => v <= 0.5),
+    t('op_wildcard, tq warm / memcpy of its result bytes', '<= 3', wild != null && f.copy ? wild / f.copy.ms : null, (v) => v <= 3),
+    t('roots page (limit 50/100), tq warm ms (the slower)', '<= 1', pages.length ? Math.max(...pages) : null, (v) => v <= 1),
+    t(`one-shot at ${largest?.calls ?? 'n/a'} calls, tq / DuckDB read_json_auto (the worst)`, '<= 1.0', oneShotRatios.length ? Math.max(...oneShotRatios) : null, (v) => v <= 1),
+    t('repeated one-shot over unchanged fixtures, tq ms (the slower)', '<= 1000', oneShotTq.length ? Math.max(...oneShotTq) : null, (v) => v <= 1000, 'no load snapshot: a repeat loads again'),
+    t('load throughput, tq / bare JSON.parse loop', '>= 1.5', f.loadRatio, (v) => v >= 1.5),
+    t('HTTP stream MB/s', '>= 500', f.http.available ? f.http.mb_per_s : null, (v) => v >= 500),
+    t('heap per call after the whole mix, bytes', '<= 1536', f.heapAfter, (v) => v <= 1536),
+  ];
 }
 
 // ---------------------------------------------------------------------------------------------
 // Report.
 
-const fmt = (v: number | null | undefined, digits = 2) => (v == null || Number.isNaN(v) ? 'n/a' : v.toFixed(digits));
+const fmt = (v: number | null | undefined, digits = 2) => (v == null || Number.isNaN(v) ? 'n/a' : v >= 100 ? v.toFixed(0) : v.toFixed(digits));
+const span = (t: Timing | null) => (t ? `${fmt(t.median_ms)} (${fmt(t.min_ms)}–${fmt(t.max_ms)})` : 'n/a');
+const checkCell = (r: QueryResult) => {
+  const cs = [r.check.plain, r.check.tuned].filter((c): c is CheckResult => c !== null);
+  if (r.errors.length) return 'error';
+  if (cs.length === 0) return 'n/a';
+  return cs.every((c) => c.ids_match && c.content_match) ? `ok (${cs[0].content_sampled} rows)` : 'MISMATCH';
+};
 
-function table(headers: string[], rows: string[][]): string {
+function table(headers: string[], rows: string[][], markdown: boolean): string {
+  if (markdown) {
+    return [`| ${headers.join(' | ')} |`, `|${headers.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+  }
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-export function formatReport(r: BenchResults): string {
+/** The query table and the one-shot table (plain text, or markdown for the README). */
+export function formatTables(r: BenchResults, markdown: boolean): string {
   const out: string[] = [];
-  out.push(`tq bench: ${r.config.calls} calls (${r.config.avg_call_line_bytes} B/line avg), ${r.config.table_rows}-row table; ${r.config.runs} runs per query after ${r.config.warmup} warm-up`);
-  out.push(
-    `machine: ${r.machine.cpu}, ${r.machine.cores} cores, node ${r.machine.node}, ${r.machine.os}; ` +
-      `load average ${r.machine.load_average_start.join(' ')} at start, ${r.machine.load_average_end.join(' ')} at end`,
-  );
-  out.push('');
-  out.push(
-    `load:   tq ${fmt(r.load.tq_ms, 0)} ms (${fmt(r.load.tq_mb_per_s, 1)} MB/s)  vs  bare JSON.parse loop ${fmt(r.load.bare_parse_ms, 0)} ms ` +
-      `(${fmt(r.load.bare_parse_mb_per_s, 1)} MB/s)  -> ${fmt(r.load.ratio * 100, 1)}% of the bare loop`,
-  );
-  out.push(`        table: ${r.load.table_rows} rows in ${fmt(r.load.table_load_ms, 0)} ms; DuckDB load: calls ${fmt(r.load.duckdb_calls_load_ms, 0)} ms, table ${fmt(r.load.duckdb_table_load_ms, 0)} ms`);
-  out.push(
-    `memory: ${r.memory.heap_per_call_bytes} B heap per ${r.memory.avg_call_line_bytes} B call (${fmt(r.memory.ratio, 3)}x); ` +
-      `${r.memory.heap_per_call_after_queries_bytes} B after the query mix; parsed objects: ${r.memory.closure_objects_heap_per_call_bytes ?? 'n/a'} B/call`,
-  );
-  out.push('');
   out.push(
     table(
-      ['query', 'rows', 'tq ms', 'tq p95', 'tq 1st row', 'tq cold', 'DuckDB ms', 'DuckDB p95', 'closure ms', 'tq/DuckDB', 'tq/closure', 'check'],
-      r.queries.map((q) => [
-        q.name,
-        String(q.tq.rows ?? q.duckdb.rows ?? 'n/a'),
-        fmt(q.tq.timing?.median_ms),
-        fmt(q.tq.timing?.p95_ms),
-        fmt(q.tq.first_row_median_ms),
-        fmt(q.tq.timing?.first_ms),
-        fmt(q.duckdb.timing?.median_ms),
-        fmt(q.duckdb.timing?.p95_ms),
-        fmt(q.closure.timing?.median_ms),
-        fmt(q.tq_over_duckdb),
-        fmt(q.tq_over_closure),
-        q.duckdb_ids_match === false || q.closure_ids_match === false
-          ? 'MISMATCH'
-          : q.duckdb_ids_match === null && q.closure_ids_match === null
-            ? (q.tq.error ?? q.duckdb.error ? 'error' : 'n/a')
-            : 'ok',
+      ['query', 'rows', 'tq warm ms (range)', 'tq cold ms', 'DuckDB ms (range)', 'DuckDB tuned ms (range)', 'warm/DuckDB', 'warm/tuned', 'cold/DuckDB', 'CPU ms tq/DuckDB/tuned', 'check'],
+      Object.entries(r.queries).map(([name, q]) => [
+        name,
+        String(q.rows ?? 'n/a'),
+        span(q.tq.warm),
+        fmt(q.tq.cold_ms),
+        span(q.duckdb.plain),
+        span(q.duckdb.tuned),
+        fmt(q.ratios.warm_over_plain, 3),
+        fmt(q.ratios.warm_over_tuned, 3),
+        fmt(q.ratios.cold_over_plain, 3),
+        [q.tq.warm, q.duckdb.plain, q.duckdb.tuned].map((t) => fmt(t?.cpu_median_ms)).join(' / '),
+        checkCell(q),
       ]),
+      markdown,
     ),
   );
   out.push('');
-  out.push(`geometric mean tq/DuckDB: ${fmt(r.geomean_tq_over_duckdb, 3)} (to tq's first row: ${fmt(r.geomean_tq_first_row_over_duckdb, 3)})`);
+  out.push(
+    `geomean tq/DuckDB: warm ${fmt(r.geomean.warm_over_plain, 3)}, warm vs tuned ${fmt(r.geomean.warm_over_tuned, 3)}, ` +
+      `cold ${fmt(r.geomean.cold_over_plain, 3)}, cold vs tuned ${fmt(r.geomean.cold_over_tuned, 3)}`,
+  );
+  const shots = Object.entries(r.oneshot);
+  if (shots.length) {
+    out.push('');
+    const tool = (t: { median_ms: number; min_ms: number; max_ms: number } | null) => (t ? `${fmt(t.median_ms / 1000)} (${fmt(t.min_ms / 1000)}–${fmt(t.max_ms / 1000)})` : 'n/a');
+    out.push(
+      table(
+        ['one-shot', 'calls', 'rows', 'tq s (range)', 'DuckDB read_json_auto s', 'jq s', 'tq/DuckDB', 'tq/jq', 'ids'],
+        shots.flatMap(([n, s]) =>
+          Object.entries(s.queries).map(([name, q]) => [
+            name,
+            n,
+            String(q.tq?.rows ?? q.duckdb?.rows ?? 'n/a'),
+            tool(q.tq),
+            tool(q.duckdb),
+            s.jq.startsWith('skipped') ? 'skipped' : tool(q.jq),
+            fmt(q.tq_over_duckdb, 3),
+            fmt(q.tq_over_jq, 3),
+            q.ids_match ? 'same' : 'DIFFER',
+          ]),
+        ),
+        markdown,
+      ),
+    );
+  }
+  return out.join('\n');
+}
+
+export function formatReport(r: BenchResults): string {
+  const out: string[] = [];
+  out.push(`tq bench: ${r.config.calls} calls (${r.config.avg_call_line_bytes} B/line avg), ${r.config.table_rows}-row table; ${r.config.runs} interleaved runs per query and side after ${r.config.warmup} warm-up`);
+  out.push(
+    `machine: ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.total_memory_gib} GiB, node ${r.machine.node}, ${r.machine.os}; ` +
+      `load average ${r.machine.load_average_start.join(' ')} at start, ${r.machine.load_average_end.join(' ')} at end; ${r.config.started} – ${r.config.finished}`,
+  );
+  out.push('');
+  out.push(
+    `load:   tq ${fmt(r.load.tq_ms, 0)} ms (${fmt(r.load.tq_mb_per_s, 1)} MB/s) vs bare JSON.parse loop ${fmt(r.load.bare_parse_ms, 0)} ms ` +
+      `(${fmt(r.load.bare_parse_mb_per_s, 1)} MB/s) -> ${fmt(r.load.ratio, 3)}x the bare loop`,
+  );
+  out.push(
+    `        table: ${r.load.table_rows} rows in ${fmt(r.load.table_load_ms, 0)} ms; DuckDB: calls ${fmt(r.load.duckdb_calls_load_ms, 0)} ms ` +
+      `(+ tuned columns ${fmt(r.load.duckdb_tuned_columns_ms, 0)} ms), table ${fmt(r.load.duckdb_table_load_ms, 0)} ms`,
+  );
+  out.push(`memory: ${r.memory.heap_per_call_bytes} B heap per ${r.memory.avg_call_line_bytes} B call; ${r.memory.heap_per_call_after_queries_bytes} B after the query mix`);
+  if (r.copy_ceiling) out.push(`copy ceiling: ${r.copy_ceiling.query}'s ${(r.copy_ceiling.bytes / 1e6).toFixed(1)} MB copied in ${fmt(r.copy_ceiling.ms)} ms`);
+  out.push('');
+  out.push(formatTables(r, false));
+  out.push('');
   out.push(
     r.http.available
       ? `http:   /calls/stream_query, ${r.http.calls} calls, ${(r.http.bytes / 1e6).toFixed(1)} MB in ${fmt(r.http.median_ms, 0)} ms -> ${fmt(r.http.mb_per_s, 1)} MB/s`
       : `http:   n/a (${r.http.reason})`,
   );
+  for (const [n, s] of Object.entries(r.oneshot)) out.push(`one-shot ${n}: jq ${s.jq}`);
   out.push('');
   out.push('targets:');
-  for (const t of r.targets) out.push(`  ${t.met === null ? '  n/a' : t.met ? '  met' : 'MISSED'}  ${t.name}: ${fmt(t.value, 3)} (target ${t.target})`);
-  for (const q of r.queries) {
-    for (const [side, s] of [['tq', q.tq], ['DuckDB', q.duckdb], ['closure', q.closure]] as const) {
-      if (s.error) out.push(`error: ${q.name} (${side}): ${s.error}`);
-    }
-  }
+  for (const t of r.targets) out.push(`  ${t.met === null ? '  n/a' : t.met ? '  met' : 'MISSED'}  ${t.name}: ${fmt(t.value, 3)} (target ${t.target})${t.note ? `; ${t.note}` : ''}`);
   for (const e of r.errors) out.push(`error: ${e}`);
   for (const m of r.mismatches) out.push(`\n!!!!!!!! MISMATCH: ${m.query} vs ${m.against}: ${m.detail}`);
+  out.push('');
+  out.push('markdown:');
+  out.push(formatTables(r, true));
   return out.join('\n');
 }
 
@@ -567,7 +628,9 @@ interface CliOptions extends BenchOptions {
   reexec: boolean;
 }
 
-function parseArgs(argv: readonly string[]): CliOptions {
+const SKIPPABLE: readonly SkipPart[] = ['duckdb', 'cold', 'http', 'oneshot'];
+
+export function parseArgs(argv: readonly string[]): CliOptions {
   const value = (name: string) => {
     const i = argv.indexOf(name);
     if (i < 0) return undefined;
@@ -584,31 +647,34 @@ function parseArgs(argv: readonly string[]): CliOptions {
   };
   const list = (name: string) => value(name)?.split(',').map((s) => s.trim()).filter(Boolean);
   const skip = new Set(list('--skip') ?? []);
-  for (const s of skip) if (!['duckdb', 'closure', 'http'].includes(s)) throw new Error(`--skip takes duckdb, closure, http; got '${s}'`);
+  for (const s of skip) if (!SKIPPABLE.includes(s as SkipPart)) throw new Error(`--skip takes ${SKIPPABLE.join(', ')}; got '${s}'`);
   const calls = int('--calls', 100_000);
   if (calls < 10) throw new Error('--calls must be at least 10');
+  const oneShot = list('--oneshot-calls')?.map((s) => {
+    const n = Number(s);
+    if (!Number.isInteger(n) || n < 10) throw new Error(`--oneshot-calls takes sizes of at least 10, got '${s}'`);
+    return n;
+  });
   return {
     calls,
     seed: int('--seed', 1),
-    runs: Math.max(1, int('--runs', 20)),
-    warmup: int('--warmup', 3),
+    runs: Math.max(1, int('--runs', 7)),
+    warmup: Math.max(1, int('--warmup', 1)),
     httpCalls: int('--http-calls', 100_000),
     queries: list('--queries'),
-    skip: skip as Set<'duckdb' | 'closure' | 'http'>,
+    skip: skip as Set<SkipPart>,
+    oneShotCalls: oneShot,
+    oneShotRuns: Math.max(1, int('--oneshot-runs', 3)),
     dataRoot: value('--data-root'),
     out: value('--out') ?? fileURLToPath(new URL('./results.json', import.meta.url)),
     reexec: !argv.includes('--no-reexec'),
-    log: (m) => process.stderr.write(`[bench] ${m}\n`),
+    log: (m) => process.stderr.write(`[bench +${(performance.now() / 1000).toFixed(0)}s] ${m}\n`),
   };
 }
 
-/**
- * Heap the run needs: the tq store and its query caches (about 2.5 KB a call), later the
- * parsed objects of the closure baseline (about 1.7 KB a call) and the parsed table, plus
- * headroom. Node's default limit is far lower than that at 1M calls.
- */
+/** Heap the run needs: the tq store and its caches, the table engine, headroom. */
 function neededHeapMb(calls: number): number {
-  return Math.ceil((calls * 5 * 1024) / 2 ** 20) + 2048;
+  return Math.ceil((calls * 4 * 1024) / 2 ** 20) + 2048;
 }
 
 async function main(): Promise<void> {

@@ -1,48 +1,81 @@
 /**
- * Keeps the benchmark from rotting (issue #7): the whole bench at 10k calls, 2 timed runs per
- * query, must run every query on every side, agree with DuckDB and the closures id for id,
- * and report every section.
+ * Keeps the benchmark from rotting (issue #12): the whole bench at 2000 calls, one timed run
+ * per side, must run every query on tq (cold and warm) and both DuckDB variants, agree with
+ * DuckDB on keys, order and sampled content, run the one-shot processes (jq only when it is
+ * installed), and report every section and target.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { diffIds, formatReport, runBench } from './run.ts';
+import { formatReport, parseArgs, runBench } from './run.ts';
+import { jqAvailable } from './oneshot.ts';
 
-const QUERY_NAMES = ['id_filter', 'op_wildcard', 'expr_scan', 'roots_recent', 'latency_top', 'offset_page', 'threads_all', 'table_sort'];
+const QUERY_NAMES = [
+  'id_filter', 'trace_filter', 'roots_page_50', 'roots_page_100', 'roots_expand', 'roots_feedback',
+  'op_wildcard', 'expr_scan', 'latency_top', 'offset_page', 'threads_all', 'table_sort',
+];
 
-test('diffIds: equal lists are no difference; a swap, a missing and an extra id are named', () => {
-  assert.equal(diffIds(['a', 'b', 'c'], ['a', 'b', 'c']), null);
-  const swapped = diffIds(['a', 'b', 'c'], ['a', 'c', 'b']);
-  assert.match(swapped!, /missing 0 \[\]; extra 0 \[\]; first order difference at position 1/);
-  const changed = diffIds(['a', 'b'], ['a', 'x', 'b']);
-  assert.match(changed!, /2 expected vs 3 actual; missing 0 \[\]; extra 1 \["x"\]/);
-  assert.match(diffIds(['a', 'b'], ['a'])!, /missing 1 \["b"\]/);
-});
-
-test('issue #7: the bench at 10k calls runs every query on tq, DuckDB and the closures, with no mismatch', { timeout: 120_000 }, async () => {
-  const r = await runBench({ calls: 10_000, runs: 2, warmup: 1, httpCalls: 10_000, httpRuns: 1 });
+test('issue #12: the bench at 2000 calls runs every query and the one-shots, with every cross-check passing', { timeout: 120_000 }, async () => {
+  const r = await runBench({ calls: 2000, runs: 1, warmup: 1, httpCalls: 2000, httpRuns: 1, oneShotCalls: [2000], oneShotRuns: 1 });
   assert.deepEqual(r.mismatches, [], formatReport(r));
   assert.deepEqual(r.errors, []);
-  assert.deepEqual(r.queries.map((q) => q.name), QUERY_NAMES);
-  for (const q of r.queries) {
-    for (const side of [q.tq, q.duckdb, q.closure]) {
-      assert.equal(side.error, undefined, `${q.name}: ${side.error}`);
-      assert.equal(side.timing?.runs, 2, q.name);
-      assert.ok(side.timing!.median_ms >= 0 && side.timing!.p95_ms >= side.timing!.median_ms, q.name);
+  // The query_stats hook adds its query only once that route exists.
+  const names = Object.keys(r.queries);
+  assert.deepEqual(names.filter((n) => n !== 'query_stats_roots'), QUERY_NAMES);
+  for (const [name, q] of Object.entries(r.queries)) {
+    assert.ok(q.rows! > 0, `${name} returned no rows: the query would measure nothing`);
+    assert.ok(q.tq.cold_ms! > 0, name);
+    for (const t of [q.tq.warm, q.duckdb.plain, q.duckdb.tuned]) {
+      assert.equal(t?.runs, 1, name);
+      assert.ok(t!.min_ms <= t!.median_ms && t!.median_ms <= t!.max_ms && t!.cpu_median_ms >= 0, name);
     }
-    assert.equal(q.duckdb_ids_match, true, q.name);
-    assert.equal(q.closure_ids_match, true, q.name);
-    assert.equal(q.tq.rows, q.duckdb.rows, q.name);
-    assert.ok(q.tq.rows! > 0, `${q.name} returned no rows: the query mix would measure nothing`);
+    for (const c of [q.check.plain, q.check.tuned]) {
+      assert.equal(c?.ids_match, true, name);
+      assert.equal(c?.content_match, true, name);
+      assert.equal(c?.content_sampled, Math.min(50, q.rows!), name);
+    }
+    assert.ok(q.ratios.warm_over_plain! > 0 && q.ratios.cold_over_tuned! > 0, name);
   }
-  assert.equal(r.queries.find((q) => q.name === 'id_filter')!.tq.rows, 10);
-  assert.equal(r.queries.find((q) => q.name === 'offset_page')!.tq.rows, 100);
-  assert.equal(r.config.calls, 10_000);
-  assert.ok(r.load.tq_mb_per_s > 0 && r.load.bare_parse_mb_per_s > 0);
+  assert.equal(r.queries.id_filter.rows, 10);
+  assert.equal(r.queries.offset_page.rows, 100);
+  assert.equal(r.queries.roots_page_50.rows, 50);
+  assert.ok(r.copy_ceiling!.bytes > r.queries.op_wildcard.bytes!);
+  assert.ok(r.load.tq_mb_per_s > 0 && r.load.bare_parse_mb_per_s > 0 && r.load.duckdb_calls_load_ms! > 0);
   assert.ok(r.memory.heap_per_call_bytes > 0);
   assert.ok(r.http.available, r.http.available ? '' : r.http.reason);
-  assert.equal(r.http.lines, 10_000);
-  assert.equal(r.targets.length, 6);
-  assert.equal(r.targets.filter((t) => !t.name.startsWith('(supplementary)')).length, 4);
+  assert.equal(r.http.lines, 2000);
+
+  const shot = r.oneshot['2000'];
+  const jq = jqAvailable();
+  assert.equal(shot.jq, jq.ok ? jq.version : `skipped: ${jq.reason}`);
+  assert.deepEqual(Object.keys(shot.queries), ['op_wildcard', 'roots_page_100']);
+  for (const [name, q] of Object.entries(shot.queries)) {
+    assert.deepEqual(q.errors, [], name);
+    assert.equal(q.ids_match, true, name);
+    assert.equal(q.tq!.rows, q.duckdb!.rows, name);
+    assert.equal(q.jq === null, !jq.ok, name);
+    if (q.jq) assert.equal(q.jq.rows, q.tq!.rows, name);
+  }
+  assert.equal(shot.queries.roots_page_100.tq!.rows, 100);
+  assert.equal(shot.queries.op_wildcard.tq!.rows, r.queries.op_wildcard.rows);
+
+  assert.equal(r.targets.length, 9);
   for (const t of r.targets) assert.notEqual(t.value, null, t.name);
-  assert.ok(r.machine.cores > 0 && r.machine.node.startsWith('v'));
+  assert.ok(r.machine.cores > 0 && r.machine.node.startsWith('v') && r.machine.duckdb_threads! > 0);
+  assert.match(formatReport(r), /\| roots_page_50 \| 50 \|/);
+});
+
+test('jq missing: the one-shot section says why it skipped it', () => {
+  const r = jqAvailable('tq-bench-no-such-jq');
+  assert.equal(r.ok, false);
+  assert.match(!r.ok ? r.reason : '', /^tq-bench-no-such-jq not installed \(ENOENT\)$/);
+});
+
+test('bench arguments: unknown parts to skip and tiny sizes are refused with the reason', () => {
+  assert.throws(() => parseArgs(['--skip', 'closure']), /--skip takes duckdb, cold, http, oneshot; got 'closure'/);
+  assert.throws(() => parseArgs(['--calls', '5']), /--calls must be at least 10/);
+  assert.throws(() => parseArgs(['--oneshot-calls', '100,x']), /--oneshot-calls takes sizes of at least 10, got 'x'/);
+  const o = parseArgs(['--calls', '500', '--skip', 'oneshot,cold', '--oneshot-calls', '100,200']);
+  assert.equal(o.calls, 500);
+  assert.deepEqual([...o.skip!], ['oneshot', 'cold']);
+  assert.deepEqual(o.oneShotCalls, [100, 200]);
 });

@@ -147,3 +147,27 @@ test('bodyPart parses one part alone, with the defaults of body()', () => {
   assert.equal(t.bodyPart(row, 'summary'), null);
   for (const part of ['attributes', 'inputs', 'output', 'summary'] as const) assert.deepEqual(t.bodyPart(row, part), t.body(row)[part]);
 });
+
+test('bodyPartTexts: the stored part texts, remembered per row and refreshed when the body changes', () => {
+  const t = new CallTable();
+  const row = t.start(start('c1'));
+  assert.deepEqual(t.bodyPartTexts(row), ['{"a":1}', '{"x":"weave:///e/p/object/o:d1"}', 'null', 'null']);
+  // Read again from the remembered spans.
+  assert.deepEqual(t.bodyPartTexts(row), ['{"a":1}', '{"x":"weave:///e/p/object/o:d1"}', 'null', 'null']);
+  t.end(end('c1', { output: { y: [1, 2] } }));
+  assert.deepEqual(t.bodyPartTexts(row), ['{"a":1}', '{"x":"weave:///e/p/object/o:d1"}', '{"y":[1,2]}', '{"status_counts":{"error":0}}']);
+  assert.deepEqual(t.bodyPart(row, 'output'), { y: [1, 2] });
+  // A record line without some parts, spaced as written; and a body too long to remember spans for.
+  const line = Buffer.from('{"id":"c2", "inputs" : {"q": "a b"} , "summary":null}');
+  const rec = { ...start('c2'), ended_at: null, exception: null, output: null, summary: null, run_step_end: null, deleted_at: null };
+  const r2 = t.load(rec, line, 0, line.length);
+  for (let i = 0; i < 2; i++) assert.deepEqual(t.bodyPartTexts(r2), [null, '{"q": "a b"}', null, 'null']);
+  assert.deepEqual(t.bodyPart(r2, 'attributes'), {});
+  const big = Buffer.from(JSON.stringify({ id: 'c3', inputs: { s: 'x'.repeat(70_000) }, output: 1 }));
+  const r3 = t.load({ ...rec, id: 'c3' }, big, 0, big.length);
+  for (let i = 0; i < 2; i++) {
+    const parts = t.bodyPartTexts(r3);
+    assert.equal(parts[1]!.length, 70_008);
+    assert.equal(parts[2], '1');
+  }
+});

@@ -59,12 +59,12 @@ export interface CallRecordPart extends CallStartPart {
 
 const NULL_OP = -1;
 
-const BODY_PART_KEYS: Record<keyof CallBody, readonly string[]> = {
-  attributes: ['attributes'],
-  inputs: ['inputs'],
-  output: ['output'],
-  summary: ['summary'],
-};
+/** The JSON parts of a call body, in the order of the part spans. */
+export const BODY_PARTS = ['attributes', 'inputs', 'output', 'summary'] as const;
+const PART_INDEX: Record<keyof CallBody, number> = { attributes: 0, inputs: 1, output: 2, summary: 3 };
+/** Span offsets are kept as uint16: longer bodies are scanned every time instead. */
+const SPAN_LIMIT = 0xffff;
+const ABSENT = 0xffff;
 
 /** A complete record whose id is already stored (fixtures hold each call once). */
 export class DuplicateCallError extends Error {
@@ -106,6 +106,13 @@ export class CallTable {
   private readonly bodyChunk = new Int32Column();
   private readonly bodyOffset = new Int32Column();
   private readonly bodyLength = new Int32Column();
+  /**
+   * Where each part's value sits in a row's body text (start, end per part, in UTF-16 units),
+   * found on the first read of the row and remembered: rendering a line then slices the parts
+   * instead of scanning the whole body again. Allocated on first use.
+   */
+  private partSpans = new Uint16Array(0);
+  private partSpansKnown = new Uint8Array(0);
 
   // Indexes.
   readonly byId = new Map<string, number>();
@@ -127,6 +134,8 @@ export class CallTable {
    * that derived per-row caches know to rebuild. Appends do not bump it.
    */
   version = 0;
+  /** Bumped when an existing row's started_at may change (a repeated start): orders rebuild. */
+  startVersion = 0;
 
   get size(): number {
     return this.ids.length;
@@ -231,16 +240,43 @@ export class CallTable {
    * Defaults as in body(): `{}` for attributes/inputs, null for output/summary.
    */
   bodyPart(row: number, part: keyof CallBody): unknown {
-    const text = this.bodyPartText(row, part);
+    const text = this.bodyPartTexts(row)[PART_INDEX[part]];
     const value = text === null ? null : parseExact(text);
     return value === null && (part === 'attributes' || part === 'inputs') ? {} : value;
   }
 
   /** The stored JSON text of one part, or null when the body has none. */
   bodyPartText(row: number, part: keyof CallBody): string | null {
+    return this.bodyPartTexts(row)[PART_INDEX[part]];
+  }
+
+  /** The stored JSON text of attributes, inputs, output and summary (null when absent), as they are. */
+  bodyPartTexts(row: number): Array<string | null> {
     const text = this.bodyText(row);
-    const spans = topLevelValueSpans(text, BODY_PART_KEYS[part]);
-    return spans[0] < 0 ? null : text.slice(spans[0], spans[1]);
+    const out: Array<string | null> = [null, null, null, null];
+    if (row < this.partSpansKnown.length && this.partSpansKnown[row] === 1) {
+      const s = this.partSpans;
+      for (let k = 0, at = row * 8; k < 4; k++, at += 2) if (s[at] !== ABSENT) out[k] = text.slice(s[at], s[at + 1]);
+      return out;
+    }
+    const spans = topLevelValueSpans(text, BODY_PARTS);
+    for (let k = 0; k < 4; k++) if (spans[2 * k] >= 0) out[k] = text.slice(spans[2 * k], spans[2 * k + 1]);
+    if (text.length < SPAN_LIMIT) this.rememberSpans(row, spans);
+    return out;
+  }
+
+  private rememberSpans(row: number, spans: Int32Array): void {
+    if (row >= this.partSpansKnown.length) {
+      const cap = Math.max(1024, Math.ceil(this.ids.length * 1.25), row + 1);
+      const known = new Uint8Array(cap);
+      known.set(this.partSpansKnown);
+      const s = new Uint16Array(cap * 8);
+      s.set(this.partSpans);
+      this.partSpansKnown = known;
+      this.partSpans = s;
+    }
+    for (let k = 0; k < 8; k++) this.partSpans[row * 8 + k] = spans[k] < 0 ? ABSENT : spans[k];
+    this.partSpansKnown[row] = 1;
   }
 
   bodyText(row: number): string {
@@ -262,6 +298,7 @@ export class CallTable {
   }
 
   private setBody(row: number, text: string): void {
+    if (row < this.partSpansKnown.length) this.partSpansKnown[row] = 0;
     const [chunk, offset, length] = this.arena.appendString(text);
     this.bodyChunk.data[row] = chunk;
     this.bodyOffset.data[row] = offset;
@@ -367,6 +404,7 @@ export class CallTable {
     const body = this.body(row);
     this.setBody(row, stringifyExact({ attributes: s.attributes, inputs: s.inputs, output: body.output, summary: body.summary }));
     this.version++;
+    this.startVersion++;
   }
 }
 

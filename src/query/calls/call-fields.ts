@@ -58,6 +58,11 @@ class PathMemo {
 const memoCaches = new WeakMap<CallTable, Map<string, PathMemo>>();
 const MEMO_PATHS_PER_TABLE = 16;
 
+/** Drops a table's path memos: the state right after a load (the bench's cold runs). */
+export function forgetPathMemos(table: CallTable): void {
+  memoCaches.delete(table);
+}
+
 function sharedMemo(table: CallTable, key: string): PathMemo {
   let cache = memoCaches.get(table);
   if (!cache) memoCaches.set(table, (cache = new Map()));

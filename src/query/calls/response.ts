@@ -9,13 +9,12 @@ import { fromPlain } from '../../core/json/lossless.ts';
 import { pyDumps } from '../../core/json/pyjson.ts';
 import { callRefUri, parseObjectRef } from '../../core/refs.ts';
 import type { CallBody, CallTable } from '../../store/call-table.ts';
-import { topLevelValueSpans } from '../../core/json/spans.ts';
 import type { FeedbackRow, ProjectStore } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
 import { resolveObjectRef } from '../resolve-ref.ts';
 import { applyCosts } from './costs.ts';
 import type { CallsQuery } from './request.ts';
-import { deriveSummary } from './summary.ts';
+import { deriveSummary, derivedWeaveJson, type SummaryInputs } from './summary.ts';
 
 const ALWAYS = ['id', 'project_id', 'trace_id', 'op_name', 'started_at'];
 const FOR_SUMMARY = ['ended_at', 'exception', 'display_name'];
@@ -59,14 +58,11 @@ export interface LineBuilderOptions {
   selected: Set<string> | null;
 }
 
-/** The JSON parts of a call body that a line copies or computes from. */
-const BODY_KEYS = ['attributes', 'inputs', 'output', 'summary'] as const;
-
 /**
  * Makes the function that renders one row as a JSON line, keys in CallSchema order.
  *
  * Fast path (no expansion): `attributes`, `inputs` and `output` are copied from the stored
- * text as they are (topLevelValueSpans), and only `summary` is parsed, to be recomputed. With
+ * text as they are (CallTable.bodyPartTexts), and only `summary` is parsed, to be recomputed. With
  * `expand_columns` the body is parsed, refs are replaced, and the values are re-serialised.
  */
 export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
@@ -78,7 +74,7 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
   const needsBody = has('attributes') || has('inputs') || has('output') || has('summary');
   const p = o.prefix;
   const q = (v: unknown) => JSON.stringify(v);
-  const dt = (v: number) => (Number.isNaN(v) ? 'null' : q(formatMicros(v)));
+  const dt = datetimeJsonFormatter();
   const userKey = q(`${p}user_id`), runKey = q(`${p}run_id`), stepKey = q(`${p}run_step`), stepEndKey = q(`${p}run_step_end`);
   const projectId = q(o.project.projectId);
   // Column selection, decided once per query rather than per row.
@@ -89,56 +85,44 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
     user_id: has(`${p}user_id`), run_id: has(`${p}run_id`), run_step: has(`${p}run_step`), run_step_end: has(`${p}run_step_end`),
   };
 
-  /** The stored JSON text of attributes/inputs/output/summary, or null for absent parts. */
-  const rawParts = (row: number): Array<string | null> => {
-    const text = t.bodyText(row);
-    const spans = topLevelValueSpans(text, BODY_KEYS);
-    return BODY_KEYS.map((_, k) => (spans[2 * k] < 0 ? null : text.slice(spans[2 * k], spans[2 * k + 1])));
-  };
+  // Without costs or feedback the computed `weave` block is spliced into the stored summary
+  // text (copied as is, like inputs) instead of parsing and re-serialising the summary.
+  const spliceSummary = expandColumns.length === 0 && !o.req.include_costs && !o.req.include_feedback;
 
   return (row) => {
     let attributes = '{}', inputs = '{}', output = 'null';
     let storedSummary: Record<string, unknown> | null = null;
+    let storedSummaryText: string | null = null;
     let parsed: CallBody | null = null;
     if (expandColumns.length > 0) {
       parsed = t.body(row);
       storedSummary = sel.summary ? parsed.summary : null;
     } else if (needsBody) {
-      const [a, i, out, sum] = rawParts(row);
+      const [a, i, out, sum] = t.bodyPartTexts(row);
       if (sel.attributes && a !== null && a !== 'null') attributes = a;
       if (sel.inputs && i !== null && i !== 'null') inputs = i;
       if (sel.output && out !== null) output = out;
-      if (sel.summary && sum !== null) storedSummary = parseExact(sum) as Record<string, unknown> | null;
+      if (sel.summary && sum !== null) storedSummaryText = sum;
     }
     const endedAt = sel.ended_at ? t.endedAt.data[row] : NaN;
     const exception = sel.exception ? t.exceptions.get(row) : null;
     const displayName = sel.display_name ? t.displayNames.get(row) : null;
     const opName = t.opName(row) ?? '';
-    const summary = deriveSummary({
-      summary: storedSummary,
-      opName,
-      startedAt: t.startedAt.data[row],
-      endedAt: Number.isNaN(endedAt) ? null : endedAt,
-      exception,
-      displayName,
-    });
-    if (o.req.include_costs) applyCosts(summary, o.store.prices, t.startedAt.data[row], o.project.projectId);
-    if (o.req.include_feedback) {
-      const rows = o.project.feedbackByRef.get(callRefUri(o.project.projectId, t.ids[row])) ?? [];
-      (summary.weave as Record<string, unknown>).feedback = rows.map((f) => feedbackItem(f, p));
-    }
-    if (parsed !== null) {
-      // Expansion works on the parsed values; they are serialised after it.
-      const holder: Record<string, unknown> = {
-        attributes: sel.attributes ? parsed.attributes : {},
-        inputs: sel.inputs ? parsed.inputs : {},
-        output: sel.output ? parsed.output : null,
-        summary,
-      };
-      for (const col of expandColumns) expandColumn(o.store, holder, col);
-      attributes = stringifyExact(holder.attributes);
-      inputs = stringifyExact(holder.inputs);
-      output = stringifyExact(holder.output);
+    const computed = { opName, startedAt: t.startedAt.data[row], endedAt: Number.isNaN(endedAt) ? null : endedAt, exception, displayName };
+    let summaryJson = spliceSummary ? splicedSummary(storedSummaryText, computed, t.statusErrorCount.data[row]) : null;
+    if (summaryJson === null) {
+      if (storedSummaryText !== null) storedSummary = parseExact(storedSummaryText) as Record<string, unknown> | null;
+      const summary = deriveSummary({ summary: storedSummary, ...computed });
+      if (o.req.include_costs) applyCosts(summary, o.store.prices, t.startedAt.data[row], o.project.projectId);
+      if (o.req.include_feedback) {
+        const rows = o.project.feedbackByRef.get(callRefUri(o.project.projectId, t.ids[row])) ?? [];
+        (summary.weave as Record<string, unknown>).feedback = rows.map((f) => feedbackItem(f, p));
+      }
+      if (parsed === null) summaryJson = stringifyExact(summary);
+      else {
+        const out = expandedParts(o.store, parsed, summary, sel, expandColumns);
+        [attributes, inputs, output, summaryJson] = [stringifyExact(out.attributes), stringifyExact(out.inputs), stringifyExact(out.output), stringifyExact(out.summary)];
+      }
     }
     const storage = o.req.include_storage_size ? String(storageSize(t, row)) : 'null';
     const totalStorage = o.req.include_total_storage_size && t.parentIds[row] === null ? String(traceStorageSize(t, row)) : 'null';
@@ -147,11 +131,74 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
       `,"trace_id":${q(t.traceIds[row])},"parent_id":${q(sel.parent_id ? t.parentIds[row] : null)}` +
       `,"thread_id":${q(sel.thread_id ? t.threadIds[row] : null)},"turn_id":${q(sel.turn_id ? t.turnIds[row] : null)}` +
       `,"started_at":${dt(t.startedAt.data[row])},"attributes":${attributes},"inputs":${inputs}` +
-      `,"ended_at":${dt(endedAt)},"exception":${q(exception)},"output":${output},"summary":${stringifyExact(summary)}` +
+      `,"ended_at":${dt(endedAt)},"exception":${q(exception)},"output":${output},"summary":${summaryJson}` +
       `,${userKey}:${q(sel.user_id ? t.userIds[row] : null)},${runKey}:${q(sel.run_id ? t.runIds.get(row) : null)}` +
       `,${stepKey}:${q(sel.run_step ? t.runStep.get(row) : null)},${stepEndKey}:${q(sel.run_step_end ? t.runStepEnd.get(row) : null)}` +
       `,"deleted_at":null,"storage_size_bytes":${storage},"total_storage_size_bytes":${totalStorage}}`
     );
+  };
+}
+
+/** The body parts with the expand columns' refs replaced by their values (§10.4). */
+function expandedParts(
+  store: Store,
+  body: CallBody,
+  summary: Record<string, unknown>,
+  sel: { attributes: boolean; inputs: boolean; output: boolean },
+  expandColumns: readonly string[],
+): Record<string, unknown> {
+  const holder: Record<string, unknown> = {
+    attributes: sel.attributes ? body.attributes : {},
+    inputs: sel.inputs ? body.inputs : {},
+    output: sel.output ? body.output : null,
+    summary,
+  };
+  for (const col of expandColumns) expandColumn(store, holder, col);
+  return holder;
+}
+
+/**
+ * The stored summary text with the computed `weave` block appended, or null when the text
+ * is not a plain object without a `weave` key of its own (then the summary is parsed and
+ * merged by deriveSummary). No stored summary gives `{"weave":...}`.
+ */
+export function splicedSummary(stored: string | null, c: Omit<SummaryInputs, 'summary'>, errorCount: number): string | null {
+  if (stored !== null && stored !== 'null') {
+    // A `weave` key, also one spelled with \u escapes, is merged the parsing way.
+    if (stored.charCodeAt(0) !== 0x7b /* { */ || stored.includes('"weave"') || stored.includes('\\u')) return null;
+    const close = stored.lastIndexOf('}');
+    for (let i = 1; i < close; i++) {
+      const ch = stored.charCodeAt(i);
+      // Anything but JSON whitespace: the object has members.
+      if (ch !== 0x20 && ch !== 0x09 && ch !== 0x0a && ch !== 0x0d) return `${stored.slice(0, close)},"weave":${derivedWeaveJson(c, errorCount)}${stored.slice(close)}`;
+    }
+  }
+  return `{"weave":${derivedWeaveJson(c, errorCount)}}`;
+}
+
+const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
+const DAY_US = 86_400_000_000;
+
+/**
+ * A datetime renderer for one query's lines: formatMicros' output as a JSON string, with the
+ * date part reused while rows fall on the same day (most pages span a few days).
+ */
+export function datetimeJsonFormatter(): (us: number) => string {
+  let day = NaN;
+  let prefix = '';
+  return (us) => {
+    if (Number.isNaN(us)) return 'null';
+    const d = Math.floor(us / DAY_US);
+    if (d !== day) {
+      const text = formatMicros(d * DAY_US);
+      day = d;
+      prefix = `"${text.slice(0, text.indexOf('T') + 1)}`;
+    }
+    const inDay = us - d * DAY_US;
+    const micros = inDay % 1_000_000;
+    const secs = (inDay - micros) / 1_000_000;
+    const time = `${TWO_DIGITS[Math.floor(secs / 3600)]}:${TWO_DIGITS[Math.floor((secs % 3600) / 60)]}:${TWO_DIGITS[secs % 60]}`;
+    return micros === 0 ? `${prefix}${time}Z"` : `${prefix}${time}.${String(micros).padStart(6, '0')}Z"`;
   };
 }
 

@@ -16,6 +16,7 @@ import { planFilter, type FilterPlan } from './filter.ts';
 import { effectiveSortTerms, orderRows, validateSortTerms } from './order.ts';
 import { parseCallsQuery, type CallsQuery } from './request.ts';
 import { lineBuilder, selectColumns } from './response.ts';
+import { startOrderPage } from './start-walk.ts';
 
 /** Validates and plans a calls query; the returned iterable yields JSON lines. */
 export function prepareCallsQuery(engine: Engine, req: CallsQuery): Iterable<string> {
@@ -33,9 +34,8 @@ export function prepareCallsQuery(engine: Engine, req: CallsQuery): Iterable<str
   if (req.limit === 0) return [];
   const table = project.calls;
   const plan = planFilter(table, req.filter, req.query ? indexableEqualities(req.query) : []);
-  const matches = scanRows(plan, expr, table.size);
-
-  const page = orderRows(matches, terms, resolver, req.offset ?? 0, req.limit);
+  const offset = req.offset ?? 0;
+  const page = startOrderPage(table, plan, expr, terms, offset, req.limit) ?? orderRows(scanRows(plan, expr, table.size), terms, resolver, offset, req.limit);
   const render = lineBuilder({ store: engine.store, project, req, prefix, selected });
   return (function* () {
     for (const row of page) yield render(row);

@@ -54,9 +54,31 @@ export function deriveSummary(c: SummaryInputs): Record<string, unknown> {
   return summary;
 }
 
+/**
+ * The computed `weave` block alone, as JSON text, for a stored summary that has no `weave` key
+ * of its own: what deriveSummary puts there, in the same key order. `errorCount` is the
+ * stored `status_counts.error` when it is a number (CallTable.statusErrorCount), else NaN.
+ */
+export function derivedWeaveJson(c: Omit<SummaryInputs, 'summary'>, errorCount: number): string {
+  const status = c.exception ? 'error' : c.endedAt === null ? 'running' : errorCount > 0 ? 'descendant_error' : 'success';
+  let out = `{"status":"${status}"`;
+  if (c.startedAt !== null && c.endedAt !== null) out += `,"latency_ms":${JSON.stringify(timedeltaMillis(c.startedAt, c.endedAt))}`;
+  if (c.displayName) out += `,"display_name":${JSON.stringify(c.displayName)}`;
+  else {
+    const name = traceName(c.opName);
+    if (name !== null) out += `,"trace_name":${JSON.stringify(name)}`;
+  }
+  return out + '}';
+}
+
 /** Op names repeat across calls; their trace names are computed once each. */
 const traceNames = new Map<string, string | null>();
 const TRACE_NAME_CACHE_LIMIT = 65_536;
+
+/** Empties the trace-name cache: the state right after a load. */
+export function forgetTraceNames(): void {
+  traceNames.clear();
+}
 
 /** §9.1 step 4: the ref's name part for object/op refs, none for other refs, else op_name. */
 function traceName(opName: string): string | null {

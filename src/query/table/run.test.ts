@@ -6,6 +6,7 @@ import { TqError } from '../../core/errors.ts';
 import { parseLossless } from '../../core/json/lossless.ts';
 import { createEngine } from '../../engine.ts';
 import { tableQueryRoute, tableQueryStatsRoute, tableQueryStreamRoute, tableRoutes } from './route.ts';
+import { candidatePositions } from './run.ts';
 
 const PROJECT = 'acme/evals';
 
@@ -263,4 +264,19 @@ test('§5.12: /table/query_stats counts the digest list with duplicates; unknown
   const stats = (d: string) => tableQueryStatsRoute.run(engine, { kind: 'value', value: { project_id: PROJECT, digest: d } }, ctx);
   assert.deepEqual(stats(digest), { kind: 'json', body: { count: 3 } });
   assert.deepEqual(stats('unknown'), { kind: 'json', body: { count: 0 } });
+});
+
+test('candidatePositions: unfiltered positions are cached per table until the project stores another row; a filter is never cached', () => {
+  const rows = new Map<string, { digest: string; text: string }>([
+    ['a', { digest: 'a', text: '{"x":1}' }],
+    ['c', { digest: 'c', text: '{"x":3}' }],
+  ]);
+  const digests = ['a', 'b', 'c', 'a'];
+  const first = candidatePositions(digests, rows, null);
+  assert.deepEqual([...first], [0, 2, 3]);
+  assert.equal(candidatePositions(digests, rows, null), first);
+  assert.deepEqual([...candidatePositions(digests, rows, new Set(['a']))], [0, 3]);
+  // The gap at 1 fills once its row is stored: the cached list is not reused.
+  rows.set('b', { digest: 'b', text: '{"x":2}' });
+  assert.deepEqual([...candidatePositions(digests, rows, null)], [0, 1, 2, 3]);
 });

@@ -74,18 +74,41 @@ export function queryTableRows(engine: Engine, req: TableQuery): Iterable<TableR
   }
 
   // Candidates as positions in the table; only the selected ones become hits.
-  const positions: number[] = [];
-  for (let i = 0; i < digests.length; i++) {
-    const d = digests[i];
-    if (wanted !== null && !wanted.has(d)) continue;
-    if (rows.has(d)) positions.push(i);
-  }
+  const positions = candidatePositions(digests, rows, wanted);
   const columns = req.sort_by.map((term) => tableSortColumns(digests, rows, term.path));
   const cmp = columnsComparator(columns, req.sort_by.map((t) => t.order), positions);
   const k = limit === null ? positions.length : Math.min(positions.length, offset + limit);
   return topK(positions.length, k, cmp)
     .slice(offset)
     .map((j) => ({ row: rows.get(digests[positions[j]])!, original_index: positions[j] }));
+}
+
+/**
+ * The positions whose digest has a stored row (and is wanted). Unfiltered, they are cached per
+ * table: a table never changes and rows are only ever added, so the list stays right while
+ * the project's row count is the same (a sort of a million rows then does no lookup per row).
+ */
+const positionCache = new WeakMap<readonly string[], { rowCount: number; positions: Int32Array }>();
+
+/** Drops a table's cached positions and sort readings: the state right after a load. */
+export function forgetTableCaches(digests: readonly string[]): void {
+  positionCache.delete(digests);
+  sortCache.delete(digests);
+}
+
+export function candidatePositions(digests: readonly string[], rows: ReadonlyMap<string, StoredRow>, wanted: ReadonlySet<string> | null): Int32Array {
+  const cached = wanted === null ? positionCache.get(digests) : undefined;
+  if (cached && cached.rowCount === rows.size) return cached.positions;
+  const found = new Int32Array(digests.length);
+  let n = 0;
+  for (let i = 0; i < digests.length; i++) {
+    const d = digests[i];
+    if (wanted !== null && !wanted.has(d)) continue;
+    if (rows.has(d)) found[n++] = i;
+  }
+  const positions = found.slice(0, n);
+  if (wanted === null) positionCache.set(digests, { rowCount: rows.size, positions });
+  return positions;
 }
 
 /**

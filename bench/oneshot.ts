@@ -1,0 +1,194 @@
+/**
+ * The one-shot section (issue #12 §1): a whole process answering one question from the JSONL
+ * files, start to exit, as a user at a shell would run it:
+ *   - tq:     `bin/tq calls --fixtures DIR --request BODY` (load everything, one query, lines out);
+ *   - DuckDB: `read_json_auto` over calls.jsonl through @duckdb/node-api, in a child process
+ *             started the same way as tq (node + tsx);
+ *   - jq:     `jq -c -n` with the filter and sort written in jq, when jq is installed.
+ * Runs are interleaved per query (tq, DuckDB, jq, tq, ...); every process's stdout is counted
+ * (rows, bytes) and checked: the same ids in the same order from every tool.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { diffIds } from './check.ts';
+import type { BenchData } from './generate.ts';
+import { sqlString } from './queries.ts';
+import { median, round } from './stats.ts';
+
+const TQ_BIN = fileURLToPath(new URL('../bin/tq', import.meta.url));
+const DUCKDB_CHILD = fileURLToPath(new URL('./oneshot-duckdb.ts', import.meta.url));
+
+export interface ProcessRun {
+  ms: number;
+  rows: number;
+  bytes: number;
+  code: number | null;
+  stderr: string;
+  /** stdout, kept for the cross-check. */
+  stdout: Buffer;
+}
+
+/** Runs a command to exit, collecting stdout; wall time from spawn to exit. */
+export function runProcess(command: string, args: readonly string[]): Promise<ProcessRun> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    let rows = 0;
+    let bytes = 0;
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      bytes += chunk.length;
+      for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, i + 1)) rows++;
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (stderr.length < 4000) stderr += chunk.toString('utf8');
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ ms: performance.now() - t0, rows, bytes, code, stderr, stdout: Buffer.concat(chunks) }));
+  });
+}
+
+/** Whether jq runs here; the reason when it does not. */
+export function jqAvailable(command = 'jq'): { ok: true; version: string } | { ok: false; reason: string } {
+  const r = spawnSync(command, ['--version'], { encoding: 'utf8' });
+  if (r.error) return { ok: false, reason: `${command} not installed (${(r.error as NodeJS.ErrnoException).code ?? r.error.message})` };
+  if (r.status !== 0) return { ok: false, reason: `${command} --version exited ${r.status}` };
+  return { ok: true, version: r.stdout.trim() };
+}
+
+interface OneShotQuery {
+  name: string;
+  description: string;
+  body: Record<string, unknown>;
+  duckSql(file: string): string;
+  jq: string;
+}
+
+/** The two one-shot questions: a filter returning every match, and the newest page of roots. */
+export function oneShotQueries(P: string): OneShotQuery[] {
+  const prefix = `weave:///${P}/op/retrieve:`;
+  const from = (file: string) => `read_json_auto(${sqlString(file)})`;
+  const live = `c.project_id = ${sqlString(P)} AND c.deleted_at IS NULL`;
+  const jqLive = `.project_id == ${JSON.stringify(P)} and .deleted_at == null`;
+  return [
+    {
+      name: 'op_wildcard',
+      description: `op_names ['${prefix}*'], default order, all matches`,
+      body: { project_id: P, filter: { op_names: [`${prefix}*`] } },
+      duckSql: (file) => `SELECT to_json(c) FROM ${from(file)} c WHERE ${live} AND starts_with(c.op_name, ${sqlString(prefix)}) ORDER BY c.started_at, c.id`,
+      jq: `[inputs | select(${jqLive} and (.op_name | startswith(${JSON.stringify(prefix)})))] | sort_by(.started_at, .id) | .[]`,
+    },
+    {
+      name: 'roots_page_100',
+      description: 'trace roots, started_at desc, limit 100',
+      body: { project_id: P, filter: { trace_roots_only: true }, sort_by: [{ field: 'started_at', direction: 'desc' }], limit: 100 },
+      duckSql: (file) => `SELECT to_json(c) FROM ${from(file)} c WHERE ${live} AND c.parent_id IS NULL ORDER BY c.started_at DESC, c.id DESC LIMIT 100`,
+      jq: `[inputs | select(${jqLive} and .parent_id == null)] | sort_by(.started_at, .id) | reverse | .[:100] | .[]`,
+    },
+  ];
+}
+
+export interface ToolTiming {
+  median_ms: number;
+  min_ms: number;
+  max_ms: number;
+  runs: number;
+  rows: number;
+  bytes: number;
+}
+
+export interface OneShotQueryResult {
+  description: string;
+  tq: ToolTiming | null;
+  duckdb: ToolTiming | null;
+  jq: ToolTiming | null;
+  tq_over_duckdb: number | null;
+  tq_over_jq: number | null;
+  /** Every tool that ran returned the same ids in the same order. */
+  ids_match: boolean;
+  errors: string[];
+}
+
+export interface OneShotResult {
+  calls: number;
+  calls_file_bytes: number;
+  jq: string;
+  queries: Record<string, OneShotQueryResult>;
+}
+
+const idsOf = (out: Buffer) =>
+  out
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => String((JSON.parse(l) as { id: unknown }).id));
+
+function timing(runs: readonly ProcessRun[]): ToolTiming | null {
+  if (runs.length === 0) return null;
+  const ms = runs.map((r) => r.ms);
+  return { median_ms: round(median(ms), 1), min_ms: round(Math.min(...ms), 1), max_ms: round(Math.max(...ms), 1), runs: runs.length, rows: runs[0].rows, bytes: runs[0].bytes };
+}
+
+/** The one-shot section over one data set. */
+export async function measureOneShot(data: BenchData, runs: number, log: (m: string) => void, jqCommand = 'jq'): Promise<OneShotResult> {
+  const jq = jqAvailable(jqCommand);
+  const scratch = mkdtempSync(join(tmpdir(), 'tq-oneshot-'));
+  const queries: Record<string, OneShotQueryResult> = {};
+  try {
+    for (const q of oneShotQueries(data.projectId)) {
+      const request = join(scratch, `${q.name}.json`);
+      writeFileSync(request, JSON.stringify(q.body));
+      const tools: Array<[string, string, string[]]> = [
+        ['tq', TQ_BIN, ['calls', '--fixtures', data.dir, '--request', request]],
+        ['duckdb', process.execPath, ['--import', 'tsx', DUCKDB_CHILD, q.duckSql(data.callsFile)]],
+      ];
+      if (jq.ok) tools.push(['jq', jqCommand, ['-c', '-n', q.jq, data.callsFile]]);
+      const got = new Map<string, ProcessRun[]>(tools.map(([name]) => [name, []]));
+      const errors: string[] = [];
+      for (let i = 0; i < runs; i++) {
+        for (const [name, command, args] of tools) {
+          log(`one-shot ${data.calls}: ${q.name} ${name} (${i + 1}/${runs}) ...`);
+          const r = await runProcess(command, args);
+          if (r.code !== 0) {
+            errors.push(`${name} exited ${r.code}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+            continue;
+          }
+          // Only the first run's output is kept for the check.
+          if (got.get(name)!.length > 0) r.stdout = Buffer.alloc(0);
+          got.get(name)!.push(r);
+        }
+      }
+      let idsMatch = errors.length === 0;
+      const reference = got.get('tq')![0];
+      for (const [name] of tools.slice(1)) {
+        const other = got.get(name)![0];
+        if (!reference || !other) continue;
+        const diff = diffIds(idsOf(reference.stdout), idsOf(other.stdout));
+        if (diff) {
+          idsMatch = false;
+          errors.push(`${name} ids differ from tq: ${diff}`);
+        }
+      }
+      const t = (name: string) => timing(got.get(name) ?? []);
+      const tqT = t('tq'), duckT = t('duckdb'), jqT = jq.ok ? t('jq') : null;
+      queries[q.name] = {
+        description: q.description,
+        tq: tqT,
+        duckdb: duckT,
+        jq: jqT,
+        tq_over_duckdb: tqT && duckT ? round(tqT.median_ms / duckT.median_ms, 3) : null,
+        tq_over_jq: tqT && jqT ? round(tqT.median_ms / jqT.median_ms, 3) : null,
+        ids_match: idsMatch,
+        errors,
+      };
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  return { calls: data.calls, calls_file_bytes: data.callsBytes, jq: jq.ok ? jq.version : `skipped: ${jq.reason}`, queries };
+}

@@ -1,0 +1,46 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { formatMicros } from '../../core/datetime.ts';
+import { rng } from '../../gen/generate.ts';
+import { datetimeJsonFormatter, splicedSummary } from './response.ts';
+import { deriveSummary } from './summary.ts';
+
+test('datetimeJsonFormatter: the JSON string of formatMicros for any instant, across days, before 1970, with and without micros', () => {
+  const dt = datetimeJsonFormatter();
+  const r = rng(3);
+  const samples = [0, 1, -1, 999_999, 1_000_000, -86_400_000_000, 86_399_999_999, Date.UTC(2025, 0, 1) * 1000, Date.UTC(1969, 11, 31, 23, 59, 59) * 1000 + 5];
+  for (let i = 0; i < 2000; i++) samples.push(Math.floor((r() - 0.3) * 4e15));
+  // Runs of the same day, then a jump back: the cached date part must follow.
+  for (let i = 0; i < 50; i++) samples.push(Date.UTC(2025, 5, 1) * 1000 + i * 1_000_003);
+  samples.push(Date.UTC(2024, 1, 29, 12) * 1000);
+  for (const us of samples) assert.equal(dt(us), JSON.stringify(formatMicros(us)), String(us));
+  assert.equal(dt(NaN), 'null');
+});
+
+const computed = { opName: 'weave:///e/p/op/retrieve:abc', startedAt: 1_000_000, endedAt: 3_500_000, exception: null, displayName: null };
+
+test('splicedSummary: the stored text with the computed weave block appended, as deriveSummary gives it', () => {
+  const cases: Array<[string | null, number]> = [
+    ['{"usage":{"m":{"requests":1}},"status_counts":{"success":1,"error":0}}', 0],
+    ['{"status_counts":{"error":2}}', 2],
+    ['{}', NaN],
+    ['{ }', NaN],
+    [null, NaN],
+    ['null', NaN],
+  ];
+  for (const [stored, errors] of cases) {
+    for (const c of [computed, { ...computed, endedAt: null }, { ...computed, exception: 'boom' }, { ...computed, displayName: 'mine' }, { ...computed, opName: 'plain' }]) {
+      const summary = stored === null ? null : (JSON.parse(stored) as Record<string, unknown> | null);
+      assert.equal(splicedSummary(stored, c, errors), JSON.stringify(deriveSummary({ summary, ...c })), `${stored} ${JSON.stringify(c)}`);
+    }
+  }
+  // Spacing and number spellings of the stored text are kept, as for inputs and output.
+  assert.equal(splicedSummary('{"a": 1.0 }', computed, NaN), '{"a": 1.0 ,"weave":{"status":"success","latency_ms":2500,"trace_name":"retrieve"}}');
+});
+
+test('splicedSummary: a stored weave block or a non-object summary goes the parsing way', () => {
+  assert.equal(splicedSummary('{"weave":{"x":1}}', computed, NaN), null);
+  assert.equal(splicedSummary('{"a":{"weave":1}}', computed, NaN), null);
+  assert.equal(splicedSummary('[1]', computed, NaN), null);
+  assert.equal(splicedSummary('{"we\\u0061ve":{"x":1}}', computed, NaN), null);
+});

@@ -1,0 +1,84 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createEngine } from '../../engine.ts';
+import { rng } from '../../gen/generate.ts';
+import type { CallStartPart } from '../../store/call-table.ts';
+import { planFilter } from './filter.ts';
+import { callsStreamQueryRoute } from './run.ts';
+import { isStartOrder, startOrderPage } from './start-walk.ts';
+
+const P = 'e/p';
+const ctx = { userId: 'u', authorize() {}, canRead: () => true };
+
+/** 400 calls: starts with many ties, a fifth of them roots, two ops, some deleted. */
+function engineWithCalls() {
+  const engine = createEngine();
+  const t = engine.store.projectForWrite(P).calls;
+  const r = rng(7);
+  for (let i = 0; i < 400; i++) {
+    const part: CallStartPart = {
+      id: `c${Math.floor(r() * 1e6).toString(36)}-${i}`, op_name: `weave:///${P}/op/${r() < 0.3 ? 'a' : 'b'}:x`, display_name: null,
+      trace_id: `t${i % 40}`, parent_id: r() < 0.2 ? null : 'someone', thread_id: null, turn_id: null,
+      started_at: Math.floor(r() * 50) * 1000, attributes: {}, inputs: { n: i }, user_id: null, run_id: null, run_step: null,
+    };
+    t.start(part);
+    if (r() < 0.05) t.markDeleted(i, 1);
+  }
+  return { engine, t };
+}
+
+/** What the query must return: filter, sort by (started_at, id), page. */
+function expectedIds(t: ReturnType<typeof engineWithCalls>['t'], keep: (row: number) => boolean, desc: boolean, offset: number, limit: number | null): string[] {
+  const rows = Array.from({ length: t.size }, (_, r) => r).filter((r) => !t.isDeleted(r) && keep(r));
+  const cmp = (a: number, b: number) => t.startedAt.data[a] - t.startedAt.data[b] || (t.ids[a] < t.ids[b] ? -1 : 1);
+  rows.sort((a, b) => (desc ? -cmp(a, b) : cmp(a, b)));
+  return rows.slice(offset, limit === null ? undefined : offset + limit).map((r) => t.ids[r]);
+}
+
+function ids(engine: ReturnType<typeof createEngine>, body: Record<string, unknown>): string[] {
+  const res = callsStreamQueryRoute.run(engine, { kind: 'value', value: { project_id: P, ...body } }, ctx);
+  assert.equal(res.kind, 'stream');
+  return [...(res as { lines: Iterable<string> }).lines].map((l) => (JSON.parse(l) as { id: string }).id);
+}
+
+test('start-order walks: default and newest-first pages, offsets, filters and $expr give the filtered-then-sorted rows', () => {
+  const { engine, t } = engineWithCalls();
+  for (const desc of [false, true]) {
+    const sort = desc ? { sort_by: [{ field: 'started_at', direction: 'desc' }] } : {};
+    for (const [offset, limit] of [[0, 10], [0, 1], [37, 50], [0, null], [380, 100], [1000, 5]] as const) {
+      const page = { ...(offset ? { offset } : {}), ...(limit !== null ? { limit } : {}) };
+      assert.deepEqual(ids(engine, { ...sort, ...page }), expectedIds(t, () => true, desc, offset, limit), `all ${desc} ${offset} ${limit}`);
+      assert.deepEqual(
+        ids(engine, { ...sort, ...page, filter: { trace_roots_only: true } }),
+        expectedIds(t, (r) => t.parentIds[r] === null, desc, offset, limit),
+        `roots ${desc} ${offset} ${limit}`,
+      );
+      assert.deepEqual(
+        ids(engine, { ...sort, ...page, filter: { op_names: [`weave:///${P}/op/a:*`] } }),
+        expectedIds(t, (r) => t.opName(r)!.includes('/op/a:'), desc, offset, limit),
+        `op ${desc} ${offset} ${limit}`,
+      );
+      const expr = { $expr: { $gt: [{ $getField: 'inputs.n' }, { $literal: 200 }] } };
+      assert.deepEqual(
+        ids(engine, { ...sort, ...page, query: expr }),
+        expectedIds(t, (r) => r > 200, desc, offset, limit),
+        `expr ${desc} ${offset} ${limit}`,
+      );
+    }
+  }
+});
+
+test('startOrderPage: only (started_at, id) in one direction, and not for a small candidate list', () => {
+  const { t } = engineWithCalls();
+  const asc = [{ field: 'started_at', direction: 'asc' as const }, { field: 'id', direction: 'asc' as const }];
+  assert.equal(isStartOrder(asc), true);
+  assert.equal(isStartOrder([asc[0], { field: 'id', direction: 'desc' }]), false);
+  assert.equal(isStartOrder([{ field: 'ended_at', direction: 'asc' }, asc[1]]), false);
+  assert.equal(isStartOrder([asc[0]]), false);
+  const all = planFilter(t, null, []);
+  assert.equal(startOrderPage(t, all, null, [{ field: 'op_name', direction: 'asc' }, asc[1]], 0, 5), null);
+  assert.equal(startOrderPage(t, all, null, asc, 0, 5)!.length, 5);
+  // Three calls of one trace: sorting them beats walking the table.
+  const oneTrace = planFilter(t, { trace_ids: ['t3'] }, []);
+  assert.equal(startOrderPage(t, oneTrace, null, asc, 0, 5), null);
+});
