@@ -12,7 +12,7 @@ import type { FieldPrefix } from '../api/types.ts';
 import { formatMicros } from '../core/datetime.ts';
 import { stringifyExact } from '../core/json/exact.ts';
 import type { Kind } from '../io/load-fixtures.ts';
-import type { CallEndPart, CallTable } from '../store/call-table.ts';
+import { BODY_PARTS, type CallEndPart, type CallTable } from '../store/call-table.ts';
 import type { ObjectVersion } from '../store/project.ts';
 import type { Store } from '../store/store.ts';
 import type { JournalRecord } from './record.ts';
@@ -48,8 +48,6 @@ function callLine(projectId: string, calls: CallTable, row: number): string {
   const parts = BODY_PARTS.map((part) => `,"${part}":${calls.bodyPartText(row, part) ?? 'null'}`).join('');
   return `${head.slice(0, -1)}${parts}}`;
 }
-
-const BODY_PARTS = ['attributes', 'inputs', 'output', 'summary'] as const;
 
 function pendingEndRecord(projectId: string, end: CallEndPart): JournalRecord {
   const req = {
