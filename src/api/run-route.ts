@@ -1,16 +1,77 @@
 /**
- * How every front end runs a route: `route.run`, with one guard. A request nested deeply
- * enough (a query of thousands of `$not`s, an input thousands of arrays deep) exhausts the
- * stack in a recursive step; that is the client's doing, so it is a 400, not a 500.
+ * How every front end (HTTP server, CLI, in-process conformance target) runs a route, and so
+ * the one place for the checks every route needs, present and future:
+ * - the body's nesting depth, before anything parses or recurses into it (400);
+ * - the project id's form (DECISIONS 21): `ctx.authorize(p)` answers a malformed id with a 400
+ *   before the grant check, and `ctx.canRead(p)` is false for it (refs never reach it);
+ * - a stack overflow in a recursive step that the depth bound did not foresee is still the
+ *   client's doing: 400, not a 500.
  */
-import { TqError } from '../core/errors.ts';
+import { invalidRequest, TqError } from '../core/errors.ts';
+import { MAX_BODY_DEPTH, textDepthExceeded, valueDepthExceeded } from '../core/json/depth.ts';
+import { projectIdProblem, showProjectId } from '../core/project-id.ts';
 import type { Engine, RequestBody, RequestContext, Route, RouteResult } from './types.ts';
 
-export function runRoute(route: Route, engine: Engine, body: RequestBody, ctx: RequestContext): RouteResult {
-  try {
-    return route.run(engine, body, ctx);
-  } catch (e) {
-    if (e instanceof RangeError && /call stack/i.test(e.message)) throw new TqError('TQ_TOO_DEEP');
-    throw e;
+/** @throws TqError TQ_BODY_TOO_DEEP when the body nests deeper than MAX_BODY_DEPTH. */
+export function checkBodyDepth(body: RequestBody): void {
+  if (body.kind === 'text') {
+    const offset = textDepthExceeded(body.text);
+    if (offset >= 0) throw invalidRequest('TQ_BODY_TOO_DEEP', { max: MAX_BODY_DEPTH, where: ` (at character ${offset})` });
+  } else if (body.kind === 'value' && valueDepthExceeded(body.value)) {
+    throw invalidRequest('TQ_BODY_TOO_DEEP', { max: MAX_BODY_DEPTH, where: '' });
   }
+}
+
+/** `ctx` with the project-id validation in front of its grant checks. */
+export function validatingContext(ctx: RequestContext): RequestContext {
+  // Spread: whatever else a front end puts in its context reaches the route unchanged.
+  return {
+    ...ctx,
+    authorize(projectId: string): void {
+      const problem = projectIdProblem(projectId);
+      if (problem !== null) throw invalidRequest('TQ_INVALID_PROJECT_ID', { project: showProjectId(projectId), reason: problem });
+      ctx.authorize(projectId);
+    },
+    canRead: (projectId: string) => projectIdProblem(projectId) === null && ctx.canRead(projectId),
+  };
+}
+
+/** A stack overflow is the client's doing (400); anything else passes through. */
+function clientDepthError(e: unknown): unknown {
+  return e instanceof RangeError && /call stack/i.test(e.message) ? new TqError('TQ_TOO_DEEP') : e;
+}
+
+/**
+ * The same guard while a stream is pulled: rendering can nest deeper than any body (an
+ * expanded ref puts an object below a call). A plain iterator, not a generator: this runs per line.
+ */
+function guardedLines(lines: Iterable<string>): Iterable<string> {
+  return {
+    [Symbol.iterator](): Iterator<string> {
+      const it = lines[Symbol.iterator]();
+      return {
+        next() {
+          try {
+            return it.next();
+          } catch (e) {
+            throw clientDepthError(e);
+          }
+        },
+        return(value?: unknown) {
+          return it.return ? it.return(value) : { done: true, value: undefined };
+        },
+      };
+    },
+  };
+}
+
+export function runRoute(route: Route, engine: Engine, body: RequestBody, ctx: RequestContext): RouteResult {
+  checkBodyDepth(body);
+  let result: RouteResult;
+  try {
+    result = route.run(engine, body, validatingContext(ctx));
+  } catch (e) {
+    throw clientDepthError(e);
+  }
+  return result.kind === 'stream' ? { kind: 'stream', lines: guardedLines(result.lines) } : result;
 }

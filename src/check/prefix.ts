@@ -7,6 +7,7 @@
  */
 import type { FieldPrefix } from '../api/types.ts';
 import type { ConformanceCase } from './case.ts';
+import { defineOwn } from '../core/json/lossless.ts';
 
 function renameInString(text: string, from: FieldPrefix, to: FieldPrefix): string {
   return text.replace(new RegExp(`\\b${from}(?=\\w)`, 'g'), to);
@@ -20,7 +21,7 @@ export function renamePrefix<T>(value: T, from: FieldPrefix, to: FieldPrefix): T
     if (Array.isArray(v)) return v.map(walk);
     if (typeof v === 'object' && v !== null) {
       const out: Record<string, unknown> = {};
-      for (const [k, inner] of Object.entries(v)) out[renameInString(k, from, to)] = walk(inner);
+      for (const [k, inner] of Object.entries(v)) defineOwn(out, renameInString(k, from, to), walk(inner));
       return out;
     }
     return v;

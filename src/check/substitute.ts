@@ -6,6 +6,7 @@
  * surface instead of being sent verbatim.
  */
 import type { ConformanceCase } from './case.ts';
+import { defineOwn } from '../core/json/lossless.ts';
 
 export interface CaseVariables {
   project: string;
@@ -44,7 +45,7 @@ export function substitute<T>(value: T, vars: CaseVariables, caseName = '?'): T 
     if (Array.isArray(v)) return v.map(walk);
     if (typeof v === 'object' && v !== null) {
       const out: Record<string, unknown> = {};
-      for (const [k, inner] of Object.entries(v)) out[substituteString(k, vars, caseName)] = walk(inner);
+      for (const [k, inner] of Object.entries(v)) defineOwn(out, substituteString(k, vars, caseName), walk(inner));
       return out;
     }
     return v;

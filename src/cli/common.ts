@@ -3,7 +3,7 @@
  * with backpressure, human messages on stderr (colour only on a TTY and without NO_COLOR),
  * and the exit codes: 0 ok, 1 runtime error, 2 usage error.
  */
-import { runRoute as runEngineRoute } from '../api/run-route.ts';
+import { checkBodyDepth, runRoute as runEngineRoute } from '../api/run-route.ts';
 import { Chalk } from 'chalk';
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
@@ -88,7 +88,8 @@ export async function loadEngine(opts: DataOptions): Promise<Engine> {
   if (opts.data !== undefined) return (await openDataDir(resolve(opts.data), { fieldPrefix: parsePrefix(opts.fieldPrefix), writable: false, say, onProgress: progressReporter() })).engine;
   const engine = createEngine(undefined, { fieldPrefix: parsePrefix(opts.fieldPrefix) });
   const path = resolveFixturesPath(opts.fixtures, process.env, process.cwd());
-  await loadFixtures(engine, path, progressReporter());
+  const report = await loadFixtures(engine, path, progressReporter());
+  for (const notice of report.notices) say(notice);
   return engine;
 }
 
@@ -97,7 +98,10 @@ export const localContext: RequestContext = { userId: process.env.USER || 'tq', 
 
 /** Reads `--request FILE|-` (a whole request body), as text: the route parses it. */
 export function readRequest(source: string): string {
-  return source === '-' ? readFileSync(0, 'utf8') : readFileSync(source, 'utf8');
+  const text = source === '-' ? readFileSync(0, 'utf8') : readFileSync(source, 'utf8');
+  // The same depth bound as every route, on the text: a hostile file is refused before anything parses it.
+  checkBodyDepth({ kind: 'text', text });
+  return text;
 }
 
 export function intOption(name: string, text: string): number {

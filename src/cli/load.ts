@@ -22,6 +22,7 @@ export function loadCommand(): Command {
       const report = await loadFixtures(engine, source);
       const ms = performance.now() - started;
       for (const f of report.files) say(`${paint.green('ok')} ${f.file}: ${f.records} ${f.kind} records`);
+      for (const notice of report.notices) say(notice);
       say(`loaded ${report.source} in ${ms.toFixed(0)} ms`);
       await writeLines([JSON.stringify({ source: report.source, ...engine.store.counts() })]);
     });

@@ -10,8 +10,11 @@ import { createTqServer, DEFAULT_MAX_BODY_BYTES } from '../server/server.ts';
 import { UsersFileError } from '../server/users-file.ts';
 import { openServedData } from './serve-data.ts';
 import { dataOptions, intOption, loadEngine, paint, parsePrefix, say, UsageError } from './common.ts';
+import { ECHO_MAX_CHARS, MAX_ISSUES } from '../core/echo.ts';
+import { MAX_BODY_DEPTH } from '../core/json/depth.ts';
+import { parseSocketLimits, socketLimitOptions, type SocketLimitOptions } from './serve-limits.ts';
 
-interface ServeOptions {
+interface ServeOptions extends SocketLimitOptions {
   fixtures?: string;
   data?: string;
   compactAt?: string;
@@ -74,6 +77,7 @@ async function serve(opts: ServeOptions): Promise<void> {
   const fieldPrefix = parsePrefix(opts.fieldPrefix);
   const port = portOption(opts.port);
   const maxBodyBytes = maxBodyOption(opts.maxBodyBytes);
+  const socketLimits = parseSocketLimits(opts);
   let resolved;
   try {
     resolved = resolveUsers({ usersFile: opts.users, user: opts.user, password: opts.password, env: process.env });
@@ -92,6 +96,7 @@ async function serve(opts: ServeOptions): Promise<void> {
     routes: allRoutes(),
     users: resolved.users,
     maxBodyBytes,
+    socketLimits,
     cors: opts.cors === true,
     log: opts.log ? say : undefined,
   });
@@ -129,7 +134,7 @@ async function serve(opts: ServeOptions): Promise<void> {
 }
 
 export function serveCommand(): Command {
-  return dataOptions(new Command('serve'))
+  const cmd = dataOptions(new Command('serve'))
     .description('serve the HTTP API (Weave trace-server paths, Basic auth) over the loaded fixtures')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--port <n>', 'port to listen on (0: any free port)', '6345')
@@ -147,6 +152,9 @@ Every request but GET /health needs Authorization: Basic base64(user:password). 
 the users file is "entity/project", "entity/*" or "*". With no users configured, a user
 "${DEFAULT_USER}" with a random password is created and its credentials printed once.
 
+Limits: a body over --max-body-bytes is a 413, one nested more than ${MAX_BODY_DEPTH} levels a 400;
+a 422 repeats at most ${ECHO_MAX_CHARS} characters of each bad value and lists ${MAX_ISSUES} problems at most.
+
 Examples:
   tq serve --fixtures ./fixtures
   TQ_PASSWORD=secret tq serve --port 8080 --field-prefix wb_      # Weave SDK: WANDB_API_KEY=secret
@@ -156,4 +164,5 @@ Examples:
     .action(async (opts: ServeOptions) => {
       await serve(opts);
     });
+  return socketLimitOptions(cmd);
 }

@@ -6,6 +6,7 @@
  * The engine throws `TqError`s only; the HTTP front end turns them into status + JSON body and
  * the CLI into a message on stderr and an exit code. Anything else thrown is a bug (HTTP 500).
  */
+import { boundEcho, boundString, DETAIL_MAX_CHARS, MAX_ISSUES } from './echo.ts';
 
 /** Where in a request (or file) an error is: JSON path segments, like pydantic's `loc`. */
 export type ErrorPath = ReadonlyArray<string | number>;
@@ -71,7 +72,11 @@ export const ERROR_CATALOGUE = {
   TQ_INVALID_OBJECT_ID: { status: 400, message: (a) => String(a.reason) },
   TQ_INVALID_PROJECT_ID: {
     status: 400,
-    message: (a) => `Invalid project_id '${a.project}': expected the form <entity>/<project>`,
+    message: (a) => `Invalid project_id '${a.project}': ${a.reason}`,
+  },
+  TQ_BODY_TOO_DEEP: {
+    status: 400,
+    message: (a) => `Request body is nested more than ${a.max} levels deep${a.where}`,
   },
   TQ_MISSING_USER_ID: { status: 400, message: fixed('wb_user_id cannot be None') },
   // Weave's DigestMismatchError (409): a client-computed expected_digest differs from the server's.
@@ -103,6 +108,9 @@ export const ERROR_CATALOGUE = {
   TQ_REQUEST_TOO_LARGE: { status: 413, message: fixed('Request too large') },
   TQ_DELETE_TOO_MANY: { status: 413, message: (a) => `Cannot delete more than ${a.max} calls at once` },
   TQ_UNSUPPORTED_MEDIA: { status: 415, message: (a) => String(a.reason) },
+  TQ_REQUEST_TIMEOUT: { status: 408, message: (a) => `Request not received within ${a.seconds} s` },
+  TQ_MALFORMED_HTTP: { status: 400, message: fixed('Bad Request') },
+  TQ_HEADERS_TOO_LARGE: { status: 431, message: fixed('Request header fields too large') },
   TQ_INTERNAL: { status: 500, message: fixed('Internal server error') },
   // 503: tq serve --data could not make a write durable (disk full, I/O error, read-only DIR).
   TQ_JOURNAL_UNAVAILABLE: {
@@ -140,12 +148,32 @@ export class RequestSchemaError extends TqError {
   readonly issues: ValidationIssue[];
   constructor(issues: ValidationIssue[]) {
     super('TQ_REQUEST_SCHEMA', {}, issues[0]?.loc);
-    this.issues = issues;
-    this.message = issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
+    // Echoes are bounded (src/core/echo.ts): a huge bad value must not make a huger error.
+    this.issues = boundIssues(issues);
+    this.message = this.issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
   }
   override body(): Record<string, unknown> {
     return { detail: this.issues };
   }
+}
+
+/** The issues a 422 lists: each echo bounded, and no more than DETAIL_MAX_CHARS of them in all. */
+function boundIssues(issues: ValidationIssue[]): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
+  let chars = 0;
+  for (const issue of issues.slice(0, MAX_ISSUES)) {
+    const bounded = boundIssue(issue);
+    chars += JSON.stringify(bounded).length;
+    if (out.length > 0 && chars > DETAIL_MAX_CHARS) break;
+    out.push(bounded);
+  }
+  return out;
+}
+
+function boundIssue(issue: ValidationIssue): ValidationIssue {
+  const out: ValidationIssue = { ...issue, loc: issue.loc.map((part) => (typeof part === 'string' ? boundString(part) : part)) };
+  if ('input' in issue) out.input = boundEcho(issue.input);
+  return out;
 }
 
 /** 400: a well-formed request with a value the server will not take. */
@@ -174,7 +202,8 @@ export class FixtureError extends Error {
     readonly line: number,
     readonly problem: string,
   ) {
-    super(`${file}:${line}: ${problem}`);
+    // Line 0: a problem of the whole file (missing, unreadable, corrupt gzip), named `file: problem`.
+    super(line > 0 ? `${file}:${line}: ${problem}` : `${file}: ${problem}`);
     this.name = 'FixtureError';
   }
 }

@@ -6,6 +6,7 @@
  * lax mode takes `"5"` for an int, `1` for a bool), so each schema here mirrors one pydantic
  * type. Validation collects every issue, then throws one RequestSchemaError.
  */
+import { MAX_ISSUES } from './echo.ts';
 import { RequestSchemaError, type ValidationIssue } from './errors.ts';
 import { LosslessNumber } from './json/lossless.ts';
 
@@ -28,6 +29,8 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof LosslessNumber);
 
 function issue(issues: ValidationIssue[], type: string, loc: Loc, msg: string, input: unknown, ctx?: Record<string, unknown>): typeof INVALID {
+  // Past the listed maximum an issue still fails validation but is not kept (memory).
+  if (issues.length >= MAX_ISSUES) return INVALID;
   const entry: ValidationIssue = { type, loc: [...loc], msg, input };
   if (ctx) entry.ctx = ctx;
   issues.push(entry);

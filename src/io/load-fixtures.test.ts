@@ -8,6 +8,8 @@ import { FixtureError } from '../core/errors.ts';
 import { createEngine } from '../engine.ts';
 import { BUNDLED_FIXTURES, loadFixtures, resolveFixturesPath } from './load-fixtures.ts';
 import { forEachLine } from './lines.ts';
+import { runRoute } from '../api/run-route.ts';
+import { callsStreamQueryRoute } from '../query/calls/run.ts';
 
 const call = (id: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ id, project_id: 'e/p', op_name: 'op', trace_id: 't', started_at: '2024-01-01T00:00:00Z', ...extra });
@@ -99,4 +101,83 @@ test('lines are read across chunk boundaries with CRLF endings and reported with
   await forEachLine(join(d, 'f.jsonl'), ({ start, end, line }) => seen.push([line, end - start]), (p) => (lastProgress = p.bytesRead));
   assert.deepEqual(seen, [[1, long.length + 2], [3, 3], [4, 3]]);
   assert.equal(lastProgress, long.length + 2 + 2 + 2 + 4 + 3);
+});
+
+test('issue 11: a truncated or corrupt .jsonl.gz names the file and the lines read, not zlib', async () => {
+  const lines = Array.from({ length: 2000 }, (_, i) => call(`c${i}`)).join('\n') + '\n';
+  const gz = gzipSync(lines);
+  const truncated = dir({ 'calls.jsonl.gz': gz.subarray(0, Math.floor(gz.length * 0.6)) });
+  const t = await loadError(truncated);
+  assert.equal(t.line, 0);
+  assert.match(t.message, new RegExp(`^${join(truncated, 'calls.jsonl.gz').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: gzip data is truncated/corrupt \\(after \\d+ lines\\)$`));
+  const corrupt = Buffer.from(gz);
+  for (let i = 200; i < 260; i++) corrupt[i] ^= 0x5a;
+  assert.match((await loadError(dir({ 'calls.jsonl.gz': corrupt }))).message, /calls\.jsonl\.gz: gzip data is truncated\/corrupt \(after \d+ lines\)$/);
+  const notGzip = dir({ 'calls.jsonl.gz': call('a') + '\n' });
+  assert.equal((await loadError(notGzip)).message, `${join(notGzip, 'calls.jsonl.gz')}: gzip data is truncated/corrupt (after 0 lines)`);
+});
+
+test('issue 11: invalid UTF-8 is file:line with the byte offset in the line, never U+FFFD', async () => {
+  const bad = Buffer.concat([Buffer.from(call('a') + '\n'), Buffer.from(call('b', { inputs: { q: 'caf' } }).replace('caf', 'caf\u0000')), Buffer.from('\n')]);
+  const at = bad.indexOf(0, 0);
+  bad[at] = 0xe9; // Latin-1 é: not UTF-8
+  const d = dir({ 'calls.jsonl': bad });
+  const e = await loadError(d);
+  assert.equal(e.message, `${join(d, 'calls.jsonl')}:2: invalid UTF-8 at byte offset ${at - (call('a').length + 1)}`);
+  const objects = dir({ 'objects.jsonl': Buffer.concat([Buffer.from('{"project_id":"e/p","object_id":"o","val":"'), Buffer.from([0xff]), Buffer.from('"}\n')]) });
+  assert.match((await loadError(objects)).message, /objects\.jsonl:1: invalid UTF-8 at byte offset 43$/);
+});
+
+test('issue 11: a BOM at the start of a file is skipped; an empty file loads with a notice', async () => {
+  const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+  const d = dir({
+    'calls.jsonl': Buffer.concat([bom, Buffer.from(call('a') + '\n' + call('b') + '\n')]),
+    'tables.jsonl': Buffer.concat([bom, Buffer.from(JSON.stringify({ project_id: 'e/p', rows: [{ x: 1 }] }) + '\n')]),
+    'feedback.jsonl': '',
+    'costs.jsonl.gz': gzipSync(Buffer.from('\n  \n')),
+  });
+  const engine = createEngine();
+  const report = await loadFixtures(engine, d);
+  assert.deepEqual(report.files.map((f) => [f.kind, f.records]), [['calls', 2], ['tables', 1], ['feedback', 0], ['costs', 0]]);
+  assert.deepEqual(report.notices, [`${join(d, 'feedback.jsonl')}: empty`, `${join(d, 'costs.jsonl.gz')}: empty`]);
+  // The stored call text starts at the record, not at the BOM.
+  const calls = engine.store.project('e/p')!.calls;
+  assert.equal(JSON.parse(calls.bodyText(calls.rowOf('a')!)).inputs, undefined);
+  assert.equal(calls.ids[calls.rowOf('a')!], 'a');
+  // A BOM anywhere else is not skipped: it is not JSON.
+  const later = dir({ 'calls.jsonl': Buffer.concat([Buffer.from(call('a') + '\n'), bom, Buffer.from(call('b') + '\n')]) });
+  assert.match((await loadError(later)).message, /calls\.jsonl:2: invalid JSON/);
+});
+
+test('issue 11: a fixture line nested deeper than a request body may be is rejected with file:line', async () => {
+  const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
+  const d = dir({ 'calls.jsonl': call('a', { inputs: { x: JSON.parse(deep(998)) } }) + '\n' + call('b').replace('"started_at"', `"inputs":{"x":${deep(1000)}},"started_at"`) + '\n' });
+  const e = await loadError(d);
+  assert.equal(e.line, 2);
+  assert.match(e.message, /calls\.jsonl:2: nested more than 1000 levels deep \(at character \d+\)$/);
+  for (const [file, line] of [
+    ['objects.jsonl', `{"project_id":"e/p","object_id":"o","val":${deep(100_000)}}`],
+    ['tables.jsonl', `{"project_id":"e/p","rows":[{"a":${deep(5000)}}]}`],
+    ['feedback.jsonl', `{"project_id":"e/p","weave_ref":"weave:///e/p/call/a","feedback_type":"x","payload":{"a":${deep(1_000_000)}},"svc_user_id":"u"}`],
+  ]) {
+    assert.match((await loadError(dir({ [file]: line + '\n' }))).message, new RegExp(`${file.replace('.', '\\.')}:1: nested more than 1000 levels deep`));
+  }
+  // Exactly at the bound, a stored call loads and renders.
+  const ok = dir({ 'calls.jsonl': call('a', { inputs: { x: JSON.parse(deep(998)) } }) + '\n' });
+  const engine = createEngine();
+  await loadFixtures(engine, ok);
+  for (const extra of [{}, { expand_columns: ['inputs.x'] }, { sort_by: [{ field: 'inputs.x', direction: 'asc' }] }]) {
+    const result = runRoute(callsStreamQueryRoute, engine, { kind: 'value', value: { project_id: 'e/p', ...extra } }, { userId: 'u', authorize() {}, canRead: () => true });
+    assert.ok(result.kind === 'stream');
+    const [line] = [...result.lines];
+    assert.ok(line.includes(`"inputs":{"x":${deep(998)}}`));
+  }
+});
+
+test('a U+FFFD written as such is valid UTF-8 and loads', async () => {
+  const d = dir({ 'calls.jsonl': call('a', { inputs: { q: 'bad \uFFFD char' } }) + '\n' });
+  const engine = createEngine();
+  await loadFixtures(engine, d);
+  const calls = engine.store.project('e/p')!.calls;
+  assert.equal(JSON.parse(calls.bodyText(0)).inputs.q, 'bad \uFFFD char');
 });

@@ -15,6 +15,8 @@ import type { Engine } from '../api/types.ts';
 import { parseCallRecord, RecordProblem } from '../load/call-record.ts';
 import { loadCostRecord, loadFeedbackRecord, loadObjectRecord, loadTableRecord } from '../load/records.ts';
 import { forEachLine, type ReadProgress } from './lines.ts';
+import { hasBom, invalidUtf8Offset } from './utf8.ts';
+import { MAX_BODY_DEPTH, textDepthExceeded } from '../core/json/depth.ts';
 import { DuplicateCallError } from '../store/call-table.ts';
 
 export const BUNDLED_FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
@@ -34,6 +36,8 @@ export interface LoadProgress extends ReadProgress {
 export interface LoadReport {
   source: string;
   files: Array<{ file: string; kind: Kind; records: number }>;
+  /** Things worth saying that do not stop the load (`file: empty`). */
+  notices: string[];
 }
 
 /** Picks the fixtures location by the documented precedence. */
@@ -70,6 +74,26 @@ export function fixtureFilesIn(path: string): FixtureFile[] {
 }
 
 /**
+ * What is checked on a line before it is parsed: strict UTF-8 (the offset counts from the
+ * line's first byte), and nesting no deeper than a request body may (one bound for everything
+ * the engine stores; a line shorter than twice the bound cannot exceed it, so is not scanned).
+ */
+function checkLine(file: string, line: number, buf: Buffer, lineStart: number, start: number, end: number): string {
+  const text = buf.toString('utf8', start, end);
+  // Decoding turns invalid bytes into U+FFFD: only a line holding one needs its bytes checked
+  // (a U+FFFD written as such is valid UTF-8). A search of the text is far cheaper than a scan.
+  if (text.includes('\uFFFD')) {
+    const bad = invalidUtf8Offset(buf, start, end);
+    if (bad >= 0) throw new FixtureError(file, line, `invalid UTF-8 at byte offset ${bad + start - lineStart}`);
+  }
+  if (text.length > 2 * MAX_BODY_DEPTH) {
+    const at = textDepthExceeded(text);
+    if (at >= 0) throw new FixtureError(file, line, `nested more than ${MAX_BODY_DEPTH} levels deep (at character ${at})`);
+  }
+  return text;
+}
+
+/**
  * Loads fixtures into `engine.store`. Objects load before calls are queried, but the order
  * between files does not matter for correctness: refs resolve at query time.
  */
@@ -79,16 +103,21 @@ export async function loadFixtures(engine: Engine, path: string, onProgress?: (p
 
 /** Loads the given fixture files, in order, into `engine.store`. */
 export async function loadFixtureFiles(engine: Engine, source: string, files: readonly FixtureFile[], onProgress?: (p: LoadProgress) => void): Promise<LoadReport> {
-  const report: LoadReport = { source, files: [] };
+  const report: LoadReport = { source, files: [], notices: [] };
   const prefix = engine.options.fieldPrefix;
   for (const { file, kind } of files) {
     let records = 0;
     let last: ReadProgress = { bytesRead: 0, totalBytes: 0 };
+    let lastLine = 0;
     await forEachLine(
       file,
-      ({ buf, start, end, line }) => {
+      ({ buf, start: lineStart, end, line }) => {
+        lastLine = line;
+        // A BOM opens files from some Windows JSON Lines writers: skipped, not part of the record.
+        const start = line === 1 && hasBom(buf, lineStart, end) ? lineStart + 3 : lineStart;
+        if (start === end) return;
+        const text = checkLine(file, line, buf, lineStart, start, end);
         let value: unknown;
-        const text = buf.toString('utf8', start, end);
         try {
           if (kind === 'calls') {
             try {
@@ -117,9 +146,16 @@ export async function loadFixtureFiles(engine: Engine, source: string, files: re
       (p) => {
         last = p;
       },
-    );
+    ).catch((e: unknown) => {
+      const code = (e as NodeJS.ErrnoException)?.code;
+      if (typeof code === 'string' && code.startsWith('Z_')) {
+        throw new FixtureError(file, 0, `gzip data is truncated/corrupt (after ${lastLine} lines)`);
+      }
+      throw e;
+    });
     onProgress?.({ ...last, file, records });
     report.files.push({ file, kind, records });
+    if (records === 0) report.notices.push(`${file}: empty`);
   }
   return report;
 }

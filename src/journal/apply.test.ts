@@ -123,7 +123,7 @@ describe('journaling a write request', () => {
       ['/call/upsert_batch', `{"batch":[{"mode":"start","req":{"start":${JSON.stringify(start('fine').start)}}},{"mode":"start","req":{"start":${deepStart}}}]}`],
       ['/feedback/create', `{"project_id":"${P}","weave_ref":"weave:///${P}/call/c1","feedback_type":"custom","payload":{"d":${deep(100_000)}}}`],
     ]) {
-      assert.throws(() => runRecorded(route(path), engine, { kind: 'text', text: bodyText }, testContext()), (e) => e instanceof TqError && e.code === 'TQ_TOO_DEEP', path);
+      assert.throws(() => runRecorded(route(path), engine, { kind: 'text', text: bodyText }, testContext()), (e) => e instanceof TqError && e.code === 'TQ_BODY_TOO_DEEP', path);
       assert.equal(answers(engine), before, `${path} changed the store although it failed`);
     }
     for (const [path, body] of failing) {

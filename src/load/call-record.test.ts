@@ -12,7 +12,7 @@ test('fixture records may spell user/run fields svc_ or wb_ whatever the engine 
 
 test('call record problems name the field', () => {
   assert.throws(() => parseCallRecord([], 'svc_'), new RecordProblem('a call record must be a JSON object'));
-  assert.throws(() => parseCallRecord({ ...base, project_id: 'nope' }, 'svc_'), new RecordProblem("project_id 'nope' is not of the form <entity>/<project>"));
+  assert.throws(() => parseCallRecord({ ...base, project_id: 'nope' }, 'svc_'), new RecordProblem("invalid project_id 'nope': expected the form <entity>/<project>"));
   assert.throws(() => parseCallRecord({ ...base, started_at: 'yesterday' }, 'svc_'), new RecordProblem('started_at must be an ISO 8601 date-time, got "yesterday"'));
   assert.throws(() => parseCallRecord({ ...base, inputs: [] }, 'svc_'), new RecordProblem('inputs must be an object or null'));
   assert.throws(() => parseCallRecord({ ...base, svc_run_step: 1.5 }, 'svc_'), new RecordProblem('svc_run_step must be an integer or null'));

@@ -4,11 +4,10 @@
  * loader turns into `file:line: problem`.
  */
 import { parseIsoMicros } from '../core/datetime.ts';
+import { projectIdProblem, showProjectId } from '../core/project-id.ts';
 import type { CallRecordPart } from '../store/call-table.ts';
 
 export class RecordProblem extends Error {}
-
-const PROJECT_ID = /^[^/\s]+\/[^/\s]+$/;
 
 type Obj = Record<string, unknown>;
 
@@ -31,7 +30,8 @@ export function optionalString(rec: Obj, key: string): string | null {
 
 export function projectIdOf(rec: Obj): string {
   const p = requireString(rec, 'project_id');
-  if (!PROJECT_ID.test(p)) throw new RecordProblem(`project_id '${p}' is not of the form <entity>/<project>`);
+  const problem = projectIdProblem(p);
+  if (problem !== null) throw new RecordProblem(`invalid project_id '${showProjectId(p)}': ${problem}`);
   return p;
 }
 

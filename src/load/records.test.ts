@@ -47,7 +47,7 @@ test('every loader: a missing or malformed project_id, and a record that is not 
   assert.equal(problem(() => loadObjectRecord(e, '{"object_id":"o","val":1}')), 'missing project_id');
   assert.equal(problem(() => loadFeedbackRecord(e, '{"weave_ref":"r","feedback_type":"t","payload":{}}')), 'missing project_id');
   assert.equal(problem(() => loadCostRecord(e, '{"costs":{}}')), 'missing project_id');
-  assert.equal(problem(() => loadTableRecord(e, '{"project_id":"noslash","rows":[]}')), "project_id 'noslash' is not of the form <entity>/<project>");
+  assert.equal(problem(() => loadTableRecord(e, '{"project_id":"noslash","rows":[]}')), "invalid project_id 'noslash': expected the form <entity>/<project>");
   assert.equal(problem(() => loadCostRecord(e, '[1]')), 'a cost record must be a JSON object');
 });
 

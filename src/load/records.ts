@@ -21,7 +21,7 @@ import { parseIsoMicros } from '../core/datetime.ts';
 import { rowDigest, tableDigest } from '../core/digest.ts';
 import { TqError } from '../core/errors.ts';
 import { exactPlain } from '../core/json/exact.ts';
-import { JsonSyntaxError, LosslessObject, parseLossless, type LosslessValue } from '../core/json/lossless.ts';
+import { defineOwn, JsonSyntaxError, LosslessObject, parseLossless, type LosslessValue } from '../core/json/lossless.ts';
 import { createCosts, type CostInput } from '../write/costs.ts';
 import { createFeedback } from '../write/feedback.ts';
 import { createObject } from '../write/objects.ts';
@@ -181,7 +181,7 @@ export function loadCostRecord(engine: Engine, text: string): { ids: Array<[stri
     const where = `costs.${llmId}.`;
     if (!isObj(c)) throw new RecordProblem(`${where.slice(0, -1)} must be a JSON object`);
     for (const key of Object.keys(c)) if (!COST_FIELDS.includes(key)) throw new RecordProblem(`unknown field ${where}${key}`);
-    inputs[llmId] = {
+    defineOwn(inputs, llmId, {
       prompt_token_cost: requireNumber(c, 'prompt_token_cost', where),
       completion_token_cost: requireNumber(c, 'completion_token_cost', where),
       prompt_token_cost_unit: prefixed(() => optionalString(c, 'prompt_token_cost_unit'), where),
@@ -190,7 +190,7 @@ export function loadCostRecord(engine: Engine, text: string): { ids: Array<[stri
       provider_id: prefixed(() => optionalString(c, 'provider_id'), where),
       cache_read_input_token_cost: optionalNumber(c, 'cache_read_input_token_cost', where),
       cache_creation_input_token_cost: optionalNumber(c, 'cache_creation_input_token_cost', where),
-    };
+    });
   }
   const userId = optionalString(plain, userKey) ?? '';
   const createdAt = optionalDatetime(plain, 'created_at');

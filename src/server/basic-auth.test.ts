@@ -78,6 +78,9 @@ describe('§19 grants', () => {
     assert.equal(users.mayAccess('alice', 'acme'), false);
     assert.equal(users.mayAccess('alice', 'acmex/bot'), false);
     assert.equal(users.mayAccess('alice', 'x/acme'), false);
+    // A pattern never matches across a '/' (issue 11).
+    assert.equal(users.mayAccess('alice', 'acme/x/y'), false);
+    assert.equal(users.mayAccess('alice', 'acme/../globex/rag-search'), false);
   });
 
   it('an exact grant covers that project only; * covers all; [] covers none', () => {

@@ -62,7 +62,8 @@ function grantCovers(grant: Grant, projectId: string): boolean {
     case 'all':
       return true;
     case 'entity':
-      return projectId.length > grant.entity.length + 1 && projectId.startsWith(grant.entity + '/');
+      // `acme/*` covers `acme/x`, never `acme/x/y`: a pattern does not match across a `/`.
+      return projectId.length > grant.entity.length + 1 && projectId.startsWith(grant.entity + '/') && !projectId.includes('/', grant.entity.length + 1);
     case 'project':
       return projectId === grant.projectId;
   }

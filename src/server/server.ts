@@ -21,6 +21,7 @@ import { WWW_AUTHENTICATE, type Users } from './basic-auth.ts';
 import { ClientGoneError, readBody } from './body-reader.ts';
 import { pumpLines } from './jsonl-stream.ts';
 import { MultipartError, multipartBoundary, parseMultipart } from './multipart.ts';
+import { applySocketLimits, DEFAULT_SOCKET_LIMITS, socketServerOptions, type SocketLimits } from './socket-limits.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
@@ -39,6 +40,8 @@ export interface TqServerOptions {
   log?: (message: string) => void;
   /** Runs the `mutates` routes (tq serve --data: answered once journaled and fsync'd). */
   writes?: WriteRunner;
+  /** Time and count bounds of connections (src/server/socket-limits.ts); defaults for those not given. */
+  socketLimits?: Partial<SocketLimits>;
 }
 
 export interface TqServer {
@@ -201,10 +204,15 @@ export function createTqServer(options: TqServerOptions): TqServer {
       }
       log?.(`internal error on ${req.method} ${req.url}: ${(e as Error)?.stack ?? String(e)}`);
       sendError(res, internalError());
+    }).catch(() => {
+      // Even the error answer failed: cut this connection rather than the process.
+      res.destroy();
     });
   }
 
-  const server = createServer(onRequest);
+  const socketLimits = { ...DEFAULT_SOCKET_LIMITS, ...options.socketLimits };
+  const server = createServer(socketServerOptions(socketLimits), onRequest);
+  applySocketLimits(server, socketLimits);
 
   return {
     server,

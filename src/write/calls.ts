@@ -5,7 +5,6 @@
  * its items in order, as if each were sent alone.
  */
 import type { Engine } from '../api/types.ts';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../core/json/depth.ts';
 import { invalidRequest, TqError } from '../core/errors.ts';
 import type { CallEndPart, CallStartPart } from '../store/call-table.ts';
 
@@ -50,7 +49,6 @@ export type BatchItem = { mode: 'start'; start: CallStartInput } | { mode: 'end'
  * a missing user id is the authenticated user's (DECISIONS §6).
  */
 export function startCall(engine: Engine, start: CallStartInput, userId: string): CallStartResult {
-  checkDepth(start.attributes, start.inputs);
   const id = start.id ?? engine.options.newId();
   const traceId = start.trace_id ?? engine.options.newId();
   const part: CallStartPart = {
@@ -74,7 +72,6 @@ export function startCall(engine: Engine, start: CallStartInput, userId: string)
 
 /** `call_end`: sets the end fields; the summary replaces any earlier one (§7.5, G19). */
 export function endCall(engine: Engine, end: CallEndInput): Record<string, never> {
-  checkDepth(end.output, end.summary);
   const part: CallEndPart = {
     id: end.id,
     ended_at: end.ended_at,
@@ -87,18 +84,8 @@ export function endCall(engine: Engine, end: CallEndInput): Record<string, never
   return {};
 }
 
-/** JSON parts nested deeper than tq walks are refused before anything is stored (400). */
-function checkDepth(...parts: unknown[]): void {
-  for (const part of parts) if (nestsDeeperThan(part, MAX_JSON_DEPTH)) throw new TqError('TQ_TOO_DEEP');
-}
-
 /** `call_start_batch` (§7.6): items in order; `{id, trace_id}` for starts, `{}` for ends. */
 export function upsertBatch(engine: Engine, items: readonly BatchItem[], userId: string): { res: Array<CallStartResult | Record<string, never>> } {
-  // Every item is checked before the first is applied: a batch is applied whole or not at all.
-  for (const item of items) {
-    if (item.mode === 'start') checkDepth(item.start.attributes, item.start.inputs);
-    else checkDepth(item.end.output, item.end.summary);
-  }
   return { res: items.map((item) => (item.mode === 'start' ? startCall(engine, item.start, userId) : endCall(engine, item.end))) };
 }
 

@@ -9,8 +9,7 @@
  */
 import type { Engine } from '../api/types.ts';
 import { formatMicros } from '../core/datetime.ts';
-import { invalidRequest, TqError } from '../core/errors.ts';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../core/json/depth.ts';
+import { invalidRequest } from '../core/errors.ts';
 import { parseRef, type ParsedRef } from '../core/refs.ts';
 import type { FeedbackRow } from '../store/project.ts';
 
@@ -109,8 +108,6 @@ function checkRefs(req: FeedbackInput): void {
 
 /** `feedback_create`: `{id, created_at, <prefix>user_id, payload}`. */
 export function createFeedback(engine: Engine, req: FeedbackInput, userId: string): Record<string, unknown> {
-  // A payload deeper than answers can be written would be stored but never read back.
-  if (nestsDeeperThan(req.payload, MAX_JSON_DEPTH)) throw new TqError('TQ_TOO_DEEP');
   checkReservedPayload(req.feedback_type, req.payload);
   checkRefs(req);
   const user = req.user_id ?? userId;

@@ -1,13 +1,13 @@
 /**
  * The write routes (threads-table-semantics §1.1, §7). Each route validates the whole request
- * (422 for the model, 400 for a malformed project id), authorizes every project it names, and
- * only then writes. Bodies that feed a digest (tables, objects) are parsed losslessly so that
+ * (422 for the model), authorizes every project it names (src/api/run-route.ts checks the id's
+ * form first: 400), and only then writes. Bodies that feed a digest (tables, objects) are parsed losslessly so that
  * `1` and `1.0` digest differently (DECISIONS §7); the others are plain JSON.
  */
 import { stringifyExact } from '../core/json/exact.ts';
 import { losslessBody, plainBody } from '../api/body.ts';
 import type { Engine, FieldPrefix, RequestBody, RequestContext, Route, RouteResult } from '../api/types.ts';
-import { invalidRequest, RequestSchemaError } from '../core/errors.ts';
+import { RequestSchemaError } from '../core/errors.ts';
 import { LosslessObject, toPlain, type LosslessValue } from '../core/json/lossless.ts';
 import { validateBody } from '../core/schema.ts';
 import { batchItem, deleteCalls, endCall, startCall, updateCall, upsertBatch, type CallEndInput, type CallStartInput } from './calls.ts';
@@ -20,14 +20,6 @@ import { createTable, createTableFromDigests, updateTable, type TableUpdate } fr
 import type { UnionMatch } from './schemas.ts';
 
 type Obj = Record<string, unknown>;
-
-const PROJECT_ID = /^[^/\s]+\/[^/\s]+$/;
-
-/** A project id must be `entity/project`; then the caller must hold a grant on it. */
-function authorizeProject(ctx: RequestContext, projectId: string): void {
-  if (!PROJECT_ID.test(projectId)) throw invalidRequest('TQ_INVALID_PROJECT_ID', { project: projectId });
-  ctx.authorize(projectId);
-}
 
 /** Renames the prefixed user/run fields of a validated call part to the engine's neutral names. */
 function neutral(part: Obj, p: FieldPrefix): Obj {
@@ -67,7 +59,7 @@ export const callStartRoute: Route = {
   run(engine, body, ctx) {
     const p = engine.options.fieldPrefix;
     const start = startOf(validateBody(writeModels(p).callStartReq, plainBody(body)) as Obj, p);
-    authorizeProject(ctx, start.project_id);
+    ctx.authorize(start.project_id);
     return json(startCall(engine, start, ctx.userId));
   },
 };
@@ -80,7 +72,7 @@ export const callEndRoute: Route = {
   run(engine, body, ctx) {
     const p = engine.options.fieldPrefix;
     const end = endOf(validateBody(writeModels(p).callEndReq, plainBody(body)) as Obj, p);
-    authorizeProject(ctx, end.project_id);
+    ctx.authorize(end.project_id);
     return json(endCall(engine, end));
   },
 };
@@ -99,7 +91,7 @@ export const callUpsertBatchRoute: Route = {
       const r = value.req as Obj;
       return batchItem(mode, isStart ? startOf(r, p) : null, isStart ? null : endOf(r, p));
     });
-    for (const item of items) authorizeProject(ctx, item.mode === 'start' ? item.start.project_id : item.end.project_id);
+    for (const item of items) ctx.authorize(item.mode === 'start' ? item.start.project_id : item.end.project_id);
     return json(upsertBatch(engine, items, ctx.userId));
   },
 };
@@ -112,7 +104,7 @@ export const callUpdateRoute: Route = {
   run(engine, body, ctx) {
     const req = validateBody(writeModels(engine.options.fieldPrefix).callUpdateReq, plainBody(body)) as Obj;
     const projectId = req.project_id as string;
-    authorizeProject(ctx, projectId);
+    ctx.authorize(projectId);
     return json(updateCall(engine, projectId, req.call_id as string, req.display_name as string | null | undefined));
   },
 };
@@ -127,7 +119,7 @@ export const objCreateRoute: Route = {
     const lossless = losslessBody(body);
     const obj = (validateLossless(writeModels(p).objCreateReq, lossless) as Obj).obj as Obj;
     const projectId = obj.project_id as string;
-    authorizeProject(ctx, projectId);
+    ctx.authorize(projectId);
     return json(
       createObject(engine, {
         projectId,
@@ -162,7 +154,7 @@ export const tableCreateRoute: Route = {
     const lossless = losslessBody(body);
     const table = (validateLossless(writeModels(engine.options.fieldPrefix).tableCreateReq, lossless) as Obj).table as Obj;
     const projectId = table.project_id as string;
-    authorizeProject(ctx, projectId);
+    ctx.authorize(projectId);
     const rows = at(lossless, 'table', 'rows') as LosslessObject[];
     return json(createTable(engine, projectId, rows, table.expected_digest as string | null | undefined));
   },
@@ -180,7 +172,7 @@ export const tableUpdateRoute: Route = {
       base_digest: string;
       updates: Array<UnionMatch<Obj>>;
     };
-    authorizeProject(ctx, req.project_id);
+    ctx.authorize(req.project_id);
     const updates = req.updates.map(({ member, value }, i): TableUpdate => {
       if (member === 'TableAppendSpec') return { append: { row: at(lossless, 'updates', i, 'append', 'row') as LosslessObject } };
       if (member === 'TablePopSpec') return { pop: { index: (value.pop as Obj).index as number } };
@@ -198,7 +190,7 @@ export const tableCreateFromDigestsRoute: Route = {
   run(engine, body, ctx) {
     const req = validateBody(writeModels(engine.options.fieldPrefix).tableFromDigestsReq, plainBody(body)) as Obj;
     const projectId = req.project_id as string;
-    authorizeProject(ctx, projectId);
+    ctx.authorize(projectId);
     return json(createTableFromDigests(engine, projectId, req.row_digests as string[], req.expected_digest as string | null | undefined));
   },
 };
@@ -211,7 +203,7 @@ export const feedbackCreateRoute: Route = {
   run(engine, body, ctx) {
     const p = engine.options.fieldPrefix;
     const req = neutral(validateBody(writeModels(p).feedbackCreateReq, plainBody(body)) as Obj, p) as unknown as FeedbackInput;
-    authorizeProject(ctx, req.project_id);
+    ctx.authorize(req.project_id);
     return json(createFeedback(engine, req, ctx.userId));
   },
 };
@@ -225,7 +217,7 @@ export const costCreateRoute: Route = {
     const p = engine.options.fieldPrefix;
     const req = validateBody(writeModels(p).costCreateReq, plainBody(body)) as Obj;
     const projectId = req.project_id as string;
-    authorizeProject(ctx, projectId);
+    ctx.authorize(projectId);
     const userId = (req[`${p}user_id`] as string | null | undefined) ?? ctx.userId;
     return json(createCosts(engine, projectId, req.costs as Record<string, CostInput>, userId));
   },
@@ -255,7 +247,7 @@ function fileUploadRoute(path: string): Route {
       }
       if (projectId === undefined) throw missingFormField('project_id');
       if (file === undefined) throw missingFormField('file');
-      authorizeProject(ctx, projectId);
+      ctx.authorize(projectId);
       return json(createFile(engine, projectId, file));
     },
   };
@@ -272,7 +264,7 @@ export const callsDeleteRoute: Route = {
   run(engine, body, ctx) {
     const req = validateBody(writeModels(engine.options.fieldPrefix).callsDeleteReq, plainBody(body)) as Obj;
     const projectId = req.project_id as string;
-    authorizeProject(ctx, projectId);
+    ctx.authorize(projectId);
     return json(deleteCalls(engine, projectId, req.call_ids as string[]));
   },
 };

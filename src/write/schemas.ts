@@ -6,7 +6,7 @@
 import type { ValidationIssue } from '../core/errors.ts';
 import { parseDatetimeInput, parseIsoMicros } from '../core/datetime.ts';
 import { int, INVALID, nullable, type Schema } from '../core/schema.ts';
-import { LosslessNumber } from '../core/json/lossless.ts';
+import { defineOwn, LosslessNumber } from '../core/json/lossless.ts';
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof LosslessNumber);
@@ -94,7 +94,7 @@ export function record<T>(value: Schema<T>): Schema<Record<string, T>> {
       for (const [k, x] of Object.entries(v)) {
         const r = value.check(x, [...loc, k], issues);
         if (r === INVALID) ok = false;
-        else out[k] = r;
+        else defineOwn(out, k, r);
       }
       return ok ? out : INVALID;
     },
@@ -117,7 +117,7 @@ function typedDict(declared: Record<string, Schema<unknown>>): Schema<Record<str
         if (r === INVALID) ok = false;
         else out[key] = r;
       }
-      for (const [key, x] of Object.entries(v)) if (!Object.prototype.hasOwnProperty.call(declared, key)) out[key] = x;
+      for (const [key, x] of Object.entries(v)) if (!Object.prototype.hasOwnProperty.call(declared, key)) defineOwn(out, key, x);
       return ok ? out : INVALID;
     },
   };
@@ -147,7 +147,7 @@ const statusCounts = (): Schema<Record<string, number>> => {
         }
         const r = count.check(x, [...loc, k], issues);
         if (r === INVALID) ok = false;
-        else out[k] = r;
+        else defineOwn(out, k, r);
       }
       return ok ? out : INVALID;
     },

@@ -2,6 +2,7 @@
  * Shared by the write-path tests: an engine with a fixed clock and counting ids, and a way to
  * call a route with a raw body and get either its JSON result or its error (status + body).
  */
+import { runRoute } from '../api/run-route.ts';
 import type { Engine, FieldPrefix, RequestBody, RequestContext } from '../api/types.ts';
 import { TqError } from '../core/errors.ts';
 import { createEngine } from '../engine.ts';
@@ -41,7 +42,7 @@ export function call(engine: Engine, path: string, body: string | unknown | Requ
         ? (body as RequestBody)
         : { kind: 'text', text: JSON.stringify(body) };
   try {
-    const result = route.run(engine, request, ctx);
+    const result = runRoute(route, engine, request, ctx);
     if (result.kind !== 'json') throw new Error('write routes answer JSON');
     return { status: 200, body: result.body };
   } catch (e) {

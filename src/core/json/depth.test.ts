@@ -1,19 +1,22 @@
-import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from './depth.ts';
+import assert from 'node:assert/strict';
+import { textDepthExceeded, valueDepthExceeded } from './depth.ts';
 
-const nested = (levels: number): unknown => {
-  let v: unknown = 1;
-  for (let i = 0; i < levels; i++) v = i % 2 ? [v] : { k: v };
-  return v;
-};
+test('textDepthExceeded: the offset of the first bracket past the bound; strings and escapes skipped', () => {
+  assert.equal(textDepthExceeded('[[1]]', 2), -1);
+  assert.equal(textDepthExceeded('[[[1]]]', 2), 2);
+  assert.equal(textDepthExceeded('{"a":{"b":[1]}}', 2), 10);
+  assert.equal(textDepthExceeded('["[[[[", "\\\\", "\\"[[[", [1]]', 2), -1);
+  assert.equal(textDepthExceeded('["\\\\", [[1]]]', 2), 8);
+  assert.equal(textDepthExceeded('[[], [], [[]]]', 2), 10);
+  // Not JSON: closers without openers do not go negative; an unterminated string ends the scan.
+  assert.equal(textDepthExceeded(']]][[[', 2), 5);
+  assert.equal(textDepthExceeded('["abc [[[[', 2), -1);
+});
 
-test('nesting depth is measured without recursion, scalars not counted', () => {
-  assert.equal(nestsDeeperThan(1, 0), false);
-  assert.equal(nestsDeeperThan({}, 0), true);
-  assert.equal(nestsDeeperThan(nested(3), 3), false);
-  assert.equal(nestsDeeperThan(nested(4), 3), true);
-  assert.equal(nestsDeeperThan({ a: 1, b: [1, 2, { c: null }] }, 3), false);
-  assert.equal(nestsDeeperThan(nested(MAX_JSON_DEPTH), MAX_JSON_DEPTH), false);
-  assert.equal(nestsDeeperThan(nested(200_000), MAX_JSON_DEPTH), true);
+test('valueDepthExceeded counts arrays and objects, not scalars', () => {
+  assert.equal(valueDepthExceeded([[1]], 2), false);
+  assert.equal(valueDepthExceeded([[[1]]], 2), true);
+  assert.equal(valueDepthExceeded({ a: [{}] }, 2), true);
+  assert.equal(valueDepthExceeded({ a: 'x', b: [1, 2], c: null }, 2), false);
 });

@@ -1,21 +1,53 @@
 /**
- * How deep a JSON value nests, measured without recursion. Write paths check it before they
- * change the store: a value deeper than the stack can walk would otherwise fail half-way
- * through a write (a 400 after part of the write was applied).
+ * The nesting-depth bound of request bodies. Everything downstream of a body (validation,
+ * the 422 echo, digests, writers, expression parsing, ref walking) recurses or allocates per
+ * level, so the depth is checked once, up front, with loops only. 1000 is far beyond any
+ * real client and matches what Python's json (CPython's recursion limit), and so Weave's
+ * server, can take at all.
  */
 
-/** Deepest nesting tq stores: Python's default recursion limit, so nothing Weave could store is refused. */
-export const MAX_JSON_DEPTH = 1000;
+export const MAX_BODY_DEPTH = 1000;
 
-/** Whether `value` nests arrays/objects more than `limit` levels deep. */
-export function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
+/**
+ * The offset of the bracket that opens level `max + 1` of a JSON text, or -1 when the text
+ * nests no deeper than `max`. Brackets inside strings do not count; the text need not be
+ * valid JSON (the parser reports that afterwards).
+ */
+export function textDepthExceeded(text: string, max = MAX_BODY_DEPTH): number {
+  let depth = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      // Jump to the closing quote (indexOf is far faster than a loop over the string's text):
+      // a quote preceded by an odd run of backslashes is escaped.
+      let close = i;
+      for (;;) {
+        close = text.indexOf('"', close + 1);
+        if (close < 0) return -1; // an unterminated string: no bracket after it counts
+        let k = close - 1;
+        while (text.charCodeAt(k) === 0x5c /* \ */) k--;
+        if ((close - 1 - k) % 2 === 0) break;
+      }
+      i = close;
+    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > max) return i;
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
+      if (depth > 0) depth--;
+    }
+  }
+  return -1;
+}
+
+/** True when a JS value nests arrays/objects deeper than `max` (explicit stack, no recursion). */
+export function valueDepthExceeded(value: unknown, max = MAX_BODY_DEPTH): boolean {
+  const stack: Array<{ v: unknown; d: number }> = [{ v: value, d: 0 }];
   while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
+    const { v, d } = stack.pop()!;
     if (v === null || typeof v !== 'object') continue;
-    if (depth + 1 > limit) return true;
+    if (d + 1 > max) return true;
     const children = Array.isArray(v) ? v : Object.values(v as Record<string, unknown>);
-    for (const child of children) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    for (const child of children) if (child !== null && typeof child === 'object') stack.push({ v: child, d: d + 1 });
   }
   return false;
 }

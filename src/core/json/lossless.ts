@@ -534,8 +534,12 @@ function isContainer(v: unknown): v is LosslessValue[] | LosslessObject {
   return Array.isArray(v) || v instanceof LosslessObject;
 }
 
-/** Set `obj[key] = value` as an own data property, even for `__proto__`. */
-function defineOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+/**
+ * Set `obj[key] = value` as an own data property, even for `__proto__` (which plain
+ * assignment would take as the object's prototype, losing the key): for every user key copied
+ * into a plain object.
+ */
+export function defineOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') {
     Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
   } else obj[key] = value;

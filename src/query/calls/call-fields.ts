@@ -16,7 +16,7 @@ import type { Store } from '../../store/store.ts';
 import { jsonValueString, toFloat64OrNull, toInt64OrNull } from '../ch/values.ts';
 import type { FieldAccessor, FieldResolver } from './expr/fields.ts';
 import { hasNegativeIndex, isIndexPart, MISSING, readPath, splitFieldPath, type PathReading } from './json-path.ts';
-import { resolveObjectRef } from '../resolve-ref.ts';
+import { resolveObjectRef, type CanRead } from '../resolve-ref.ts';
 
 type JsonAccessor = Extract<FieldAccessor, { kind: 'json' }>;
 
@@ -185,6 +185,8 @@ export interface CallFieldOptions {
   fieldPrefix: string;
   /** `expand_columns` of the request: paths whose ref values are resolved when read through. */
   expandColumns: readonly string[];
+  /** Which projects refs may be followed into (the caller's grants; DECISIONS 20). */
+  canRead: CanRead;
 }
 
 /** The FieldResolver of one calls query. */
@@ -299,7 +301,7 @@ export class CallFieldResolver implements FieldResolver {
       let prefix = root;
       for (let i = 1; i <= parts.length; i++) {
         if (expandSet.has(prefix) && typeof cur === 'string') {
-          const resolved = resolveObjectRef(this.opts.store, cur);
+          const resolved = resolveObjectRef(this.opts.store, cur, this.opts.canRead);
           if (!resolved.found) return MISSING;
           cur = resolved.value;
         }

@@ -4,6 +4,7 @@
  */
 import { formatMicros } from '../../core/datetime.ts';
 import type { PriceRow } from '../../store/store.ts';
+import { defineOwn } from '../../core/json/lossless.ts';
 
 /** Python int() of a usage value; anything unconvertible counts as 0. */
 function safeInt(v: unknown): number {
@@ -68,7 +69,7 @@ export function applyCosts(summary: Record<string, unknown>, prices: readonly Pr
   for (const [llmId, u] of usage) {
     const row = pickPrice(prices.filter((p) => p.llm_id === llmId), startedAt, projectId);
     if (!row) continue;
-    costs[llmId] = {
+    defineOwn(costs, llmId, {
       prompt_tokens: u.prompt_tokens,
       completion_tokens: u.completion_tokens,
       cache_read_input_tokens: u.cache_read_input_tokens,
@@ -92,7 +93,7 @@ export function applyCosts(summary: Record<string, unknown>, prices: readonly Pr
       pricing_level_id: row.pricing_level_id,
       created_at: formatMicros(row.created_at),
       created_by: row.created_by,
-    };
+    });
   }
   if (Object.keys(costs).length === 0) return;
   const weave = (summary.weave ??= {}) as Record<string, unknown>;

@@ -11,7 +11,7 @@ import { callRefUri, parseObjectRef } from '../../core/refs.ts';
 import type { CallBody, CallTable } from '../../store/call-table.ts';
 import type { FeedbackRow, ProjectStore } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
-import { resolveObjectRef } from '../resolve-ref.ts';
+import { resolveObjectRef, type CanRead } from '../resolve-ref.ts';
 import { applyCosts } from './costs.ts';
 import type { CallsQuery } from './request.ts';
 import { deriveSummary, derivedWeaveJson, type SummaryInputs } from './summary.ts';
@@ -56,6 +56,8 @@ export interface LineBuilderOptions {
   req: CallsQuery;
   prefix: string;
   selected: Set<string> | null;
+  /** Which projects expanded refs may be followed into (the caller's grants; DECISIONS 20). */
+  canRead: CanRead;
 }
 
 /**
@@ -120,7 +122,7 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
       }
       if (parsed === null) summaryJson = stringifyExact(summary);
       else {
-        const out = expandedParts(o.store, parsed, summary, sel, expandColumns);
+        const out = expandedParts(o.store, o.canRead, parsed, summary, sel, expandColumns);
         [attributes, inputs, output, summaryJson] = [stringifyExact(out.attributes), stringifyExact(out.inputs), stringifyExact(out.output), stringifyExact(out.summary)];
       }
     }
@@ -142,6 +144,7 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
 /** The body parts with the expand columns' refs replaced by their values (§10.4). */
 function expandedParts(
   store: Store,
+  canRead: CanRead,
   body: CallBody,
   summary: Record<string, unknown>,
   sel: { attributes: boolean; inputs: boolean; output: boolean },
@@ -153,7 +156,7 @@ function expandedParts(
     output: sel.output ? body.output : null,
     summary,
   };
-  for (const col of expandColumns) expandColumn(store, holder, col);
+  for (const col of expandColumns) expandColumn(store, canRead, holder, col);
   return holder;
 }
 
@@ -251,12 +254,12 @@ function getNested(obj: Record<string, unknown>, path: string): { parent: Record
  * a `_ref` key with the original URI when it has none; other values replace the string as is;
  * unresolvable refs stay strings.
  */
-function expandColumn(store: Store, call: Record<string, unknown>, path: string): void {
+function expandColumn(store: Store, canRead: CanRead, call: Record<string, unknown>, path: string): void {
   const at = getNested(call, path);
   if (!at) return;
   const value = at.parent[at.key];
   if (!value || typeof value !== 'string' || !parseObjectRef(value)) return;
-  const resolved = resolveObjectRef(store, value);
+  const resolved = resolveObjectRef(store, value, canRead);
   if (!resolved.found || resolved.value === null) return;
   // A copy: deeper expand columns write into it, and the stored value must not change.
   const out = parseExact(stringifyExact(resolved.value));

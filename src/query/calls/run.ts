@@ -10,6 +10,7 @@ import { losslessBody } from '../../api/body.ts';
 import { exactPlain } from '../../core/json/exact.ts';
 import { LosslessObject, toPlain } from '../../core/json/lossless.ts';
 import { ProjectStore } from '../../store/project.ts';
+import type { CanRead } from '../resolve-ref.ts';
 import { CallFieldResolver } from './call-fields.ts';
 import { compileExpr, indexableEqualities } from './expr/compile.ts';
 import { planFilter, type FilterPlan } from './filter.ts';
@@ -18,13 +19,16 @@ import { parseCallsQuery, type CallsQuery } from './request.ts';
 import { lineBuilder, selectColumns } from './response.ts';
 import { startOrderPage } from './start-walk.ts';
 
-/** Validates and plans a calls query; the returned iterable yields JSON lines. */
-export function prepareCallsQuery(engine: Engine, req: CallsQuery): Iterable<string> {
+/**
+ * Validates and plans a calls query; the returned iterable yields JSON lines. `canRead` says
+ * which projects refs may be followed into (expansion, filters and sorts through refs).
+ */
+export function prepareCallsQuery(engine: Engine, req: CallsQuery, canRead: CanRead): Iterable<string> {
   const prefix = engine.options.fieldPrefix;
   // An unknown project answers nothing, but its request is still checked in full.
   const project = engine.store.project(req.project_id) ?? new ProjectStore(req.project_id);
   const expandColumns = req.expand_columns ?? [];
-  const resolver = new CallFieldResolver({ store: engine.store, project, fieldPrefix: prefix, expandColumns });
+  const resolver = new CallFieldResolver({ store: engine.store, project, fieldPrefix: prefix, expandColumns, canRead });
 
   const selected = selectColumns(req, prefix);
   const expr = req.query ? compileExpr(req.query, resolver) : null;
@@ -36,7 +40,7 @@ export function prepareCallsQuery(engine: Engine, req: CallsQuery): Iterable<str
   const plan = planFilter(table, req.filter, req.query ? indexableEqualities(req.query) : []);
   const offset = req.offset ?? 0;
   const page = startOrderPage(table, plan, expr, terms, offset, req.limit) ?? orderRows(scanRows(plan, expr, table.size), terms, resolver, offset, req.limit);
-  const render = lineBuilder({ store: engine.store, project, req, prefix, selected });
+  const render = lineBuilder({ store: engine.store, project, req, prefix, selected, canRead });
   return (function* () {
     for (const row of page) yield render(row);
   })();
@@ -82,6 +86,6 @@ export const callsStreamQueryRoute: Route = {
   run(engine: Engine, body: RequestBody, ctx: RequestContext) {
     const req = parseCallsQuery(queryBody(body), engine.options.fieldPrefix);
     ctx.authorize(req.project_id);
-    return { kind: 'stream', lines: prepareCallsQuery(engine, req) };
+    return { kind: 'stream', lines: prepareCallsQuery(engine, req, (p) => ctx.canRead(p)) };
   },
 };

@@ -4,6 +4,7 @@
  */
 import { looksLikeRef, parseObjectRef } from '../../core/refs.ts';
 import { timedeltaMillis } from '../../core/datetime.ts';
+import { defineOwn } from '../../core/json/lossless.ts';
 
 export interface SummaryInputs {
   summary: Record<string, unknown> | null;
@@ -25,13 +26,12 @@ export function deriveSummary(c: SummaryInputs): Record<string, unknown> {
   if (c.summary) {
     for (const k in c.summary) {
       if (k === 'weave') stored = c.summary[k];
-      else if (k === '__proto__') Object.defineProperty(summary, k, { value: c.summary[k], enumerable: true, writable: true, configurable: true });
-      else summary[k] = c.summary[k];
+      else defineOwn(summary, k, c.summary[k]);
     }
   }
   const weave: Record<string, unknown> = {};
   if (stored !== null && typeof stored === 'object' && !Array.isArray(stored)) {
-    for (const [k, v] of Object.entries(stored)) if (!DERIVED.includes(k)) weave[k] = v;
+    for (const [k, v] of Object.entries(stored)) if (!DERIVED.includes(k)) defineOwn(weave, k, v);
   }
 
   // Status, response order: error (truthy exception), running, descendant_error, success.

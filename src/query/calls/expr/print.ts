@@ -5,6 +5,7 @@
  * from plain JSON; it prints as a plain number and would read back as an int.)
  */
 import type { Expr, LiteralValue } from './ast.ts';
+import { defineOwn } from '../../../core/json/lossless.ts';
 
 /** A literal value in `$literal` form (nested dict/list items are LiteralOperations again). */
 function printLiteralValue(v: LiteralValue): unknown {
@@ -20,10 +21,7 @@ function printLiteralValue(v: LiteralValue): unknown {
       return v.items.map((item) => ({ $literal: printLiteralValue(item) }));
     case 'dict': {
       const out: Record<string, unknown> = {};
-      // defineProperty: a "__proto__" key must stay an own property.
-      for (const [k, item] of v.entries) {
-        Object.defineProperty(out, k, { value: { $literal: printLiteralValue(item) }, enumerable: true, writable: true, configurable: true });
-      }
+      for (const [k, item] of v.entries) defineOwn(out, k, { $literal: printLiteralValue(item) });
       return out;
     }
   }

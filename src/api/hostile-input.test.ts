@@ -1,0 +1,112 @@
+/**
+ * Issue 11 §6: hostile input against every route, in-process (the same runRoute every front
+ * end uses). Seeded, bounded: no 5xx, no crash, documented error shapes, and the engine
+ * answers a normal query afterwards. The HTTP run is src/server/hostile-http.test.ts.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { TqError } from '../core/errors.ts';
+import { createEngine } from '../engine.ts';
+import { Users } from '../server/basic-auth.ts';
+import { assertAnswer, hostileBodyText, nestedText } from './hostile.testing.ts';
+import { allRoutes } from './routes.ts';
+import { runRoute } from './run-route.ts';
+import type { Engine, RequestBody, RequestContext, Route } from './types.ts';
+
+const users = new Users([{ name: 'u', password: 'p', projects: ['e/*'] }]);
+const ctx: RequestContext = users.authenticate('Basic ' + Buffer.from('u:p').toString('base64'));
+
+/** Runs a route as a front end would, consuming a stream in full; returns status and body. */
+function answer(engine: Engine, route: Route, body: RequestBody): { status: number; body: unknown } {
+  try {
+    const result = runRoute(route, engine, body, ctx);
+    if (result.kind === 'json') return { status: 200, body: JSON.parse(result.text ?? JSON.stringify(result.body)) };
+    return { status: 200, body: [...result.lines].map((line) => JSON.parse(line) as unknown) };
+  } catch (e) {
+    if (e instanceof TqError) return { status: e.status, body: JSON.parse(JSON.stringify(e.body())) };
+    throw e;
+  }
+}
+
+function seeded(): Engine {
+  const engine = createEngine();
+  const start = { project_id: 'e/seed', id: 'seed-call', op_name: 'op', trace_id: 't', started_at: '2024-01-01T00:00:00Z', attributes: {}, inputs: { q: 1 } };
+  assert.equal(answer(engine, allRoutes().find((r) => r.path === '/call/start')!, { kind: 'value', value: { start } }).status, 200);
+  return engine;
+}
+
+function assertStillServing(engine: Engine): void {
+  const r = answer(engine, allRoutes().find((r) => r.path === '/calls/stream_query')!, { kind: 'text', text: '{"project_id":"e/seed"}' });
+  assert.equal(r.status, 200);
+  assert.deepEqual((r.body as Array<{ id: string }>).map((c) => c.id), ['seed-call']);
+}
+
+test('every route, depths 1,000 / 5,000 / 100,000 / 1,000,000, at the top and in a field: 4xx, never a crash', () => {
+  const engine = seeded();
+  for (const route of allRoutes()) {
+    for (const depth of [1000, 5000, 100_000, 1_000_000]) {
+      for (const kind of ['array', 'object'] as const) {
+        const top = answer(engine, route, { kind: 'text', text: nestedText(depth, kind) });
+        const field = answer(engine, route, { kind: 'text', text: `{"project_id":"e/p","query":${nestedText(depth - 1, kind)}}` });
+        for (const [where, r] of [['top', top], ['field', field]] as const) {
+          const context = `${route.path} depth ${depth} ${kind} ${where}`;
+          assertAnswer(r.status, r.body, context);
+          if (depth > 1000 && route.body === 'json') {
+            assert.equal(r.status, 400, context);
+            assert.match((r.body as { reason: string }).reason, /^Request body is nested more than 1000 levels deep/, context);
+          }
+        }
+      }
+    }
+  }
+  assertStillServing(engine);
+});
+
+test('property: hostile bodies against every route in-process (seeded)', () => {
+  const engine = seeded();
+  const routes = allRoutes();
+  const multipart = fc.record({
+    fields: fc.dictionary(fc.constantFrom('project_id', 'file', 'x', '__proto__'), fc.constantFrom('e/p', 'e/p/x', 'b/x', '', '\u0000')),
+    file: fc.option(fc.uint8Array({ maxLength: 64 })),
+  });
+  fc.assert(
+    fc.property(fc.nat({ max: routes.length - 1 }), hostileBodyText, multipart, fc.boolean(), (i, text, form, asForm) => {
+      const route = routes[i];
+      const body: RequestBody =
+        asForm && route.body === 'multipart'
+          ? { kind: 'multipart', fields: new Map(Object.entries(form.fields)), files: form.file ? new Map([['file', form.file]]) : new Map() }
+          : { kind: 'text', text };
+      const r = answer(engine, route, body);
+      assertAnswer(r.status, r.body, `${route.path} ${text.slice(0, 200)}`);
+    }),
+    { seed: 11, numRuns: 1000 },
+  );
+  assertStillServing(engine);
+});
+
+test('values nested right up to the bound are stored, digested, expanded and rendered by every writer', () => {
+  const engine = seeded();
+  const route = (path: string) => allRoutes().find((r) => r.path === path)!;
+  const send = (path: string, text: string) => {
+    const r = answer(engine, route(path), { kind: 'text', text });
+    assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body).slice(0, 300)}`);
+    return r.body as Record<string, unknown>;
+  };
+  // Envelope levels + value levels = 1000 exactly.
+  const obj = send('/obj/create', `{"obj":{"project_id":"e/p","object_id":"deep","val":{"v":${nestedText(997)}}}}`);
+  const table = send('/table/create', `{"table":{"project_id":"e/p","rows":[{"v":${nestedText(996)}}]}}`);
+  const ref = `weave:///e/p/object/deep:${obj.digest as string}`;
+  send('/call/start', `{"start":{"project_id":"e/p","id":"deep","op_name":"op","trace_id":"t","started_at":"2024-01-01T00:00:00Z","attributes":{},"inputs":{"x":"${ref}","y":${nestedText(997)}}}}`);
+  send('/feedback/create', `{"project_id":"e/p","weave_ref":"weave:///e/p/call/deep","feedback_type":"x","payload":{"v":${nestedText(998)}}}`);
+  const [line] = answer(engine, route('/calls/stream_query'), {
+    kind: 'text',
+    text: '{"project_id":"e/p","expand_columns":["inputs.x"],"include_feedback":true,"sort_by":[{"field":"inputs.y","direction":"asc"}]}',
+  }).body as Array<{ inputs: { x: { v: unknown } } }>;
+  // Expansion nests the object below the call: deeper than any body, and still rendered.
+  assert.equal(JSON.stringify(line.inputs.x.v), nestedText(997));
+  const rows = send('/table/query', `{"project_id":"e/p","digest":"${table.digest as string}"}`) as { rows: Array<{ val: { v: unknown } }> };
+  assert.equal(JSON.stringify(rows.rows[0].val.v), nestedText(996));
+  const read = send('/obj/read', `{"project_id":"e/p","object_id":"deep","digest":"${obj.digest as string}"}`) as { obj: { val: { v: unknown } } };
+  assert.equal(JSON.stringify(read.obj.val.v), nestedText(997));
+});

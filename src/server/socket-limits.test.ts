@@ -1,0 +1,197 @@
+/**
+ * Issue 11 §3: every connection is bounded in time and number, with small limits so the test
+ * is quick. Raw sockets (node:net) stand in for silent, trickling and stalled clients.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { allRoutes } from '../api/routes.ts';
+import type { Route } from '../api/types.ts';
+import { createEngine } from '../engine.ts';
+import { Users } from './basic-auth.ts';
+import { createTqServer } from './server.ts';
+import type { SocketLimits } from './socket-limits.ts';
+
+const AUTH = 'Basic ' + Buffer.from('u:p').toString('base64');
+const LINE = 'x'.repeat(1023);
+const LINES = 8000;
+
+/** A stream of `lines` 1 KB lines at `path`, produced as the client reads. */
+const streamRoute = (path: string, lines: number): Route => ({
+  path,
+  method: 'GET',
+  body: 'none',
+  run: () => ({
+    kind: 'stream',
+    lines: (function* () {
+      for (let i = 0; i < lines; i++) yield JSON.stringify({ i, s: LINE });
+    })(),
+  }),
+});
+/** Larger than loopback's socket buffers, so a reader that stops leaves the server blocked. */
+const HUGE_LINES = 64_000;
+
+async function startServer(limits: Partial<SocketLimits>) {
+  const tq = createTqServer({
+    engine: createEngine(),
+    routes: [...allRoutes(), streamRoute('/test/big', LINES), streamRoute('/test/huge', HUGE_LINES)],
+    users: new Users([{ name: 'u', password: 'p', projects: ['*'] }]),
+    socketLimits: limits,
+  });
+  const { port } = await tq.listen('127.0.0.1', 0);
+  return { tq, port };
+}
+
+/** Connects, sends `chunks` (one per `everyMs`), and resolves with what came back when the server closed. */
+function rawExchange(port: number, chunks: string[], everyMs: number): Promise<{ data: string; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const socket: Socket = connect(port, '127.0.0.1');
+    let data = '';
+    let i = 0;
+    const timer = setInterval(() => {
+      if (i < chunks.length && socket.writable) socket.write(chunks[i++]);
+    }, everyMs);
+    socket.on('data', (d) => (data += d.toString('utf8')));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearInterval(timer);
+      resolve({ data, ms: performance.now() - started });
+    });
+    setTimeout(() => reject(new Error(`connection still open after 5 s; got ${JSON.stringify(data)}`)), 5000).unref();
+  });
+}
+
+const post = (port: number, path: string, body: string) =>
+  new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'POST', headers: { authorization: AUTH } }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+
+test('a connection that sends no byte is closed after the first-byte timeout, unanswered', async () => {
+  const { tq, port } = await startServer({ firstByteTimeoutMs: 150 });
+  try {
+    const silent = await Promise.all([rawExchange(port, [], 1000), rawExchange(port, [], 1000)]);
+    for (const { data, ms } of silent) {
+      assert.equal(data, '');
+      assert.ok(ms >= 140 && ms < 2000, `closed after ${ms} ms`);
+    }
+    // A client that speaks in time is served.
+    assert.equal((await post(port, '/calls/stream_query', '{"project_id":"e/p"}')).status, 200);
+  } finally {
+    await tq.close();
+  }
+});
+
+test('headers or a body not complete within the request timeout: 408 with a JSON reason, then closed', async () => {
+  const { tq, port } = await startServer({ requestTimeoutMs: 300, firstByteTimeoutMs: 5000 });
+  try {
+    const expected = JSON.stringify({ reason: 'Request not received within 0.3 s' });
+    const trickledHeaders = ['POST /calls/stream_query HTTP/1.1\r\n', ...'Host: 127.0.0.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'];
+    const headers = await rawExchange(port, trickledHeaders, 40);
+    assert.match(headers.data, /^HTTP\/1\.1 408 Request Timeout\r\n/);
+    assert.ok(headers.data.endsWith(`\r\n\r\n${expected}`), headers.data);
+    assert.ok(headers.ms >= 290 && headers.ms < 2000, `408 after ${headers.ms} ms`);
+
+    const head = `POST /calls/stream_query HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${AUTH}\r\nContent-Length: 100\r\n\r\n`;
+    const body = await rawExchange(port, [head, ...'{"project_id":"e/p"'], 40);
+    assert.match(body.data, /^HTTP\/1\.1 408 Request Timeout\r\n/);
+    assert.ok(body.data.includes('Content-Type: application/json'));
+    assert.ok(body.data.endsWith(expected), body.data);
+    assert.ok(body.ms >= 290 && body.ms < 2000, `408 after ${body.ms} ms`);
+    // Other malformed requests keep Node's answer, as JSON.
+    const bad = await rawExchange(port, ['NOT HTTP\r\n\r\n'], 10);
+    assert.match(bad.data, /^HTTP\/1\.1 400 Bad Request\r\n[^]*\r\n\r\n\{"reason":"Bad Request"\}$/);
+    const huge = await rawExchange(port, [`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`], 10);
+    assert.match(huge.data, /^HTTP\/1\.1 431 Request Header Fields Too Large\r\n[^]*\r\n\r\n\{"reason":"Request header fields too large"\}$/);
+  } finally {
+    await tq.close();
+  }
+});
+
+test('beyond the connection cap new connections are closed at once; open ones keep working', async () => {
+  const { tq, port } = await startServer({ maxConnections: 2, firstByteTimeoutMs: 5000 });
+  const open = (): Promise<Socket> =>
+    new Promise((resolve) => {
+      const s = connect(port, '127.0.0.1', () => resolve(s));
+      s.on('error', () => {});
+    });
+  try {
+    const [a, b] = [await open(), await open()];
+    await new Promise((r) => setTimeout(r, 50));
+    const refused = await rawExchange(port, ['GET /health HTTP/1.1\r\nHost: x\r\n\r\n'], 5);
+    assert.equal(refused.data, '');
+    for (const s of [a, b]) {
+      const answer = new Promise<string>((resolve) => {
+        let text = '';
+        s.on('data', (d) => {
+          text += d;
+          if (text.includes('{"status":"ok"}')) resolve(text);
+        });
+      });
+      s.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+      assert.match(await answer, /^HTTP\/1\.1 200 OK/);
+      s.destroy();
+    }
+  } finally {
+    await tq.close();
+  }
+});
+
+/**
+ * GETs a test stream, pausing `pauseMs` after every `every` chunks; after `stallAfter` chunks
+ * it stops reading for `stallMs`, then reads what is left.
+ */
+function read(port: number, path: string, every: number, pauseMs: number, stallAfter = Infinity, stallMs = 0) {
+  return new Promise<{ status: number; lines: number; complete: boolean; ms: number }>((resolve) => {
+    const started = performance.now();
+    const req = request({ host: '127.0.0.1', port, path, headers: { authorization: AUTH } }, (res) => {
+      let lines = 0, chunks = 0;
+      res.on('data', (chunk: Buffer) => {
+        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+        chunks++;
+        const wait = chunks === stallAfter ? stallMs : chunks % every === 0 ? pauseMs : 0;
+        if (wait > 0) {
+          res.pause();
+          setTimeout(() => res.resume(), wait);
+        }
+      });
+      res.on('error', () => {});
+      res.on('close', () => resolve({ status: res.statusCode!, lines, complete: res.complete, ms: performance.now() - started }));
+    });
+    req.on('error', () => resolve({ status: 0, lines: -1, complete: false, ms: performance.now() - started }));
+    req.end();
+  });
+}
+
+test('a slow but steady reader is never cut; a client that stops reading is, after the idle timeout', async () => {
+  // Node counts a write that is still being taken by the kernel bit by bit as activity, so the
+  // idle timer fires only for a connection that moved nothing for one to two periods.
+  const { tq, port } = await startServer({ idleTimeoutMs: 1000, requestTimeoutMs: 1000 });
+  try {
+    const cuts: number[] = [];
+    tq.server.on('connection', (socket) => {
+      const opened = performance.now();
+      socket.on('close', () => cuts.push(performance.now() - opened));
+    });
+    const [steady, stalled] = await Promise.all([read(port, '/test/big', 8, 100), read(port, '/test/huge', 1e9, 0, 2, 6000)]);
+    assert.deepEqual([steady.status, stalled.status], [200, 200]);
+    assert.equal(steady.complete, true);
+    assert.equal(steady.lines, LINES);
+    assert.ok(steady.ms > 2000, `the steady read took ${steady.ms} ms, longer than twice both timeouts`);
+    // The stalled reader finds a truncated body when it reads again: the server cut it.
+    assert.equal(stalled.complete, false);
+    assert.ok(stalled.lines > 0 && stalled.lines < HUGE_LINES, `${stalled.lines} lines`);
+    const cut = Math.min(...cuts);
+    // Long before the reader came back (a loaded machine may take a while to fill the buffers).
+    assert.ok(cut >= 990 && cut < 5900, `the stalled connection was closed after ${cut} ms`);
+  } finally {
+    await tq.close();
+  }
+});
