@@ -279,7 +279,8 @@ export function benchQueries(p: QueryParams): BenchQuery[] {
 
 /** The `/calls/query_stats` count of the UI's roots view, for when the route exists. */
 export function queryStatsQuery(P: string): BenchQuery {
-  const sql = `SELECT to_json({count: count(*)}) FROM calls c WHERE c.project_id = ${sqlString(P)} AND c.deleted_at IS NULL AND c.parent_id IS NULL`;
+  // CallsQueryStatsRes always carries total_storage_size_bytes (null unless asked for).
+  const sql = `SELECT to_json({count: count(*), total_storage_size_bytes: NULL}) FROM calls c WHERE c.project_id = ${sqlString(P)} AND c.deleted_at IS NULL AND c.parent_id IS NULL`;
   return {
     name: 'query_stats_roots',
     description: '/calls/query_stats: count of trace roots',

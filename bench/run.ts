@@ -174,7 +174,7 @@ function runRoute(route: Route, engine: Engine, body: Record<string, unknown>, k
       texts?.push(line);
     }
   } else {
-    const text = res.text ?? JSON.stringify(res.body);
+    const text = res.kind === 'json' ? (res.text ?? JSON.stringify(res.body)) : new TextDecoder().decode(res.bytes);
     rows = 1;
     bytes = text.length;
     texts?.push(text);

@@ -19,7 +19,7 @@ import { BUNDLE_PATH, bundleCases, bundleText, loadCaseSchema, type CaseBundle }
 const SKIPS: Record<string, string> = {};
 
 const bundle = JSON.parse(readFileSync(BUNDLE_PATH, 'utf8')) as CaseBundle;
-const AREAS = ['table', 'threads', 'calls', 'writes', 'auth', 'errors'];
+const AREAS = ['table', 'threads', 'calls', 'writes', 'auth', 'errors', 'objs', 'refs', 'files', 'feedback', 'costs'];
 
 test('cases.json is the bundle of spec-tests/cases/*.json (run spec-tests/bundle.ts after editing cases)', () => {
   assert.equal(readFileSync(BUNDLE_PATH, 'utf8'), bundleText(bundleCases()));
@@ -47,7 +47,7 @@ function needsTransport(c: ConformanceCase): boolean {
   const requests = [...(c.setup ?? []), c.request];
   const wireAuth = requests.some((r) => r.auth !== undefined && r.auth !== 'user' && r.auth !== 'other');
   const expectsHeaders = 'headers' in c.expect && c.expect.headers !== undefined;
-  const route = findRoute(c.request.path);
+  const route = findRoute(c.request.path.replaceAll('{{project}}', 'entity/project'));
   const routingFails = route === undefined || route.method !== (c.request.method ?? 'POST');
   return wireAuth || expectsHeaders || routingFails;
 }

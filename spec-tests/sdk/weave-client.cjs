@@ -77,6 +77,37 @@ async function main() {
   const tableRows = await readJsonl(streamResp);
   assert.deepEqual(tableRows.map((r) => r.val), dataRows);
   assert.deepEqual(tableRows.map((r) => r.original_index), [0, 1, 2]);
+
+  // Counts: /calls/query_stats agrees with getCalls.
+  const api = client.traceServerApi;
+  const count = async (filter) => (await api.calls.callsQueryStatsCallsQueryStatsPost({ project_id: project, filter })).data.count;
+  assert.equal(await count({}), calls.length);
+  assert.equal(await count({ trace_roots_only: true }), 2);
+  assert.equal((await api.call.callReadCallReadPost({ project_id: project, id: root.id })).data.call.output, 8);
+
+  // Object refs: the dataset's ref and a path into it, read back through /refs/read_batch.
+  const vals = (await api.refs.refsReadBatchRefsReadBatchPost({ refs: [ref.uri(), `${ref.uri()}/attr/rows`, `${ref.uri()}/attr/nope`] })).data.vals;
+  assert.equal(vals[0].rows, tableRef);
+  assert.deepEqual(vals.slice(1), [tableRef, null]);
+
+  // Dataset length: the table's row count, one table at a time and in a batch.
+  assert.equal((await api.table.tableQueryStatsTableQueryStatsPost({ project_id: project, digest: tableDigest })).data.count, dataRows.length);
+  const batch = await api.request({
+    path: '/table/query_stats_batch', method: 'POST', type: 'application/json', format: 'json',
+    body: { project_id: project, digests: [tableDigest] },
+  });
+  assert.deepEqual(batch.data.tables.map((t) => t.count), [dataRows.length]);
+
+  // Objects: the ops and the dataset the SDK saved; an op's source file read back by digest.
+  const objs = (await api.objs.objsQueryObjsQueryPost({ project_id: project, filter: { latest_only: true } })).data.objs;
+  assert.deepEqual(objs.filter((o) => o.kind === 'op').map((o) => o.object_id).sort(), ['add', 'boom', 'double', 'pipeline']);
+  assert.deepEqual(objs.filter((o) => o.base_object_class === 'Dataset').map((o) => o.digest), [ref.digest]);
+  const addOp = objs.find((o) => o.object_id === 'add');
+  const file = await api.request({
+    path: '/file/content', method: 'POST', type: 'application/json',
+    body: { project_id: project, digest: addOp.val.files['obj.py'] },
+  });
+  assert.match(await file.text(), /a \+ b/);
   console.log('E2E OK');
 }
 

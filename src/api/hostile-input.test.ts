@@ -22,6 +22,7 @@ function answer(engine: Engine, route: Route, body: RequestBody): { status: numb
   try {
     const result = runRoute(route, engine, body, ctx);
     if (result.kind === 'json') return { status: 200, body: JSON.parse(result.text ?? JSON.stringify(result.body)) };
+    if (result.kind === 'bytes') return { status: 200, body: new TextDecoder().decode(result.bytes) };
     return { status: 200, body: [...result.lines].map((line) => JSON.parse(line) as unknown) };
   } catch (e) {
     if (e instanceof TqError) return { status: e.status, body: JSON.parse(JSON.stringify(e.body())) };

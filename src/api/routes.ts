@@ -7,6 +7,18 @@ import { callsStreamQueryRoute } from '../query/calls/run.ts';
 import { tableRoutes } from '../query/table/route.ts';
 import { threadsRoutes } from '../query/threads/route.ts';
 import { writeRoutes } from '../write/routes.ts';
+import { v2CallRoutes } from '../write/v2/calls.ts';
+import { callReadRoute } from '../query/calls/read.ts';
+import { callsQueryStatsRoute } from '../query/calls/stats.ts';
+import { fileContentRoute } from '../query/files/content.ts';
+import { objsQueryRoute } from '../query/objects/query.ts';
+import { refsReadBatchRoute } from '../query/refs/read-batch.ts';
+import { tableQueryStatsBatchRoute } from '../query/table/stats-batch.ts';
+import { objDeleteRoute } from '../write/object-delete.ts';
+import { costPurgeRoute, costQueryRoute } from '../query/costs/query.ts';
+import { feedbackQueryRoute } from '../query/feedback/query.ts';
+import { feedbackChangeRoutes } from '../write/feedback-changes.ts';
+import { routesForPath } from './route-path.ts';
 import type { Route } from './types.ts';
 
 export const TQ_VERSION = '0.1.0';
@@ -27,7 +39,9 @@ export const serverInfoRoute: Route = {
 };
 
 const ROUTES: readonly Route[] = (() => {
-  const all = [healthRoute, serverInfoRoute, callsStreamQueryRoute, ...tableRoutes, ...threadsRoutes, ...writeRoutes];
+  const all = [healthRoute, serverInfoRoute, callsStreamQueryRoute, ...tableRoutes, ...threadsRoutes, ...writeRoutes, ...v2CallRoutes,
+    callsQueryStatsRoute, callReadRoute, refsReadBatchRoute, objsQueryRoute, objDeleteRoute, fileContentRoute, tableQueryStatsBatchRoute,
+    feedbackQueryRoute, ...feedbackChangeRoutes, costQueryRoute, costPurgeRoute];
   const seen = new Set<string>();
   for (const r of all) {
     if (seen.has(r.path)) throw new Error(`duplicate route ${r.path}`);
@@ -41,5 +55,5 @@ export function allRoutes(): readonly Route[] {
 }
 
 export function findRoute(path: string): Route | undefined {
-  return ROUTES.find((r) => r.path === path);
+  return routesForPath(ROUTES, path)?.routes[0];
 }

@@ -10,6 +10,7 @@
 import { invalidRequest, TqError } from '../core/errors.ts';
 import { MAX_BODY_DEPTH, textDepthExceeded, valueDepthExceeded } from '../core/json/depth.ts';
 import { projectIdProblem, showProjectId } from '../core/project-id.ts';
+import type { PathParams } from './route-path.ts';
 import type { Engine, RequestBody, RequestContext, Route, RouteResult } from './types.ts';
 
 /** @throws TqError TQ_BODY_TOO_DEEP when the body nests deeper than MAX_BODY_DEPTH. */
@@ -65,11 +66,11 @@ function guardedLines(lines: Iterable<string>): Iterable<string> {
   };
 }
 
-export function runRoute(route: Route, engine: Engine, body: RequestBody, ctx: RequestContext): RouteResult {
+export function runRoute(route: Route, engine: Engine, body: RequestBody, ctx: RequestContext, params: PathParams = {}): RouteResult {
   checkBodyDepth(body);
   let result: RouteResult;
   try {
-    result = route.run(engine, body, validatingContext(ctx));
+    result = route.run(engine, body, validatingContext(ctx), params);
   } catch (e) {
     throw clientDepthError(e);
   }

@@ -5,6 +5,7 @@
  * `run`, before it returns: a returned stream never fails validation halfway.
  */
 import type { Store } from '../store/store.ts';
+import type { PathParams } from './route-path.ts';
 
 /** The wire spelling of the user/run fields (DECISIONS §1). The engine is parameterised by it. */
 export type FieldPrefix = 'svc_' | 'wb_';
@@ -54,14 +55,18 @@ export type RouteResult =
    */
   | { kind: 'json'; body: unknown; text?: string }
   /** JSON lines without trailing newlines; produced lazily as the consumer pulls. */
-  | { kind: 'stream'; lines: Iterable<string> };
+  | { kind: 'stream'; lines: Iterable<string> }
+  /** Raw bytes (`/file/content`), sent with their content type. */
+  | { kind: 'bytes'; bytes: Uint8Array; contentType: string };
 
 export interface Route {
+  /** Exact, or a template with `{name}` segments (src/api/route-path.ts). */
   path: string;
   method: 'POST' | 'GET';
   /** What body the route wants; the HTTP server picks its reader from this. */
   body: 'json' | 'multipart' | 'none';
   /** Set on every route that changes the store (the journal of `tq serve --data` records these). */
   mutates?: true;
-  run(engine: Engine, body: RequestBody, ctx: RequestContext): RouteResult;
+  /** `params` holds the values of the path's `{name}` segments (empty for exact paths). */
+  run(engine: Engine, body: RequestBody, ctx: RequestContext, params?: PathParams): RouteResult;
 }

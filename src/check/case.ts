@@ -46,6 +46,8 @@ export type Expect =
       ties?: unknown[][];
       /** A JSON (non-stream) response body. */
       json?: unknown;
+      /** A raw (neither JSON nor JSON Lines) response body, compared exactly. */
+      text?: string;
       /** `subset` (default): expected objects give only the keys they check. `exact`: whole objects. */
       match?: 'subset' | 'exact';
       /** Response headers that must be present (transport-level; see HeaderExpectation). */

@@ -260,7 +260,7 @@ function compareResponseInner(expect: Expect, res: TargetResponse): string | und
     return undefined;
   }
 
-  const ok = expect as { lines?: unknown[]; unordered?: unknown[]; ties?: unknown[][]; json?: unknown; match?: MatchMode };
+  const ok = expect as { lines?: unknown[]; unordered?: unknown[]; ties?: unknown[][]; json?: unknown; text?: string; match?: MatchMode };
   const mode = ok.match ?? 'subset';
   const streamExpected = ok.lines ?? ok.unordered ?? ok.ties;
   if (streamExpected !== undefined) {
@@ -273,6 +273,9 @@ function compareResponseInner(expect: Expect, res: TargetResponse): string | und
       return compareUnordered(ok.unordered, res.lines, mode, 0);
     }
     return compareTies(ok.ties ?? [], res.lines, mode);
+  }
+  if (ok.text !== undefined) {
+    return res.text === ok.text ? undefined : `body: expected the text ${show(ok.text)}, got ${bodyOf(res)}`;
   }
   if ('json' in ok) {
     if (res.json === undefined) return `expected a JSON body ${show(ok.json)}, got ${bodyOf(res)}`;

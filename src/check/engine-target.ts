@@ -7,6 +7,7 @@
  */
 import { runRoute as runEngineRoute } from '../api/run-route.ts';
 import { allRoutes } from '../api/routes.ts';
+import { routesForPath, type PathParams } from '../api/route-path.ts';
 import type { Engine, RequestBody, RequestContext, Route } from '../api/types.ts';
 import { PermissionDeniedError, TqError } from '../core/errors.ts';
 import { createEngine } from '../engine.ts';
@@ -46,12 +47,15 @@ function errorResponse(e: unknown): TargetResponse {
 }
 
 /** Runs one route; JSON bodies go through JSON text, as they would on the wire. */
-function runRoute(engine: Engine, route: Route, body: RequestBody, ctx: RequestContext): TargetResponse {
+function runRoute(engine: Engine, route: Route, body: RequestBody, ctx: RequestContext, params?: PathParams): TargetResponse {
   try {
-    const result = runEngineRoute(route, engine, body, ctx);
+    const result = runEngineRoute(route, engine, body, ctx, params);
     if (result.kind === 'json') {
       const text = result.text ?? JSON.stringify(result.body);
       return { status: 200, headers: JSON_HEADERS, json: text === undefined ? undefined : JSON.parse(text) };
+    }
+    if (result.kind === 'bytes') {
+      return { status: 200, headers: { 'content-type': result.contentType }, text: new TextDecoder().decode(result.bytes) };
     }
     const lines: unknown[] = [];
     for (const line of result.lines) lines.push(JSON.parse(line));
@@ -81,7 +85,8 @@ export function createEngineTarget(opts: EngineTargetOptions = {}): Target & { e
       if (auth !== 'user' && auth !== 'other') {
         throw new Error(`in-process target cannot send auth ${JSON.stringify(auth)}; tag the case '${TRANSPORT_TAG}'`);
       }
-      const route = allRoutes().find((r) => r.path === req.path);
+      const found = routesForPath(allRoutes(), req.path);
+      const route = found?.routes.find((r) => r.method === (req.method ?? 'POST')) ?? found?.routes[0];
       if (route === undefined) return { status: 404, headers: JSON_HEADERS, json: { reason: `Not Found: ${req.path}` } };
       if ((req.method ?? 'POST') !== route.method) return { status: 405, headers: JSON_HEADERS, json: { reason: 'Method Not Allowed' } };
       const userId = auth === 'other' ? otherUser : user;
@@ -92,7 +97,7 @@ export function createEngineTarget(opts: EngineTargetOptions = {}): Target & { e
         },
         canRead: () => auth !== 'other',
       };
-      return runRoute(engine, route, requestBody(req), ctx);
+      return runRoute(engine, route, requestBody(req), ctx, found?.params);
     },
   };
 }

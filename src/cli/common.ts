@@ -138,6 +138,7 @@ export async function writeLines(lines: Iterable<string>): Promise<void> {
 export async function runRoute(engine: Engine, route: Route, text: string): Promise<void> {
   const result = runEngineRoute(route, engine, { kind: 'text', text }, localContext);
   if (result.kind === 'stream') await writeLines(result.lines);
+  else if (result.kind === 'bytes') process.stdout.write(result.bytes);
   else await writeLines([result.text ?? JSON.stringify(result.body)]);
 }
 

@@ -9,6 +9,7 @@ import { genCommand } from './gen.ts';
 import { serveCommand } from './serve.ts';
 import { dumpCommand } from './dump.ts';
 import { checkCommand, fuzzCommand } from './conformance.ts';
+import { countCommand, objsCommand } from './client-commands.ts';
 import { EXIT_OK, EXIT_USAGE, reportError, takeRequestedExit } from './common.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -19,7 +20,7 @@ export function buildProgram(): Command {
     .version(pkg.version, '-V, --version')
     .showHelpAfterError()
     .exitOverride();
-  for (const cmd of [callsCommand(), tableCommand(), threadsCommand(), serveCommand(), checkCommand(), fuzzCommand(), loadCommand(), genCommand(), dumpCommand()]) {
+  for (const cmd of [callsCommand(), tableCommand(), threadsCommand(), serveCommand(), checkCommand(), fuzzCommand(), loadCommand(), genCommand(), countCommand(), objsCommand(), dumpCommand()]) {
     program.addCommand(cmd.exitOverride());
   }
   return program;

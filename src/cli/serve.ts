@@ -133,6 +133,21 @@ async function serve(opts: ServeOptions): Promise<void> {
   say('tq: stopped');
 }
 
+/** Every served path, wrapped to the help width. */
+function endpointList(): string {
+  const lines: string[] = [];
+  let line = ' ';
+  for (const r of allRoutes()) {
+    const item = ` ${r.method === 'GET' ? 'GET ' : ''}${r.path}`;
+    if (line.length + item.length > 92) {
+      lines.push(line);
+      line = ' ';
+    }
+    line += item;
+  }
+  return [...lines, line].join('\n');
+}
+
 export function serveCommand(): Command {
   const cmd = dataOptions(new Command('serve'))
     .description('serve the HTTP API (Weave trace-server paths, Basic auth) over the loaded fixtures')
@@ -148,6 +163,9 @@ export function serveCommand(): Command {
     .addHelpText(
       'after',
       `
+Endpoints (POST, JSON bodies, unless marked):
+${endpointList()}
+
 Every request but GET /health needs Authorization: Basic base64(user:password). A grant in
 the users file is "entity/project", "entity/*" or "*". With no users configured, a user
 "${DEFAULT_USER}" with a random password is created and its credentials printed once.

@@ -86,6 +86,10 @@ export const ERROR_CATALOGUE = {
   },
   TQ_TABLE_NOT_FOUND: { status: 404, message: (a) => `Table ${a.project}:${a.digest} not found` },
   TQ_OBJECT_NOT_FOUND: { status: 404, message: (a) => `Obj ${a.object}:${a.digest} not found` },
+  // Weave's ObjectDeletedError: the body also carries `deleted_at` (ObjectDeletedError below).
+  TQ_OBJECT_DELETED: { status: 404, message: (a) => `${a.object}:v${a.index} was deleted at ${a.when}` },
+  // Weave's NotFoundError / ValueError wordings of object deletion, file reads and refs.
+  TQ_NOT_FOUND_REASON: { status: 404, message: (a) => String(a.reason) },
 
   // 403: a field that may not be queried, sorted or selected.
   TQ_FIELD_NOT_ALLOWED: { status: 403, message: (a) => `Field ${a.field} is not allowed` },
@@ -154,6 +158,19 @@ export class RequestSchemaError extends TqError {
   }
   override body(): Record<string, unknown> {
     return { detail: this.issues };
+  }
+}
+
+/** 404 for a deleted object version, with its deletion time as Weave reports it. */
+export class ObjectDeletedError extends TqError {
+  constructor(
+    args: { object: string; index: number; when: string },
+    readonly deletedAt: string,
+  ) {
+    super('TQ_OBJECT_DELETED', args);
+  }
+  override body(): Record<string, unknown> {
+    return { reason: this.message, deleted_at: this.deletedAt };
   }
 }
 

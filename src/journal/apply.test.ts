@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { allRoutes, findRoute } from '../api/routes.ts';
+import { routesForPath } from '../api/route-path.ts';
 import type { RequestBody, Route } from '../api/types.ts';
 import { TqError } from '../core/errors.ts';
 import { createEngine } from '../engine.ts';
@@ -31,6 +32,13 @@ const WRITES: Array<[string, RequestBody]> = [
   ['/feedback/create', text({ project_id: P, weave_ref: `weave:///${P}/call/c1`, feedback_type: 'wandb.reaction.1', payload: { emoji: '👍' } })],
   ['/cost/create', text({ project_id: P, costs: { 'gpt-4o': { prompt_token_cost: 1e-6, completion_token_cost: 2e-6 }, 'gpt-4o-mini': { prompt_token_cost: 1e-7, completion_token_cost: 2e-7 } } })],
   ['/file/create', { kind: 'multipart', fields: new Map([['project_id', P]]), files: new Map([['file', new TextEncoder().encode('bytes')]]) }],
+  ['/feedback/batch/create', text({ batch: ['fb-a', 'fb-b', undefined].map((id) => ({ project_id: P, weave_ref: `weave:///${P}/call/c1`, feedback_type: 'score', payload: { v: 1 }, ...(id ? { id } : {}) })) })],
+  ['/feedback/replace', text({ project_id: P, weave_ref: `weave:///${P}/call/c1`, feedback_type: 'score', payload: { v: 2 }, feedback_id: 'fb-a' })],
+  ['/feedback/purge', text({ project_id: P, query: { $expr: { $eq: [{ $getField: 'id' }, { $literal: 'fb-b' }] } } })],
+  ['/obj/delete', text({ project_id: P, object_id: 'o', digests: ['latest'] })],
+  ['/v2/acme/one/call/start', text({ start: { project_id: P, id: 'v2', op_name: 'op', started_at: '2024-01-01T00:00:00Z', attributes: {}, inputs: {} } })],
+  ['/v2/acme/one/call/end', text({ end: { project_id: P, id: 'v2', ended_at: '2024-01-01T00:00:01Z', output: 1, summary: {}, started_at: '2024-01-01T00:00:00Z' } })],
+  ['/v2/acme/one/calls/complete', text({ batch: [{ project_id: P, op_name: 'op', started_at: '2024-01-01T00:00:00Z', attributes: {}, inputs: {}, ended_at: '2024-01-01T00:00:02Z', output: 'done', summary: {} }] })],
 ];
 
 function route(path: string): Route {
@@ -42,14 +50,21 @@ function route(path: string): Route {
 describe('journaling a write request', () => {
   it('covers every route marked mutates, and only those', () => {
     const mutating = allRoutes().filter((r) => r.mutates).map((r) => r.path).sort();
-    const covered = new Set(WRITES.map(([p]) => p));
-    assert.deepEqual(mutating.filter((p) => !covered.has(p) && p !== '/files/create' && p !== '/table/update' && p !== '/table/create_from_digests'), []);
+    const covered = new Set(WRITES.map(([p]) => routesForPath(allRoutes(), p)!.routes[0].path));
+    const elsewhere = ['/files/create', '/table/update', '/table/create_from_digests', '/cost/purge'];
+    assert.deepEqual(mutating.filter((p) => !covered.has(p) && !elsewhere.includes(p)), []);
   });
 
   it('records what each write drew, and replaying the records rebuilds the same store', () => {
     const live = createEngine();
     const records: JournalRecord[] = [];
-    for (const [path, body] of WRITES) records.push(runRecorded(route(path), live, body, testContext()).record);
+    for (const [path, body] of WRITES) {
+      const { routes, params } = routesForPath(allRoutes(), path)!;
+      records.push(runRecorded(routes[0], live, body, testContext(), params).record);
+    }
+    assert.deepEqual(records.find((r) => r.route === '/v2/{entity}/{project}/call/start')!.params, { entity: 'acme', project: 'one' });
+    const priceId = live.store.prices[0].id;
+    records.push(runRecorded(route('/cost/purge'), live, text({ project_id: P, query: { $expr: { $in: [{ $getField: 'id' }, [{ $literal: priceId }]] } } }), testContext()).record);
     const table = live.store.project(P)!.tables.keys().next().value!;
     records.push(runRecorded(route('/table/update'), live, text({ project_id: P, base_digest: table, updates: [{ append: { row: { a: 3 } } }] }), testContext()).record);
     const rows = [...live.store.project(P)!.rows.keys()];
@@ -93,7 +108,10 @@ describe('journaling a write request', () => {
 
   it('a write that fails changes nothing (so it is not journaled)', () => {
     const engine = createEngine();
-    for (const [path, body] of WRITES) runRecorded(route(path), engine, body, testContext());
+    for (const [path, body] of WRITES) {
+      const { routes, params } = routesForPath(allRoutes(), path)!;
+      runRecorded(routes[0], engine, body, testContext(), params);
+    }
     const before = answers(engine);
     const table = engine.store.project(P)!.tables.keys().next().value!;
     const failing: Array<[string, unknown]> = [

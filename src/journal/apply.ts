@@ -43,7 +43,7 @@ export function runRecorded(route: Route, engine: Engine, body: RequestBody, ctx
       return v;
     },
   };
-  const result = runRoute(route, recording, body, recordingCtx);
+  const result = runRoute(route, recording, body, recordingCtx, params);
   const ack = ackDigest(result);
   return { result, record: { route: route.path, params, user: ctx.userId, prefix: options.fieldPrefix, body, now, ids, canRead, ...(ack !== undefined ? { ack } : {}) } };
 }
@@ -80,7 +80,7 @@ export function replayRecord(engine: Engine, record: JournalRecord): void {
   const ctx: RequestContext = { userId: record.user, authorize() {}, canRead: () => canRead.next() };
   let result: RouteResult;
   try {
-    result = runRoute(route, replaying, record.body, ctx);
+    result = runRoute(route, replaying, record.body, ctx, record.params);
   } catch (e) {
     if (e instanceof ReplayError) throw e;
     throw new ReplayError(`${record.route} failed on replay: ${(e as Error).message}`);

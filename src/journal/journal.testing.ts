@@ -10,14 +10,15 @@ import { TqError } from '../core/errors.ts';
 import { openServedData } from '../cli/serve-data.ts';
 import { Users } from '../server/basic-auth.ts';
 import { createTqServer } from '../server/server.ts';
-import { snapshot } from './snapshot.ts';
+import { snapshot, SnapshotError } from './snapshot.ts';
 
 const everything: RequestContext = { userId: 'tester', authorize() {}, canRead: () => true };
 
 function ask(engine: Engine, path: string, value: unknown): string {
   try {
     const result = runRoute(findRoute(path)!, engine, { kind: 'value', value }, everything);
-    return result.kind === 'json' ? JSON.stringify(result.body) : [...result.lines].join('\n');
+    if (result.kind === 'json') return JSON.stringify(result.body);
+    return result.kind === 'bytes' ? Buffer.from(result.bytes).toString('base64') : [...result.lines].join('\n');
   } catch (e) {
     if (e instanceof TqError) return `${e.status} ${JSON.stringify(e.body())}`;
     throw e;
@@ -42,8 +43,14 @@ export function answers(engine: Engine): string {
       out.push(ask(engine, '/obj/read', { project_id: projectId, object_id: objectId, digest: 'latest' }));
     }
   }
-  const snap = snapshot(engine.store);
-  out.push(JSON.stringify(snap.lines), JSON.stringify(snap.records.map((r) => [r.route, r.body.kind === 'text' ? r.body.text : [...(r.body.kind === 'multipart' ? r.body.files.values() : [])].map((b) => Buffer.from(b).toString('base64'))])));
+  try {
+    const snap = snapshot(engine.store);
+    out.push(JSON.stringify(snap.lines), JSON.stringify(snap.records.map((r) => [r.route, r.body.kind === 'text' ? r.body.text : [...(r.body.kind === 'multipart' ? r.body.files.values() : [])].map((b) => Buffer.from(b).toString('base64'))])));
+  } catch (e) {
+    // A store fixture files cannot hold (deleted object versions): its queries still compare.
+    if (!(e instanceof SnapshotError)) throw e;
+    out.push(e.message);
+  }
   return out.join('\n');
 }
 

@@ -26,6 +26,7 @@ function send(engine: Engine, path: string, body: unknown, ctx: RequestContext):
   try {
     const result = runRoute(route, engine, { kind: 'text', text: JSON.stringify(body) }, ctx);
     if (result.kind === 'json') return { status: 200, body: result.body };
+    if (result.kind === 'bytes') return { status: 200, body: new TextDecoder().decode(result.bytes) };
     return { status: 200, body: [...result.lines].map((l) => JSON.parse(l)) };
   } catch (e) {
     if (e instanceof TqError) return { status: e.status, body: e.body() };

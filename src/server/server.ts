@@ -12,6 +12,7 @@
  * multipart route reads multipart/form-data and sees no fields for any other type.
  */
 import { runRoute } from '../api/run-route.ts';
+import { routesForPath, type PathParams } from '../api/route-path.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Engine, RequestBody, RequestContext, Route } from '../api/types.ts';
@@ -70,12 +71,6 @@ const internalError = () => new TqError('TQ_INTERNAL');
 export function createTqServer(options: TqServerOptions): TqServer {
   const { engine, users, cors = false, log } = options;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const routesByPath = new Map<string, Route[]>();
-  for (const route of options.routes) {
-    const list = routesByPath.get(route.path) ?? [];
-    list.push(route);
-    routesByPath.set(route.path, list);
-  }
 
   /** Responses not yet complete; graceful close waits for them. */
   const inFlight = new Set<ServerResponse>();
@@ -139,11 +134,16 @@ export function createTqServer(options: TqServerOptions): TqServer {
   }
 
   /** Runs the route and writes its result; returns once the response is complete or abandoned. */
-  async function respond(req: IncomingMessage, res: ServerResponse, route: Route, ctx: RequestContext): Promise<void> {
+  async function respond(req: IncomingMessage, res: ServerResponse, route: Route, ctx: RequestContext, params: PathParams): Promise<void> {
     const body = await readRequestBody(req, route);
-    const result = route.mutates && options.writes ? await options.writes.runWrite(route, body, ctx) : runRoute(route, engine, body, ctx);
+    const result = route.mutates && options.writes ? await options.writes.runWrite(route, body, ctx, params) : runRoute(route, engine, body, ctx, params);
     if (result.kind === 'json') {
       sendJson(res, 200, result.body, {}, result.text);
+      return;
+    }
+    if (result.kind === 'bytes') {
+      res.writeHead(200, { 'Content-Type': result.contentType, 'Content-Length': result.bytes.byteLength });
+      res.end(result.bytes);
       return;
     }
     const lines = result.lines[Symbol.iterator]();
@@ -168,16 +168,17 @@ export function createTqServer(options: TqServerOptions): TqServer {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // Set first, so every answer (errors included) carries them.
     corsHeaders(req, res);
-    const candidates = routesByPath.get(pathOf(req.url));
-    if (!candidates) {
+    const found = routesForPath(options.routes, pathOf(req.url));
+    if (!found) {
       // Not read: the body (if any) is discarded by Node after the response.
       return sendError(res, new TransportError('TQ_NOT_FOUND', { reason: 'Not Found' }));
     }
+    const candidates = found.routes;
     if (cors && req.method === 'OPTIONS') return preflight(req, res, candidates);
     const route = candidates.find((r) => r.method === req.method);
     if (!route) return sendError(res, new TransportError('TQ_METHOD_NOT_ALLOWED'), { Allow: allowOf(candidates) });
     const ctx: RequestContext = isPublic(route) ? { userId: '', authorize() {}, canRead: () => true } : users.authenticate(req.headers.authorization);
-    await respond(req, res, route, ctx);
+    await respond(req, res, route, ctx, found.params);
   }
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {

@@ -16,6 +16,7 @@ const ctx = { userId: 'u', authorize() {}, canRead: () => true };
 
 function send(engine: ReturnType<typeof createEngine>, path: string, text: string): unknown {
   const result = runRoute(allRoutes().find((r) => r.path === path)!, engine, { kind: 'text', text }, ctx);
+  if (result.kind === 'bytes') return new TextDecoder().decode(result.bytes);
   return JSON.parse(result.kind === 'json' ? (result.text ?? JSON.stringify(result.body)) : `[${[...result.lines].join(',')}]`);
 }
 

@@ -9,41 +9,43 @@ import type { FieldPrefix } from '../api/types.ts';
 import { any, bool, dict, int, list, maybe, model, num, optional, str, type Infer } from '../core/schema.ts';
 import { datetime, record, summaryInsertMap, unionOf } from './schemas.ts';
 
+/** The fields of StartedCallSchemaForInsert (CompleteCallSchemaForInsert extends them). */
+export function startedCallShape(p: FieldPrefix) {
+  return {
+    project_id: str(),
+    id: maybe(str()),
+    op_name: str(),
+    display_name: maybe(str()),
+    trace_id: maybe(str()),
+    parent_id: maybe(str()),
+    thread_id: maybe(str()),
+    turn_id: maybe(str()),
+    started_at: datetime(),
+    attributes: dict(),
+    inputs: dict(),
+    otel_dump: maybe(dict()),
+    [`${p}user_id`]: maybe(str()),
+    [`${p}run_id`]: maybe(str()),
+    [`${p}run_step`]: maybe(int()),
+  };
+}
+
+/** The fields of EndedCallSchemaForInsert. */
+export function endedCallShape(p: FieldPrefix) {
+  return {
+    project_id: str(),
+    id: str(),
+    ended_at: datetime(),
+    exception: maybe(str()),
+    output: optional(any()),
+    summary: summaryInsertMap(),
+    [`${p}run_step_end`]: maybe(int()),
+  };
+}
+
 function build(p: FieldPrefix) {
-  const startedCall = model(
-    'StartedCallSchemaForInsert',
-    {
-      project_id: str(),
-      id: maybe(str()),
-      op_name: str(),
-      display_name: maybe(str()),
-      trace_id: maybe(str()),
-      parent_id: maybe(str()),
-      thread_id: maybe(str()),
-      turn_id: maybe(str()),
-      started_at: datetime(),
-      attributes: dict(),
-      inputs: dict(),
-      otel_dump: maybe(dict()),
-      [`${p}user_id`]: maybe(str()),
-      [`${p}run_id`]: maybe(str()),
-      [`${p}run_step`]: maybe(int()),
-    },
-    { strict: false },
-  );
-  const endedCall = model(
-    'EndedCallSchemaForInsert',
-    {
-      project_id: str(),
-      id: str(),
-      ended_at: datetime(),
-      exception: maybe(str()),
-      output: optional(any()),
-      summary: summaryInsertMap(),
-      [`${p}run_step_end`]: maybe(int()),
-    },
-    { strict: false },
-  );
+  const startedCall = model('StartedCallSchemaForInsert', startedCallShape(p), { strict: false });
+  const endedCall = model('EndedCallSchemaForInsert', endedCallShape(p), { strict: false });
   const callStartReq = model('CallStartReq', { start: startedCall }, { strict: true });
   const callEndReq = model('CallEndReq', { end: endedCall }, { strict: true });
   const batchStart = model('CallBatchStartMode', { mode: optional(str()), req: callStartReq }, { strict: false });

@@ -14,6 +14,7 @@ import { pyStrRepr } from '../core/json/pyjson.ts';
 import { invalidRequest, TqError } from '../core/errors.ts';
 import { LosslessObject, type LosslessValue } from '../core/json/lossless.ts';
 import type { ObjectVersion, ProjectStore } from '../store/project.ts';
+import { objectDeleted } from '../query/objects/versions.ts';
 import { storedObjectText } from './stored-json.ts';
 import { checkExpectedDigest } from './tables.ts';
 
@@ -145,7 +146,7 @@ export function objectSchema(v: ObjectVersion, prefix: FieldPrefix, metadataOnly
   };
 }
 
-/** `obj_read`: `{obj: ObjSchema}`; an unknown or deleted version is a 404 naming it. */
+/** `obj_read`: `{obj: ObjSchema}`; an unknown version is a 404 naming it, a deleted one production's ObjectDeletedError. */
 export function readObject(
   engine: Engine,
   projectId: string,
@@ -155,6 +156,7 @@ export function readObject(
 ): { obj: Record<string, unknown> } {
   const versions = engine.store.project(projectId)?.objects.get(objectId) ?? [];
   const v = findVersion(versions, digest);
-  if (!v || v.deletedAtUs !== null) throw new TqError('TQ_OBJECT_NOT_FOUND', { object: objectId, digest });
+  if (!v) throw new TqError('TQ_OBJECT_NOT_FOUND', { object: objectId, digest });
+  if (v.deletedAtUs !== null) throw objectDeleted(v);
   return { obj: objectSchema(v, engine.options.fieldPrefix, metadataOnly) };
 }

@@ -22,7 +22,7 @@ import type { UnionMatch } from './schemas.ts';
 type Obj = Record<string, unknown>;
 
 /** Renames the prefixed user/run fields of a validated call part to the engine's neutral names. */
-function neutral(part: Obj, p: FieldPrefix): Obj {
+export function neutral(part: Obj, p: FieldPrefix): Obj {
   const out: Obj = { ...part };
   for (const f of ['user_id', 'run_id', 'run_step', 'run_step_end']) {
     if (`${p}${f}` in out) {

@@ -18,7 +18,7 @@ const NEG = '-98765432109876543210';
 function send(engine: Engine, path: string, text: string): RouteResult {
   return findRoute(path)!.run(engine, { kind: 'text', text }, ctx);
 }
-const textOf = (r: RouteResult) => (r.kind === 'json' ? (r.text ?? JSON.stringify(r.body)) : [...r.lines].join('\n'));
+const textOf = (r: RouteResult) => (r.kind === 'json' ? (r.text ?? JSON.stringify(r.body)) : r.kind === 'stream' ? [...r.lines].join('\n') : new TextDecoder().decode(r.bytes));
 
 test('big integers keep every digit through writes, the end rewrite, feedback, expansion and /obj/read', () => {
   const engine = createEngine();

@@ -51,7 +51,8 @@ export const MAX_FILTER_LENGTH = 1000;
 /** A `query` field checked by the expression parser (it reports its own 422 issues). */
 const queryField: Schema<unknown> = { check: (v) => v };
 
-const sortBy = model('SortBy', { field: str(), direction: literal(['asc', 'desc'] as const) }, { strict: true });
+/** Weave's SortBy model (`{field, direction}`), shared by every query that sorts this way. */
+export const sortBy = model('SortBy', { field: str(), direction: literal(['asc', 'desc'] as const) }, { strict: true });
 
 const schemas = new Map<FieldPrefix, ReturnType<typeof buildSchema>>();
 

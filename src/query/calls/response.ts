@@ -221,15 +221,39 @@ function feedbackItem(f: FeedbackRow, prefix: string): Record<string, unknown> {
   };
 }
 
+/**
+ * Per-row storage sizes already computed, per call table: a size costs a body parse and a
+ * Python-style dump, and /calls/query_stats sums it over whole projects. Dropped when a row
+ * changes in place (CallTable.version); appended rows start unknown (NaN).
+ */
+const sizeMemos = new WeakMap<CallTable, { version: number; sizes: Float64Array }>();
+
+function sizeMemo(t: CallTable, row: number): Float64Array {
+  let memo = sizeMemos.get(t);
+  if (!memo || memo.version !== t.version) sizeMemos.set(t, (memo = { version: t.version, sizes: new Float64Array(0) }));
+  if (memo.sizes.length <= row) {
+    const grown = new Float64Array(Math.max(t.size, 2 * memo.sizes.length)).fill(NaN);
+    grown.set(memo.sizes);
+    memo.sizes = grown;
+  }
+  return memo.sizes;
+}
+
 /** Sum of the JSON dump lengths of attributes, inputs, output and summary (§10.3). */
 function storageSize(t: CallTable, row: number): number {
+  const sizes = sizeMemo(t, row);
+  if (!Number.isNaN(sizes[row])) return sizes[row];
+  return (sizes[row] = computeStorageSize(t, row));
+}
+
+function computeStorageSize(t: CallTable, row: number): number {
   const b = t.body(row);
   let size = dumpLength(b.attributes) + dumpLength(b.inputs);
   if (!Number.isNaN(t.endedAt.data[row])) size += dumpLength(b.output) + dumpLength(b.summary ?? {});
   return size;
 }
 
-function traceStorageSize(t: CallTable, row: number): number {
+export function traceStorageSize(t: CallTable, row: number): number {
   let total = 0;
   for (const r of t.byTrace.get(t.traceIds[row]) ?? []) if (!t.isDeleted(r)) total += storageSize(t, r);
   return total;

@@ -15,31 +15,55 @@ import { CallFieldResolver } from './call-fields.ts';
 import { compileExpr, indexableEqualities } from './expr/compile.ts';
 import { planFilter, type FilterPlan } from './filter.ts';
 import { effectiveSortTerms, orderRows, validateSortTerms } from './order.ts';
-import { parseCallsQuery, type CallsQuery } from './request.ts';
+import { parseCallsQuery, type CallsQuery, type SortTerm } from './request.ts';
 import { lineBuilder, selectColumns } from './response.ts';
 import { startOrderPage } from './start-walk.ts';
 
+/** A validated calls query, planned: what finds its rows, before ordering and paging. */
+export interface CallsPlan {
+  project: ProjectStore;
+  resolver: CallFieldResolver;
+  terms: SortTerm[];
+  /** The filter plan; null when nothing can match (`limit: 0`). */
+  filter: FilterPlan | null;
+  expr: ((row: number) => boolean | null) | null;
+}
+
 /**
- * Validates and plans a calls query; the returned iterable yields JSON lines. `canRead` says
+ * Validates a calls query (columns, expression, sort) and plans its filter: the one filter
+ * implementation behind /calls/stream_query, /calls/query_stats and /call/read. `canRead` says
  * which projects refs may be followed into (expansion, filters and sorts through refs).
  */
-export function prepareCallsQuery(engine: Engine, req: CallsQuery, canRead: CanRead): Iterable<string> {
+export function planCallsQuery(engine: Engine, req: CallsQuery, canRead: CanRead): CallsPlan {
   const prefix = engine.options.fieldPrefix;
   // An unknown project answers nothing, but its request is still checked in full.
   const project = engine.store.project(req.project_id) ?? new ProjectStore(req.project_id);
   const expandColumns = req.expand_columns ?? [];
   const resolver = new CallFieldResolver({ store: engine.store, project, fieldPrefix: prefix, expandColumns, canRead });
 
-  const selected = selectColumns(req, prefix);
+  selectColumns(req, prefix);
   const expr = req.query ? compileExpr(req.query, resolver) : null;
   const terms = effectiveSortTerms(req.sort_by);
   validateSortTerms(terms, resolver);
 
-  if (req.limit === 0) return [];
-  const table = project.calls;
-  const plan = planFilter(table, req.filter, req.query ? indexableEqualities(req.query) : []);
+  const filter = req.limit === 0 ? null : planFilter(project.calls, req.filter, req.query ? indexableEqualities(req.query) : []);
+  return { project, resolver, terms, filter, expr };
+}
+
+/** Every row the plan matches, ascending (storage order). */
+export function matchingRows(plan: CallsPlan): number[] {
+  return plan.filter === null ? [] : scanRows(plan.filter, plan.expr, plan.project.calls.size);
+}
+
+/** Validates and plans a calls query; the returned iterable yields JSON lines. */
+export function prepareCallsQuery(engine: Engine, req: CallsQuery, canRead: CanRead): Iterable<string> {
+  const prefix = engine.options.fieldPrefix;
+  const plan = planCallsQuery(engine, req, canRead);
+  const { project, resolver, terms, filter, expr } = plan;
+  if (filter === null) return [];
   const offset = req.offset ?? 0;
-  const page = startOrderPage(table, plan, expr, terms, offset, req.limit) ?? orderRows(scanRows(plan, expr, table.size), terms, resolver, offset, req.limit);
+  const page = startOrderPage(project.calls, filter, expr, terms, offset, req.limit) ?? orderRows(matchingRows(plan), terms, resolver, offset, req.limit);
+  const selected = selectColumns(req, prefix);
   const render = lineBuilder({ store: engine.store, project, req, prefix, selected, canRead });
   return (function* () {
     for (const row of page) yield render(row);
@@ -70,7 +94,7 @@ function scanRows(plan: FilterPlan, expr: ((row: number) => boolean | null) | nu
  * literal (int cast), a difference JSON.parse erases (calls-semantics §5.5); the rest is the
  * exact plain value (big integers keep their digits).
  */
-function queryBody(body: RequestBody): unknown {
+export function queryBody(body: RequestBody): unknown {
   const lossless = losslessBody(body);
   const plain = exactPlain(lossless);
   const query = lossless instanceof LosslessObject ? lossless.get('query') : undefined;

@@ -1,0 +1,64 @@
+/**
+ * `POST /cost/query` (CostQueryReq → `{results: [CostQueryOutput]}`) and `POST /cost/purge`
+ * (CostPurgeReq → `{}`), as production's CostsRepository runs them over LLM_TOKEN_PRICES_TABLE:
+ * only project-level prices, `fields` / `query` / `sort_by` / `limit` / `offset` as in the ORM,
+ * and every result shaped as CostQueryOutput (its eight keys, null where not selected). A
+ * purge takes only ids (`$eq`, `$in` or an `$or` of `$eq`s of `id`).
+ *
+ * Production scopes a query to the request's project only when it has no `query` of its own,
+ * so a query could read other projects' prices; tq always scopes to the request's project,
+ * since a grant covers only what it names (DECISIONS 20).
+ */
+import { jsonRoute } from '../../api/json-route.ts';
+import type { Engine, RequestContext } from '../../api/types.ts';
+import { validateBody } from '../../core/schema.ts';
+import type { PriceRow } from '../../store/store.ts';
+import { queryBody } from '../calls/run.ts';
+import { checkPurgeShape } from '../orm/purge-shape.ts';
+import { matchingRows, ormPurgeModel, ormQueryModel, parseOrmQuery, runOrmQuery, type OrmQuery } from '../orm/request.ts';
+import { RowTable, type Column } from '../orm/rows.ts';
+
+const OUTPUT_KEYS = ['id', 'llm_id', 'prompt_token_cost', 'completion_token_cost', 'prompt_token_cost_unit', 'completion_token_cost_unit', 'effective_date', 'provider_id'];
+const MESSAGE_INVALID_COST_PURGE = 'Can only purge costs by specifying one or more cost ids';
+
+function priceTable(rows: readonly PriceRow[]): RowTable<PriceRow> {
+  const s = (name: keyof PriceRow): Column<PriceRow> => ({ name, kind: 'string', get: (r) => r[name] });
+  const n = (name: keyof PriceRow): Column<PriceRow> => ({ name, kind: 'number', get: (r) => r[name] });
+  const d = (name: keyof PriceRow): Column<PriceRow> => ({ name, kind: 'datetime', get: (r) => r[name] });
+  return new RowTable(rows, [
+    s('id'), s('pricing_level'), s('pricing_level_id'), s('provider_id'), s('llm_id'), d('effective_date'),
+    n('prompt_token_cost'), n('completion_token_cost'), s('prompt_token_cost_unit'), s('completion_token_cost_unit'),
+    s('created_by'), d('created_at'),
+  ]);
+}
+
+/** The project's own price rows (production's `pricing_level = 'project'` condition). */
+const projectPrices = (engine: Engine, projectId: string) =>
+  engine.store.prices.filter((r) => r.pricing_level === 'project' && r.pricing_level_id === projectId);
+
+const costQueryModel = ormQueryModel('CostQueryReq');
+
+export function queryCosts(engine: Engine, body: unknown, ctx: RequestContext): { results: Array<Record<string, unknown>> } {
+  const req = validateBody(costQueryModel, body) as OrmQuery & { project_id: string };
+  const expr = parseOrmQuery(req.query);
+  ctx.authorize(req.project_id);
+  const rows = runOrmQuery(priceTable(projectPrices(engine, req.project_id)), req, expr);
+  return { results: rows.map((row) => Object.fromEntries(OUTPUT_KEYS.map((k) => [k, row[k] ?? null]))) };
+}
+
+const costPurgeModel = ormPurgeModel('CostPurgeReq');
+
+export function purgeCosts(engine: Engine, body: unknown, ctx: RequestContext): Record<string, never> {
+  const req = validateBody(costPurgeModel, body) as { project_id: string; query: unknown };
+  const expr = parseOrmQuery(req.query)!;
+  ctx.authorize(req.project_id);
+  checkPurgeShape(expr, MESSAGE_INVALID_COST_PURGE, true);
+  const table = priceTable(projectPrices(engine, req.project_id));
+  const gone = new Set(matchingRows(table, expr).map((r) => table.rows[r]));
+  const kept = engine.store.prices.filter((r) => !gone.has(r));
+  engine.store.prices.splice(0, engine.store.prices.length, ...kept);
+  return {};
+}
+
+export const costQueryRoute = jsonRoute('/cost/query', queryCosts, { parse: queryBody });
+export const costPurgeRoute = jsonRoute('/cost/purge', purgeCosts, { mutates: true });

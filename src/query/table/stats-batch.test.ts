@@ -1,0 +1,22 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { callRoute, grantingContext } from '../../api/call-route.testing.ts';
+import { testEngine } from '../../write/test-helpers.ts';
+
+test('one entry per found table, in request order, duplicates rows counted; sizes on request', () => {
+  const engine = testEngine();
+  const make = (rows: unknown[]) => (callRoute(engine, '/table/create', { table: { project_id: 'e/p', rows } }) as { body: { digest: string } }).body.digest;
+  const a = make([{ a: 1 }, { a: 1 }, { b: 'x' }]);
+  const b = make([]);
+  assert.deepEqual(callRoute(engine, '/table/query_stats_batch', { project_id: 'e/p', digests: [b, 'missing', a, b] }), {
+    status: 200,
+    body: { tables: [{ count: 0, digest: b, storage_size_bytes: null }, { count: 3, digest: a, storage_size_bytes: null }] },
+  });
+  const sized = callRoute(engine, '/table/query_stats_batch', { project_id: 'e/p', digests: [a], include_storage_size: true });
+  assert.deepEqual(sized, { status: 200, body: { tables: [{ count: 3, digest: a, storage_size_bytes: 2 * '{"a": 1}'.length + '{"b": "x"}'.length }] } });
+  assert.deepEqual(callRoute(engine, '/table/query_stats_batch', { project_id: 'e/p' }), { status: 200, body: { tables: [] } });
+  assert.deepEqual(callRoute(engine, '/table/query_stats_batch', { project_id: 'e/p', digests: [a] }, grantingContext('bob', ['e/p'])), {
+    status: 403,
+    body: { reason: "User 'bob' has no access to project 'e/p'" },
+  });
+});

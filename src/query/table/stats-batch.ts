@@ -1,0 +1,47 @@
+/**
+ * `POST /table/query_stats_batch` (TableQueryStatsBatchReq → `{tables: [TableStatsRow]}`):
+ * one entry per table found among `digests` (unknown ones are left out, a repeated digest
+ * counts once; threads-table-semantics §5.12), in request order, with its row count (duplicate
+ * rows included) and, with `include_storage_size`, `storage_size_bytes`: the summed length of
+ * the rows' JSON dumps (how production sizes stored values); null otherwise.
+ */
+import { jsonRoute } from '../../api/json-route.ts';
+import type { Engine, RequestContext } from '../../api/types.ts';
+import { fromPlain } from '../../core/json/lossless.ts';
+import { pyDumps } from '../../core/json/pyjson.ts';
+import { bool, list, maybe, model, str, validateBody } from '../../core/schema.ts';
+
+const statsBatchModel = model(
+  'TableQueryStatsBatchReq',
+  { project_id: str(), digests: maybe(list(str())), include_storage_size: maybe(bool()) },
+  { strict: true },
+);
+
+export interface TableStatsRow {
+  count: number;
+  digest: string;
+  storage_size_bytes: number | null;
+}
+
+export function tableStatsBatch(engine: Engine, body: unknown, ctx: RequestContext): { tables: TableStatsRow[] } {
+  const req = validateBody(statsBatchModel, body);
+  ctx.authorize(req.project_id);
+  const project = engine.store.project(req.project_id);
+  const tables: TableStatsRow[] = [];
+  for (const digest of new Set(req.digests ?? [])) {
+    const rows = project?.tables.get(digest);
+    if (!project || !rows) continue;
+    let size: number | null = null;
+    if (req.include_storage_size) {
+      size = 0;
+      for (const d of rows) {
+        const row = project.rows.get(d)!;
+        size += pyDumps(fromPlain((row.parsed ??= JSON.parse(row.text)))).length;
+      }
+    }
+    tables.push({ count: rows.length, digest, storage_size_bytes: size });
+  }
+  return { tables };
+}
+
+export const tableQueryStatsBatchRoute = jsonRoute('/table/query_stats_batch', tableStatsBatch);
