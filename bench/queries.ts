@@ -9,7 +9,8 @@
  *     table's sort readings), so a warm tq meets a DuckDB that was given the same head start.
  *
  * tq's semantics are mirrored: deleted calls excluded, NULLs last in both directions, the
- * implicit `id` tie-break (calls-semantics §6.2), the thread and table tie-breaks (DECISIONS §10).
+ * implicit `id` tie-break (semantics.md#calls-sort-tiebreak), the thread and table tie-breaks
+ * (semantics.md#order-ties).
  */
 
 export interface QueryParams {
@@ -257,7 +258,7 @@ export function benchQueries(p: QueryParams): BenchQuery[] {
       body: { project_id: P, digest: p.tableDigest, sort_by: [{ field: 'meta.difficulty', order: 'desc' }], limit: 100 },
       kind: 'table_row',
       columns: null,
-      // threads-table-semantics §5.9: presence first (both directions), then the float
+      // semantics.md#table-sort-keys: presence first (both directions), then the float
       // reading, then the text, then table order.
       sql: {
         plain:

@@ -1,5 +1,5 @@
 /**
- * DECISIONS 13a: the cases tagged `deviates-from-production` are exactly those whose answer
+ * semantics.md#deviations: the cases tagged `deviates-from-production` are exactly those whose answer
  * depends on tq's two deliberate deviations. Proof by running the corpus twice in-process: once
  * as tq answers, once with the threads endpoint answering by production's rules (deleted turns
  * count; unfinished threads drop out after paging). A case fails the second run if and only if

@@ -3,7 +3,7 @@
  * the real route table and a fresh engine: the transport cases (credentials, routing,
  * methods, headers) run here too. Two users: `conformance` (granted every case project under
  * `conf/*`) and `outsider` (valid, granted nothing the cases use). Run the corpus in both
- * field spellings: tq's default `svc_` and Weave's `wb_` (DECISIONS §1), since cases are
+ * field spellings: tq's default `svc_` and Weave's `wb_` (semantics.md#wire-prefix), since cases are
  * authored with `svc_` and the runner renames them.
  */
 import assert from 'node:assert/strict';

@@ -2,7 +2,7 @@
  * End-to-end: the official Weave TypeScript SDK (weave 0.11.1) against `tq serve`.
  * Starts the real server process on port 0 with a users file granting the SDK's user `api`,
  * then runs weave-client.cjs in a child process with a temporary HOME and cwd
- * (weave-ts-sdk.md §5).
+ * (semantics.md#sdk-e2e).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

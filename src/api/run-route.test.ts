@@ -81,7 +81,7 @@ test('a route that still overflows the stack is a 400, not a crash; other errors
   assert.equal(e.code, 'TQ_NEGATIVE_LIMIT');
 });
 
-test('DECISIONS 21: every route gets one project id validation, after credentials and before the grant check', () => {
+test('semantics.md#project-ids: every route gets one project id validation, after credentials and before the grant check', () => {
   const denied: string[] = [];
   const ctx: RequestContext = {
     userId: 'bob',

@@ -2,8 +2,8 @@
  * How every front end (HTTP server, CLI, in-process conformance target) runs a route, and so
  * the one place for the checks every route needs, present and future:
  * - the body's nesting depth, before anything parses or recurses into it (400);
- * - the project id's form (DECISIONS 21): `ctx.authorize(p)` answers a malformed id with a 400
- *   before the grant check, and `ctx.canRead(p)` is false for it (refs never reach it);
+ * - the project id's form (semantics.md#project-ids): `ctx.authorize(p)` answers a malformed id
+ *   with a 400 before the grant check, and `ctx.canRead(p)` is false for it (refs never reach it);
  * - a stack overflow in a recursive step that the depth bound did not foresee is still the
  *   client's doing: 400, not a 500.
  */

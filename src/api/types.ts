@@ -7,7 +7,10 @@
 import type { Store } from '../store/store.ts';
 import type { PathParams } from './route-path.ts';
 
-/** The wire spelling of the user/run fields (DECISIONS §1). The engine is parameterised by it. */
+/**
+ * The wire spelling of the user/run fields (semantics.md#wire-prefix). The engine is parameterised
+ * by it.
+ */
 export type FieldPrefix = 'svc_' | 'wb_';
 
 export interface EngineOptions {
@@ -25,13 +28,17 @@ export interface Engine {
 
 /** Who is asking, and what they may touch. */
 export interface RequestContext {
-  /** The authenticated user name (fills `svc_user_id` when a write omits it; DECISIONS §6). */
+  /**
+   * The authenticated user name (fills `svc_user_id` when a write omits it;
+   * semantics.md#writes-user-id).
+   */
   userId: string;
   /** Throws PermissionDeniedError (403) when the user has no grant on the project. */
   authorize(projectId: string): void;
   /**
    * Whether the user holds a grant on a project, without throwing: for everything read on the
-   * user's behalf beyond the request's own project (refs into other projects; DECISIONS 20).
+   * user's behalf beyond the request's own project (refs into other projects;
+   * semantics.md#auth-grants-refs).
    */
   canRead(projectId: string): boolean;
 }

@@ -4,8 +4,9 @@
  *
  * Every string in a case may contain `{{project}}` (the case's own project id, suffixed per
  * run so repeated runs never collide), `{{entity}}` (its entity part) and `{{user}}` (the
- * runner's main user name, which writes record when they name no user; DECISIONS §6).
- * Cases spell user/run fields with `svc_`; a runner renames them for a `wb_` target.
+ * runner's main user name, which writes record when they name no user;
+ * semantics.md#writes-user-id). Cases spell user/run fields with `svc_`; a runner renames them for
+ * a `wb_` target.
  */
 
 /** Which credentials a request is sent with. */
@@ -66,7 +67,9 @@ export type Expect =
 export interface ConformanceCase {
   name: string;
   tags: string[];
-  /** Where the expectation comes from (spec file and section, DECISIONS item, gotcha number). */
+  /**
+   * Where the expectation comes from: the docs/semantics.md rules it pins (`semantics.md#<id>`).
+   */
   spec: string;
   /** The project this case writes to and reads from (before suffixing). */
   project?: string;

@@ -9,8 +9,8 @@
  *   precision (`2024-05-01T12:00:00Z` equals `2024-05-01T12:00:00.000000+00:00`);
  * - arrays compare element-wise and must have the same length;
  * - objects: in `subset` mode the expected object names the keys it checks (each must be
- *   present, `null` included, since every field is on every line; DECISIONS §4); in `exact`
- *   mode the key sets must be equal too. Both apply at every depth.
+ *   present, `null` included, since every field is on every line; semantics.md#wire-all-fields); in
+ *   `exact` mode the key sets must be equal too. Both apply at every depth.
  *
  * A diff names the first difference: the line index (for streams), the key path, expected
  * vs got.

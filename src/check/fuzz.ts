@@ -5,8 +5,8 @@
  * calls, mixed-type inputs; a table of mixed-type rows) and a random valid request on one of
  * the three query endpoints. Both sides receive the same writes (the target over its HTTP
  * write API, the reference in-process) and the same request; their answers must agree. Where
- * the request's sort leaves rows tied, tied rows may come in any order (DECISIONS §10). On a
- * mismatch fast-check shrinks the data and request to a minimal case, printed as a case file
+ * the request's sort leaves rows tied, tied rows may come in any order (semantics.md#order-ties).
+ * On a mismatch fast-check shrinks the data and request to a minimal case, printed as a case file
  * ready for spec-tests/cases (after checking its expectation against the spec by hand).
  *
  * Deterministic for a given seed: every random choice comes from fast-check's seeded source,
@@ -172,7 +172,8 @@ function callsRequest(ids: string[]): fc.Arbitrary<{ body: Json; sortPaths: stri
     .map(({ paging: p, ...rest }) => {
       const body: Json = { project_id: '{{project}}', ...rest, ...p };
       for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
-      // Explicit sorts always end in an implicit id term (DECISIONS §9), so lines never tie.
+      // Explicit sorts always end in an implicit id term (semantics.md#calls-sort-default), so
+      // lines never tie.
       return { body, sortPaths: [] };
     });
 }

@@ -1,5 +1,5 @@
 /**
- * The user/run field prefix (DECISIONS §1). Cases are written with tq's default `svc_`
+ * The user/run field prefix (semantics.md#wire-prefix). Cases are written with tq's default `svc_`
  * spelling; a target speaking Weave's `wb_` gets every `svc_` at the start of a word renamed,
  * in object keys and in strings alike (sort fields, `$getField` paths, column names, error
  * messages and raw body text all name fields inside strings). Cases therefore must not use the

@@ -24,7 +24,10 @@ export interface TargetResponse {
 export interface Target {
   /** Shown in reports, e.g. `http://127.0.0.1:8080` or `in-process`. */
   readonly name: string;
-  /** How the target spells user/run fields (DECISIONS §1); cases are written with `svc_`. */
+  /**
+   * How the target spells user/run fields (semantics.md#wire-prefix); cases are written with
+   * `svc_`.
+   */
   readonly fieldPrefix: FieldPrefix;
   /** The main user's name, substituted for `{{user}}`. */
   readonly user: string;
@@ -37,7 +40,7 @@ export interface Target {
 export const TRANSPORT_TAG = 'transport';
 
 /**
- * Cases whose answer depends on tq's deliberate deviations from production (DECISIONS 12's
+ * Cases whose answer depends on tq's deliberate deviations from production (semantics.md#threads's
  * paging of unfinished threads, 13's deleted turns; 13a). `tq check --skip-tags` leaves them
  * out when judging a production-compatible server.
  */

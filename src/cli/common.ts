@@ -4,6 +4,7 @@
  * and the exit codes: 0 ok, 1 runtime error, 2 usage error.
  */
 import { checkBodyDepth, runRoute as runEngineRoute } from '../api/run-route.ts';
+import { fullAccessContext } from '../api/context.ts';
 import { Chalk } from 'chalk';
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
@@ -94,7 +95,7 @@ export async function loadEngine(opts: DataOptions): Promise<Engine> {
 }
 
 /** The CLI acts as a local user with access to everything it loaded. */
-export const localContext: RequestContext = { userId: process.env.USER || 'tq', authorize() {}, canRead: () => true };
+export const localContext: RequestContext = fullAccessContext(process.env.USER || 'tq');
 
 /** Reads `--request FILE|-` (a whole request body), as text: the route parses it. */
 export function readRequest(source: string): string {

@@ -3,21 +3,13 @@
  * of a server against tq's engine). Both talk HTTP to any implementation of the interface.
  */
 import { Command } from 'commander';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { writeFileSync } from 'node:fs';
 import type { ConformanceCase } from '../check/case.ts';
+import { loadCases } from '../check/corpus.ts';
 import { createHttpTarget, type UserCredentials } from '../check/http-target.ts';
 import { runCases } from '../check/runner.ts';
 import { DEVIATES_TAG } from '../check/target.ts';
 import { EXIT_RUNTIME, intOption, requestExit, listOption, paint, parsePrefix, say, UsageError, writeLines } from './common.ts';
-
-export const CORPUS_FILE = fileURLToPath(new URL('../../spec-tests/cases.json', import.meta.url));
-
-export function loadCorpus(file = CORPUS_FILE): ConformanceCase[] {
-  const doc = JSON.parse(readFileSync(file, 'utf8')) as { cases?: ConformanceCase[] };
-  if (!Array.isArray(doc.cases)) throw new UsageError(`${file} holds no "cases" list`);
-  return doc.cases;
-}
 
 interface ServerOptions {
   baseUrl: string;
@@ -61,7 +53,7 @@ export function checkCommand(): Command {
       const other = opts.otherUser ? { name: opts.otherUser, password: opts.otherPassword! } : { name: `${user.name}-nobody`, password: 'none' };
       const target = createHttpTarget({ baseUrl: opts.baseUrl, user, other, fieldPrefix: parsePrefix(opts.prefix) });
       const tags = opts.tags ? new Set(listOption(opts.tags)) : null;
-      const cases = loadCorpus();
+      const cases = loadCases();
       const skips: Record<string, string> = {};
       if (!opts.otherUser) for (const c of cases) if (usesOtherUser(c)) skips[c.name] = 'needs --other-user';
       const report = await runCases(cases, target, {

@@ -3,26 +3,36 @@
  */
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
-import { callsCommand, tableCommand, threadsCommand } from './queries.ts';
-import { loadCommand } from './load.ts';
-import { genCommand } from './gen.ts';
-import { serveCommand } from './serve.ts';
-import { dumpCommand } from './dump.ts';
-import { checkCommand, fuzzCommand } from './conformance.ts';
-import { countCommand, objsCommand } from './client-commands.ts';
 import { EXIT_OK, EXIT_USAGE, reportError, takeRequestedExit } from './common.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
-export function buildProgram(): Command {
+/**
+ * Each command's module, imported only when that command is named (all of them for the
+ * top-level help): a query does not pay for loading the server or the conformance tools.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  calls: async () => (await import('./queries.ts')).callsCommand(),
+  table: async () => (await import('./queries.ts')).tableCommand(),
+  threads: async () => (await import('./queries.ts')).threadsCommand(),
+  serve: async () => (await import('./serve.ts')).serveCommand(),
+  check: async () => (await import('./conformance.ts')).checkCommand(),
+  fuzz: async () => (await import('./conformance.ts')).fuzzCommand(),
+  load: async () => (await import('./load.ts')).loadCommand(),
+  gen: async () => (await import('./gen.ts')).genCommand(),
+  count: async () => (await import('./client-commands.ts')).countCommand(),
+  objs: async () => (await import('./client-commands.ts')).objsCommand(),
+  dump: async () => (await import('./dump.ts')).dumpCommand(),
+};
+
+export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command('tq')
     .description('tq: the reference trace query service (Weave-exact calls, table and threads queries)')
     .version(pkg.version, '-V, --version')
     .showHelpAfterError()
     .exitOverride();
-  for (const cmd of [callsCommand(), tableCommand(), threadsCommand(), serveCommand(), checkCommand(), fuzzCommand(), loadCommand(), genCommand(), countCommand(), objsCommand(), dumpCommand()]) {
-    program.addCommand(cmd.exitOverride());
-  }
+  const named = argv[0] !== undefined && Object.hasOwn(COMMANDS, argv[0]) ? [argv[0]] : Object.keys(COMMANDS);
+  for (const name of named) program.addCommand((await COMMANDS[name]()).exitOverride());
   return program;
 }
 
@@ -42,7 +52,7 @@ function exitQuietlyOnClosedPipe(): void {
 export async function main(argv: string[]): Promise<number> {
   exitQuietlyOnClosedPipe();
   try {
-    await buildProgram().parseAsync(argv, { from: 'user' });
+    await (await buildProgram(argv)).parseAsync(argv, { from: 'user' });
     return takeRequestedExit();
   } catch (e) {
     if (e instanceof CommanderError) {

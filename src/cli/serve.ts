@@ -1,7 +1,7 @@
 /**
  * `tq serve`: load the fixtures, then serve every route over HTTP with Basic auth
- * (DECISIONS §17–19) until SIGINT/SIGTERM, which closes gracefully (in-flight streams finish;
- * a second signal cuts them).
+ * (semantics.md#auth-401, semantics.md#errors-transport, semantics.md#auth-basic) until
+ * SIGINT/SIGTERM, which closes gracefully (in-flight streams finish; a second signal cuts them).
  */
 import { Command } from 'commander';
 import { allRoutes } from '../api/routes.ts';

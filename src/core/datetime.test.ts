@@ -23,7 +23,7 @@ test('rejects impossible dates and junk', () => {
   assert.equal(parseIsoMicros('2024-02-29'), Date.UTC(2024, 1, 29) * 1000);
 });
 
-test('formats as DECISIONS §3: Z suffix, microseconds only when non-zero', () => {
+test('formats as semantics.md#wire-datetimes: Z suffix, microseconds only when non-zero', () => {
   assert.equal(formatMicros(Date.UTC(2024, 4, 1, 12) * 1000), '2024-05-01T12:00:00Z');
   assert.equal(formatMicros(Date.UTC(2024, 4, 1, 12) * 1000 + 123456), '2024-05-01T12:00:00.123456Z');
   assert.equal(formatMicros(Date.UTC(2024, 4, 1, 12) * 1000 + 1000), '2024-05-01T12:00:00.001000Z');

@@ -99,7 +99,10 @@ export function parseDatetimeInput(value: unknown): number {
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
-/** Formats µs as `YYYY-MM-DDTHH:MM:SS[.ffffff]Z` (fraction only when non-zero; DECISIONS §3). */
+/**
+ * Formats µs as `YYYY-MM-DDTHH:MM:SS[.ffffff]Z` (fraction only when non-zero;
+ * semantics.md#wire-datetimes).
+ */
 export function formatMicros(us: number): string {
   const micros = ((us % 1_000_000) + 1_000_000) % 1_000_000;
   const totalSeconds = (us - micros) / 1_000_000;

@@ -9,41 +9,41 @@ const row = (text: string) => rowDigest(parseLossless(text));
 const R1 = 'XdhgKMbg1k4iUYb5astpM4ssWXZN95FiEH9cS7NNExA';
 const R2 = 'yYx5Sw6mdkkIiKkcgij0CUuX6hWvZQ05ok4gopVBCUU';
 
-test('§6.7 row {"a": 1}', () => {
+test('semantics.md#digest-vectors row {"a": 1}', () => {
   assert.equal(row('{"a":1}'), R1);
 });
 
-test('§6.7 row with unsorted keys and a mixed list digests its sorted text', () => {
+test('semantics.md#digest-vectors row with unsorted keys and a mixed list digests its sorted text', () => {
   assert.equal(row('{"b":"x","a":[1,2.5,null,true]}'), R2);
   assert.equal(row('{"a":[1,2.5,null,true],"b":"x"}'), R2);
 });
 
-test('§6.7 row with a float 1.0 and non-ASCII keys and values', () => {
+test('semantics.md#digest-vectors row with a float 1.0 and non-ASCII keys and values', () => {
   assert.equal(row('{"z":1.0,"é":"ü"}'), 'gm13uEV1UVvDehXvVdv2QvyG7yP7mXv0wRTk81OsZho');
 });
 
-test('G10: 1 and 1.0 digest differently', () => {
+test('semantics.md#digest-row: 1 and 1.0 digest differently', () => {
   assert.notEqual(row('{"a":1.0}'), row('{"a":1}'));
 });
 
-test('§6.2 big ints, 1e100, 0.1, -0.0, 1E2, NaN, 1e-7 (values from Python)', () => {
+test('semantics.md#digest-row big ints, 1e100, 0.1, -0.0, 1E2, NaN, 1e-7 (values from Python)', () => {
   assert.equal(
     row('{"big": 123456789012345678901234567890, "f": 1e100, "g": 0.1, "h": -0.0, "i": 1E2, "n": NaN, "k": 1e-7}'),
     'C4vtv2JRp4sQsbTdFYwBJq3BXYP08aYbxXdGeXiNfG8',
   );
 });
 
-test('§6.2 nested dicts sorted at every level; astral keys after U+E000', () => {
+test('semantics.md#digest-row nested dicts sorted at every level; astral keys after U+E000', () => {
   assert.equal(row('{"😀": 1, "\\ue000": 2, "a": {"b": [1, {"d": 1, "c": 2}]}}'), 'cQbcxTJLY2VSTBXkPSFp6rYOg7rFYtbB86L5KIHWkck');
 });
 
-test('§6.7 table digests: two rows, empty table, a duplicated row (G11: hex, not base64)', () => {
+test('semantics.md#digest-vectors table digests: two rows, empty table, a duplicated row (semantics.md#digest-table: hex, not base64)', () => {
   assert.equal(tableDigest([R1, R2]), 'ef58432d13add22b5a18d3888ccc0b83707cda76e23187022a4bc3eb42a8ec78');
   assert.equal(tableDigest([]), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
   assert.equal(tableDigest([R1, R1]), 'b456ba578811beac47ce0abb00ed22c68efaf330751945281cdc08f5db3d826c');
 });
 
-test('§6.7 file digest of "hello"; §6.1 shape is 43 alphanumerics', () => {
+test('semantics.md#digest-vectors file digest of "hello"; semantics.md#digest-base shape is 43 alphanumerics', () => {
   const d = fileDigest(new TextEncoder().encode('hello'));
   assert.equal(d, 'LPJNulXwow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ');
   assert.equal(bytesDigest(new TextEncoder().encode('hello')), d);
@@ -52,19 +52,19 @@ test('§6.7 file digest of "hello"; §6.1 shape is 43 alphanumerics', () => {
   assert.ok(!isContentDigest('ef58432d13add22b5a18d3888ccc0b83707cda76e23187022a4bc3eb42a8ec78'));
 });
 
-test('§6.4 object digest of the TS SDK op value (value from Python)', () => {
+test('semantics.md#digest-object object digest of the TS SDK op value (value from Python)', () => {
   const r = objectDigest(parseLossless('{"_type":"CustomWeaveType","weave_type":{"type":"Op"},"files":{"obj.py":"d"},"load_op":"NO_LOAD_OP"}'));
   assert.deepEqual(r, { digest: 'W4Bkch9ppY8F4B8gtIuxuCKS61wesKjnAfpeWp72KPg', baseObjectClass: null, leafObjectClass: null });
 });
 
-test('§6.4 a Dataset with _bases [Object, BaseModel]: leaf and base class are its _class_name', () => {
+test('semantics.md#digest-object a Dataset with _bases [Object, BaseModel]: leaf and base class are its _class_name', () => {
   const r = objectDigest(
     parseLossless('{"_type":"Dataset","_class_name":"Dataset","_bases":["Object","BaseModel"],"name":"my dataset","rows":"weave:///e/p/table/abc"}'),
   );
   assert.deepEqual(r, { digest: 'k13nJYwET6vylmiTbSIajg4osSroWNuiKQQQ85vsGAo', baseObjectClass: 'Dataset', leafObjectClass: 'Dataset' });
 });
 
-test('§6.4 base class is the third-from-last base; a hierarchy not ending in BaseModel has no classes', () => {
+test('semantics.md#digest-object base class is the third-from-last base; a hierarchy not ending in BaseModel has no classes', () => {
   const deep = objectDigest(parseLossless('{"_class_name":"MyModel","_bases":["Model","Object","BaseModel"]}'));
   assert.equal(deep.baseObjectClass, 'Model');
   assert.equal(deep.leafObjectClass, 'MyModel');
@@ -73,7 +73,7 @@ test('§6.4 base class is the third-from-last base; a hierarchy not ending in Ba
   assert.equal(objectDigest(parseLossless('[1]')).leafObjectClass, null);
 });
 
-test('§6.4 builtin_object_class: non-dict, mismatch and unknown class are 400s with Weave wording', () => {
+test('semantics.md#digest-object builtin_object_class: non-dict, mismatch and unknown class are 400s with Weave wording', () => {
   const reason = (f: () => unknown) => {
     try {
       f();
@@ -95,7 +95,7 @@ test('§6.4 builtin_object_class: non-dict, mismatch and unknown class are 400s 
   assert.equal(objectDigest(v, 'A').digest, objectDigest(v).digest);
 });
 
-test('§6.4 CustomWeaveType file keys: absolute or escaping paths are 400 "Invalid file path key"', () => {
+test('semantics.md#digest-object CustomWeaveType file keys: absolute or escaping paths are 400 "Invalid file path key"', () => {
   const reasonFor = (files: string) => {
     try {
       objectDigest(parseLossless(`{"x":[{"_type":"CustomWeaveType","files":${files}}]}`));

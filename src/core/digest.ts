@@ -54,7 +54,7 @@ const BASE_OBJECT_CLASS_NAMES: ReadonlySet<string> = new Set(['BaseObject', 'Obj
 
 /**
  * Digest and classes of an object version, as `compute_object_digest_result` gives them
- * (§6.4): file keys of CustomWeaveType nodes are checked first, then
+ * (semantics.md#digest-object): file keys of CustomWeaveType nodes are checked first, then
  * `process_incoming_object_val` passes the value through and reads the classes from a `_bases`
  * list ending in [..., "BaseObject" | "Object", "BaseModel"]; the digest hashes
  * `json.dumps(val, sort_keys=True)`.

@@ -1,5 +1,5 @@
 /**
- * The one validation of a project id (DECISIONS 21), used by every route (through
+ * The one validation of a project id (semantics.md#project-ids), used by every route (through
  * src/api/run-route.ts), by grants and by the fixture loader: `entity/project`, both parts
  * non-empty, no further `/`, no `..` part, no whitespace, control or zero-width (format)
  * characters. A stricter id on one path than another is how read-arounds start.

@@ -1,7 +1,8 @@
 /**
  * Weave ref URIs: `weave:///<entity>/<project>/<kind>/<name>:<version>[/<extra path>]`, plus the
  * internal form `weave-trace-internal:///<project id>/...` and `wandb-artifact:///...`.
- * tq speaks the external form on the wire and stores refs as sent (calls-semantics §1.4).
+ * tq speaks the external form on the wire and stores refs as sent
+ * (semantics.md#calls-project-echo).
  */
 
 export type RefKind = 'object' | 'op' | 'table' | 'call' | string;

@@ -36,8 +36,18 @@ export async function forEachLine(
     bytesRead += chunk.length;
     onChunk?.({ bytesRead, totalBytes });
   });
-  const source = path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
+  await forEachLineOf(path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw, onLine);
+}
 
+/**
+ * The same for text that is not a file: one string or byte array, or a stream of chunks
+ * (a Readable, an async generator). String chunks are UTF-8 encoded.
+ */
+export async function forEachLineOf(
+  source: string | Uint8Array | AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
+  onLine: (line: LineRef) => void,
+): Promise<void> {
+  const chunks = typeof source === 'string' || source instanceof Uint8Array ? [source] : source;
   let carry: Buffer | null = null;
   let lineNo = 0;
   const emit = (buf: Buffer, start: number, end: number) => {
@@ -49,8 +59,8 @@ export async function forEachLine(
       if (c !== 0x20 && c !== 0x09) return onLine({ buf, start, end, line: lineNo });
     }
   };
-  for await (const chunk of source as AsyncIterable<Buffer>) {
-    let buf = chunk;
+  for await (const piece of chunks) {
+    const chunk = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : Buffer.isBuffer(piece) ? piece : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
     let start = 0;
     if (carry) {
       const nl = chunk.indexOf(0x0a);
@@ -64,12 +74,12 @@ export async function forEachLine(
       start = nl + 1;
     }
     for (;;) {
-      const nl = buf.indexOf(0x0a, start);
+      const nl = chunk.indexOf(0x0a, start);
       if (nl < 0) break;
-      emit(buf, start, nl);
+      emit(chunk, start, nl);
       start = nl + 1;
     }
-    if (start < buf.length) carry = Buffer.from(buf.subarray(start));
+    if (start < chunk.length) carry = Buffer.from(chunk.subarray(start));
   }
   if (carry && carry.length) emit(carry, 0, carry.length);
 }

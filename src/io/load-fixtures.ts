@@ -14,18 +14,21 @@ import { FixtureError } from '../core/errors.ts';
 import type { Engine } from '../api/types.ts';
 import { parseCallRecord, RecordProblem } from '../load/call-record.ts';
 import { loadCostRecord, loadFeedbackRecord, loadObjectRecord, loadTableRecord } from '../load/records.ts';
-import { forEachLine, type ReadProgress } from './lines.ts';
+import { forEachLine, forEachLineOf, type LineRef, type ReadProgress } from './lines.ts';
 import { hasBom, invalidUtf8Offset } from './utf8.ts';
 import { MAX_BODY_DEPTH, textDepthExceeded } from '../core/json/depth.ts';
 import { DuplicateCallError } from '../store/call-table.ts';
 
 export const BUNDLED_FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
-export const KINDS = ['calls', 'tables', 'objects', 'feedback', 'costs'] as const;
-export type Kind = (typeof KINDS)[number];
+export const FIXTURE_KINDS = ['calls', 'tables', 'objects', 'feedback', 'costs'] as const;
+/** Which fixture file a line belongs to (`calls.jsonl`, `tables.jsonl`, ...). */
+export type FixtureKind = (typeof FIXTURE_KINDS)[number];
+const KINDS = FIXTURE_KINDS;
+type Kind = FixtureKind;
 export interface FixtureFile {
   file: string;
-  kind: Kind;
+  kind: FixtureKind;
 }
 
 export interface LoadProgress extends ReadProgress {
@@ -74,6 +77,41 @@ export function fixtureFilesIn(path: string): FixtureFile[] {
 }
 
 /**
+ * Stores one fixture line; a bad record is a FixtureError naming `file:line`. Returns false
+ * when the line held nothing but a byte order mark.
+ */
+function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineStart, end, line }: LineRef): boolean {
+  // A BOM opens files from some Windows JSON Lines writers: skipped, not part of the record.
+  const start = line === 1 && hasBom(buf, lineStart, end) ? lineStart + 3 : lineStart;
+  if (start === end) return false;
+  const text = checkLine(file, line, buf, lineStart, start, end);
+  try {
+    if (kind === 'calls') {
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (e) {
+        throw new RecordProblem(`invalid JSON: ${(e as Error).message}`);
+      }
+      const { projectId, record } = parseCallRecord(value, engine.options.fieldPrefix);
+      try {
+        engine.store.projectForWrite(projectId).calls.load(record, buf, start, end);
+      } catch (e) {
+        if (e instanceof DuplicateCallError) throw new RecordProblem(e.message);
+        throw e;
+      }
+    } else if (kind === 'tables') loadTableRecord(engine, text);
+    else if (kind === 'objects') loadObjectRecord(engine, text);
+    else if (kind === 'feedback') loadFeedbackRecord(engine, text);
+    else loadCostRecord(engine, text);
+  } catch (e) {
+    if (e instanceof RecordProblem) throw new FixtureError(file, line, e.message);
+    throw e;
+  }
+  return true;
+}
+
+/**
  * What is checked on a line before it is parsed: strict UTF-8 (the offset counts from the
  * line's first byte), and nesting no deeper than a request body may (one bound for everything
  * the engine stores; a line shorter than twice the bound cannot exceed it, so is not scanned).
@@ -104,42 +142,15 @@ export async function loadFixtures(engine: Engine, path: string, onProgress?: (p
 /** Loads the given fixture files, in order, into `engine.store`. */
 export async function loadFixtureFiles(engine: Engine, source: string, files: readonly FixtureFile[], onProgress?: (p: LoadProgress) => void): Promise<LoadReport> {
   const report: LoadReport = { source, files: [], notices: [] };
-  const prefix = engine.options.fieldPrefix;
   for (const { file, kind } of files) {
     let records = 0;
     let last: ReadProgress = { bytesRead: 0, totalBytes: 0 };
     let lastLine = 0;
     await forEachLine(
       file,
-      ({ buf, start: lineStart, end, line }) => {
-        lastLine = line;
-        // A BOM opens files from some Windows JSON Lines writers: skipped, not part of the record.
-        const start = line === 1 && hasBom(buf, lineStart, end) ? lineStart + 3 : lineStart;
-        if (start === end) return;
-        const text = checkLine(file, line, buf, lineStart, start, end);
-        let value: unknown;
-        try {
-          if (kind === 'calls') {
-            try {
-              value = JSON.parse(text);
-            } catch (e) {
-              throw new RecordProblem(`invalid JSON: ${(e as Error).message}`);
-            }
-            const { projectId, record } = parseCallRecord(value, prefix);
-            try {
-              engine.store.projectForWrite(projectId).calls.load(record, buf, start, end);
-            } catch (e) {
-              if (e instanceof DuplicateCallError) throw new RecordProblem(e.message);
-              throw e;
-            }
-          } else if (kind === 'tables') loadTableRecord(engine, text);
-          else if (kind === 'objects') loadObjectRecord(engine, text);
-          else if (kind === 'feedback') loadFeedbackRecord(engine, text);
-          else loadCostRecord(engine, text);
-        } catch (e) {
-          if (e instanceof RecordProblem) throw new FixtureError(file, line, e.message);
-          throw e;
-        }
+      (ref) => {
+        lastLine = ref.line;
+        if (!loadLine(engine, kind, file, ref)) return;
         records++;
         if (onProgress && (records & 0x3fff) === 0) onProgress({ ...last, file, records });
       },
@@ -158,4 +169,23 @@ export async function loadFixtureFiles(engine: Engine, source: string, files: re
     if (records === 0) report.notices.push(`${file}: empty`);
   }
   return report;
+}
+
+/**
+ * Loads the lines of one fixture kind from text that is not a file: a string, bytes, or a
+ * stream of chunks (a Readable, an async generator; gunzip it first if compressed). `name`
+ * stands for the file in error messages. Returns the number of records loaded.
+ */
+export async function loadFixtureText(
+  engine: Engine,
+  kind: FixtureKind,
+  source: Parameters<typeof forEachLineOf>[0],
+  name = `<${kind}>`,
+): Promise<number> {
+  if (!KINDS.includes(kind)) throw new FixtureError(name, 0, `unknown fixture kind '${String(kind)}' (${KINDS.join(', ')})`);
+  let records = 0;
+  await forEachLineOf(source, (ref) => {
+    if (loadLine(engine, kind, name, ref)) records++;
+  });
+  return records;
 }

@@ -15,7 +15,7 @@ import { open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Engine } from '../api/types.ts';
 import { createEngine } from '../engine.ts';
-import { KINDS } from '../io/load-fixtures.ts';
+import { FIXTURE_KINDS as KINDS } from '../io/load-fixtures.ts';
 import { BASE_JOURNAL, COMPACT_READY, COMPACT_TMP, finishCompaction, MANIFEST } from './data-dir.ts';
 import { syncDir } from './sync-dir.ts';
 import { replayRecord } from './apply.ts';

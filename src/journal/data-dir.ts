@@ -18,7 +18,7 @@ import { open } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Engine, FieldPrefix } from '../api/types.ts';
 import { createEngine } from '../engine.ts';
-import { fixtureFilesIn, KINDS, loadFixtureFiles, type FixtureFile, type LoadProgress } from '../io/load-fixtures.ts';
+import { fixtureFilesIn, FIXTURE_KINDS as KINDS, loadFixtureFiles, type FixtureFile, type LoadProgress } from '../io/load-fixtures.ts';
 import { replayRecord } from './apply.ts';
 import { acquireLock } from './lock.ts';
 import { JournalError, readJournal } from './read.ts';

@@ -11,7 +11,7 @@
 import type { FieldPrefix } from '../api/types.ts';
 import { formatMicros } from '../core/datetime.ts';
 import { stringifyExact } from '../core/json/exact.ts';
-import type { Kind } from '../io/load-fixtures.ts';
+import type { FixtureKind as Kind } from '../io/load-fixtures.ts';
 import { BODY_PARTS, type CallEndPart, type CallTable } from '../store/call-table.ts';
 import type { ObjectVersion } from '../store/project.ts';
 import type { Store } from '../store/store.ts';

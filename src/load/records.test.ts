@@ -17,7 +17,7 @@ function problem(f: () => unknown): string {
   assert.fail('expected a RecordProblem');
 }
 
-test('tables: a record is stored as /table/create stores it (§6.7 digest)', () => {
+test('tables: a record is stored as /table/create stores it (semantics.md#digest-vectors digest)', () => {
   const e = testEngine();
   assert.deepEqual(loadTableRecord(e, TABLE), { digest: T12 });
   assert.equal(e.store.project('acme/proj')!.tables.get(T12)!.length, 2);

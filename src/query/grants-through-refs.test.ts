@@ -1,7 +1,7 @@
 /**
- * DECISIONS 20 / issue 11: a grant covers every byte returned, including what refs reach. A
- * user granted `a/*` writes refs into `b/x` in his own project; every place tq follows a ref
- * must treat them exactly as refs to nothing.
+ * semantics.md#auth-grants-refs / issue 11: a grant covers every byte returned, including what refs
+ * reach. A user granted `a/*` writes refs into `b/x` in his own project; every place tq follows a
+ * ref must treat them exactly as refs to nothing.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -101,7 +101,8 @@ test('sorting through a ref: a ref without a grant sorts as no value (last, by t
   const { engine } = setUp();
   for (const direction of ['asc', 'desc']) {
     const ids = query(engine, mallory, { sort_by: [{ field: 'inputs.x.answer', direction }] }).map((l) => l.id);
-    // Tied rows (all but `own`) follow `id` desc (DECISIONS 9), whatever their refs point to.
+    // Tied rows (all but `own`) follow `id` desc (semantics.md#calls-sort-default), whatever their
+    // refs point to.
     assert.deepEqual(ids, ['own', 'secretRows', 'secret', 'ownRows', 'missing', 'malformedProject'], direction);
   }
   assert.deepEqual(query(engine, root, { sort_by: [{ field: 'inputs.x.answer', direction: 'desc' }] }).map((l) => l.id).slice(0, 2), ['secret', 'own']);

@@ -2,9 +2,9 @@
  * Resolving object and op refs to their stored values (what Weave's refs_read_batch does for
  * call expansion and for querying through expanded columns).
  *
- * A grant covers everything read on the caller's behalf (DECISIONS 20): a ref into a project
- * the caller cannot read resolves exactly as a ref to nothing, at every step (the object, a
- * ref inside it, a table row it points to), so nothing about that project leaks.
+ * A grant covers everything read on the caller's behalf (semantics.md#auth-grants-refs): a ref into
+ * a project the caller cannot read resolves exactly as a ref to nothing, at every step (the object,
+ * a ref inside it, a table row it points to), so nothing about that project leaks.
  */
 import { LosslessNumber } from '../core/json/lossless.ts';
 import { parseObjectRef, parseRef } from '../core/refs.ts';

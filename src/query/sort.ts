@@ -9,7 +9,7 @@ export type PositionComparator = (a: number, b: number) => number;
 
 /**
  * A nullable numeric key: values in the requested direction, NULLs (NaN) last in both
- * directions (ClickHouse's default, DECISIONS §11).
+ * directions (ClickHouse's default, semantics.md#order-nulls-last).
  */
 export function numericKey(values: Float64Array, descending: boolean): PositionComparator {
   const sign = descending ? -1 : 1;

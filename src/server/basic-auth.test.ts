@@ -22,7 +22,7 @@ function authError(fn: () => unknown): AuthenticationError {
   assert.fail('expected a 401');
 }
 
-describe('§19 parseBasicAuth', () => {
+describe('semantics.md#auth-basic parseBasicAuth', () => {
   it('splits user and password at the first colon (passwords may hold colons)', () => {
     assert.deepEqual(parseBasicAuth(basic('api:k:e:y')), { user: 'api', password: 'k:e:y' });
     assert.deepEqual(parseBasicAuth(basic('api:')), { user: 'api', password: '' });
@@ -35,7 +35,7 @@ describe('§19 parseBasicAuth', () => {
     });
   });
 
-  it('§17: a missing or blank header is a 401 naming what is missing', () => {
+  it('semantics.md#auth-401: a missing or blank header is a 401 naming what is missing', () => {
     for (const header of [undefined, '', '   ']) {
       const e = authError(() => parseBasicAuth(header));
       assert.equal(e.status, 401);
@@ -43,7 +43,7 @@ describe('§19 parseBasicAuth', () => {
     }
   });
 
-  it('§17: other schemes, bad base64 and a missing colon are 401 malformed', () => {
+  it('semantics.md#auth-401: other schemes, bad base64 and a missing colon are 401 malformed', () => {
     for (const header of ['Bearer abc', 'Basic', 'Basic !!!!', 'Basic a', 'Basic YQ== extra', basic('nocolon')]) {
       const e = authError(() => parseBasicAuth(header));
       assert.equal(e.status, 401, header);
@@ -52,7 +52,7 @@ describe('§19 parseBasicAuth', () => {
   });
 });
 
-describe('§19 grants', () => {
+describe('semantics.md#auth-basic grants', () => {
   it('parses the three grant forms', () => {
     assert.deepEqual(parseGrant('*'), { kind: 'all' });
     assert.deepEqual(parseGrant('acme/*'), { kind: 'entity', entity: 'acme' });
@@ -106,7 +106,7 @@ describe('§19 grants', () => {
     }
   });
 
-  it('§17: wrong password and unknown user give the same 401', () => {
+  it('semantics.md#auth-401: wrong password and unknown user give the same 401', () => {
     for (const header of [basic('alice:wrong'), basic('mallory:wonderland'), basic('alice:wonderlan'), basic('alice:wonderland ')]) {
       const e = authError(() => users.authenticate(header));
       assert.deepEqual(e.body(), { reason: WRONG_CREDENTIALS });

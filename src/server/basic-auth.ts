@@ -1,5 +1,6 @@
 /**
- * HTTP Basic authentication and per-project grants (DECISIONS §17, §19).
+ * HTTP Basic authentication and per-project grants (semantics.md#auth-401,
+ * semantics.md#auth-basic).
  *
  * Every request but `GET /health` carries `Authorization: Basic base64(user:password)`.
  * Missing, malformed or wrong credentials are a 401; a known user asking about a project it
@@ -11,7 +12,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestContext } from '../api/types.ts';
 import { AuthenticationError, PermissionDeniedError } from '../core/errors.ts';
 
-/** The value of the `WWW-Authenticate` header on every 401 (§17). */
+/** The value of the `WWW-Authenticate` header on every 401 (semantics.md#auth-401). */
 export const WWW_AUTHENTICATE = 'Basic realm="tq"';
 
 export const MISSING_CREDENTIALS = 'Missing Authorization header: expected Basic credentials';

@@ -1,7 +1,7 @@
 /**
- * Reading a request body with a size limit (DECISIONS §18: over the limit is a 413). A
- * declared Content-Length over the limit is refused before a byte is read; a chunked body is
- * refused as soon as it crosses the limit, and reading stops there (nothing more is buffered).
+ * Reading a request body with a size limit (semantics.md#errors-transport: over the limit is a
+ * 413). A declared Content-Length over the limit is refused before a byte is read; a chunked body
+ * is refused as soon as it crosses the limit, and reading stops there (nothing more is buffered).
  */
 import type { IncomingMessage } from 'node:http';
 import { TransportError } from '../core/errors.ts';

@@ -14,7 +14,7 @@ function usersFile(doc: unknown): string {
   return file;
 }
 
-describe('§19 tq serve credentials', () => {
+describe('semantics.md#auth-basic tq serve credentials', () => {
   it('no users anywhere: one generated `api` user with a random password and every grant', () => {
     const { users, generated } = resolveUsers({ env: {} });
     assert.ok(generated);

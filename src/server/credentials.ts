@@ -1,5 +1,5 @@
 /**
- * Who may use a `tq serve` instance, gathered from its three sources (DECISIONS §19):
+ * Who may use a `tq serve` instance, gathered from its three sources (semantics.md#auth-basic):
  *   - `--users FILE` (see users-file.ts for the format);
  *   - one user from `--user U --password P`, or else from TQ_USER / TQ_PASSWORD (flags win);
  *     the name defaults to `api`, the user the Weave SDK authenticates as, and the user may

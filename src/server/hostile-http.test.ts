@@ -1,7 +1,8 @@
 /**
- * Issue 11 §1 and §6 over HTTP: deep bodies on every route and a smaller seeded hostile-input
- * run against `tq serve` on loopback. No 5xx, JSON error bodies of the documented shape, and
- * the server answers a normal query afterwards (it did not die, and kept its data).
+ * Issue 11 §1 and semantics.md#writes-user-id over HTTP: deep bodies on every route and a smaller
+ * seeded hostile-input run against `tq serve` on loopback. No 5xx, JSON error bodies of the
+ * documented shape, and the server answers a normal query afterwards (it did not die, and kept its
+ * data).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
- * Writing a route's lines as a JSON Lines response (DECISIONS §2: `\n` after every line) with
- * backpressure: the iterator is pulled only while the socket accepts more, so a slow client
+ * Writing a route's lines as a JSON Lines response (semantics.md#wire-jsonl: `\n` after every line)
+ * with backpressure: the iterator is pulled only while the socket accepts more, so a slow client
  * holds at most one batch plus the socket buffers in memory, never the whole result. When the
  * client disconnects, pulling stops and the iterator is closed (`return()`), so a generator's
  * `finally` blocks run.

@@ -1,5 +1,5 @@
 /**
- * DECISIONS 21 over HTTP (issue 11 §4): one project-id validation on every route, reads
+ * semantics.md#project-ids over HTTP (issue 11 §4): one project-id validation on every route, reads
  * included; the order is credentials (401), then the id (400), then the grant (403).
  */
 import { test } from 'node:test';

@@ -162,7 +162,7 @@ async function until(condition: () => boolean, what: string, ms = 3000): Promise
   }
 }
 
-describe('tq serve: auth (§17, §19)', () => {
+describe('tq serve: auth (semantics.md#auth-401, semantics.md#auth-basic)', () => {
   let base: string;
   let srv: TqServer;
   before(async () => ({ srv, base } = await startServer()));
@@ -217,7 +217,7 @@ describe('tq serve: auth (§17, §19)', () => {
   });
 });
 
-describe('tq serve: transport errors (§18) and bodies (§14)', () => {
+describe('tq serve: transport errors (semantics.md#errors-transport) and bodies (semantics.md#errors-422)', () => {
   let base: string;
   let port: number;
   let srv: TqServer;
@@ -281,7 +281,7 @@ describe('tq serve: transport errors (§18) and bodies (§14)', () => {
     await res.arrayBuffer();
   });
 
-  it('§14 invalid JSON → 422 json_invalid from the route', async () => {
+  it('semantics.md#errors-422 invalid JSON → 422 json_invalid from the route', async () => {
     await expectJson(await post(base, '/echo', '{bad'), 422, {
       detail: [{ type: 'json_invalid', loc: ['body', 1], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting property name enclosed in double quotes' } }],
     });
@@ -327,7 +327,7 @@ describe('tq serve: transport errors (§18) and bodies (§14)', () => {
   });
 });
 
-describe('tq serve: JSONL streams (§2)', () => {
+describe('tq serve: JSONL streams (semantics.md#wire-jsonl)', () => {
   let base: string;
   let port: number;
   let srv: TqServer;

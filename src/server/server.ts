@@ -5,11 +5,13 @@
  * Order of checks for a request: unknown path 404, CORS preflight (with --cors), wrong method
  * 405 (with `Allow`), credentials 401 (all but `GET /health`), body over the limit 413, then
  * the route itself (422 / 400 / 403 / 200). Routes validate everything before they return, so every
- * error is a status and a JSON body sent before the first byte of a stream (DECISIONS §14–18).
- * Paths are matched exactly (a query string is ignored): DECISIONS names no normalisation, so
- * `//calls/stream_query` (what a trailing slash in WF_TRACE_SERVER_URL produces) is a 404, as
- * in Starlette's routing. Request bodies are taken as JSON whatever their Content-Type; a
- * multipart route reads multipart/form-data and sees no fields for any other type.
+ * error is a status and a JSON body sent before the first byte of a stream
+ * (semantics.md#errors-422, semantics.md#errors-400, semantics.md#errors-403-field,
+ * semantics.md#auth-401, semantics.md#errors-transport). Paths are matched exactly (a query string
+ * is ignored): the semantics reference names no normalisation, so `//calls/stream_query` (what a
+ * trailing slash in WF_TRACE_SERVER_URL produces) is a 404, as in Starlette's routing. Request
+ * bodies are taken as JSON whatever their Content-Type; a multipart route reads multipart/form-data
+ * and sees no fields for any other type.
  */
 import { runRoute } from '../api/run-route.ts';
 import { routesForPath, type PathParams } from '../api/route-path.ts';
@@ -63,7 +65,7 @@ function pathOf(url: string | undefined): string {
   return q < 0 ? target : target.slice(0, q);
 }
 
-/** Does `/health` stay open without credentials (§19)? */
+/** Does `/health` stay open without credentials (semantics.md#auth-basic)? */
 const isPublic = (route: Route) => route.method === 'GET' && route.path === '/health';
 
 const internalError = () => new TqError('TQ_INTERNAL');

@@ -17,7 +17,7 @@ function problem(doc: unknown): string {
   assert.fail('expected a UsersFileError');
 }
 
-describe('§19 users file', () => {
+describe('semantics.md#auth-basic users file', () => {
   it('reads the documented format', () => {
     assert.deepEqual(
       parse({ users: [{ name: 'alice', password: 's3cret', projects: ['acme/*', 'x/y'] }, { name: 'api', password: 'k', projects: ['*'] }] }),

@@ -1,5 +1,5 @@
 /**
- * The users file of `tq serve --users FILE` (DECISIONS §19):
+ * The users file of `tq serve --users FILE` (semantics.md#auth-basic):
  *
  *   {"users": [
  *     {"name": "alice", "password": "s3cret", "projects": ["acme/*", "x/y"]},

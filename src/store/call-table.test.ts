@@ -42,7 +42,7 @@ test('start then end merges into one row with the end fields and bodies', () => 
   assert.deepEqual(t.inputRefs.get(row), ['weave:///e/p/object/o:d1']);
 });
 
-test('an end that arrives before its start waits for it (threads-table §7)', () => {
+test('an end that arrives before its start waits for it (semantics.md#writes)', () => {
   const t = new CallTable();
   t.end(end('c1'));
   assert.equal(t.size, 0, 'a lone end creates no visible call');

@@ -26,7 +26,7 @@ const end = (id: string, extra: Record<string, unknown> = {}) => ({
 });
 const US_START = Date.UTC(2024, 4, 1, 12) * 1000;
 
-test('§7.4/§7.5 start then end: one call with both parts', () => {
+test('semantics.md#writes-call-start, semantics.md#writes-call-end start then end: one call with both parts', () => {
   const e = testEngine();
   assert.deepEqual(call(e, '/call/start', { start: start('c1') }), { status: 200, body: { id: 'c1', trace_id: 'trace-1' } });
   assert.deepEqual(call(e, '/call/end', { end: end('c1') }), { status: 200, body: {} });
@@ -38,7 +38,7 @@ test('§7.4/§7.5 start then end: one call with both parts', () => {
   assert.deepEqual(JSON.parse(t.bodyText(row)), { attributes: { weave: { source: 'js-sdk' } }, inputs: { a: 1 }, output: 4, summary: {} });
 });
 
-test('calls-semantics §12: an end before its start waits for it, then merges', () => {
+test('semantics.md#calls-related-writes: an end before its start waits for it, then merges', () => {
   const e = testEngine();
   call(e, '/call/end', { end: end('c1', { exception: 'kaboom', output: null }) });
   const t = e.store.project(P)!.calls;
@@ -63,7 +63,7 @@ test('a repeated start replaces the start fields and keeps the end', () => {
   assert.deepEqual(JSON.parse(t.bodyText(row)), { attributes: { weave: { source: 'js-sdk' } }, inputs: { a: 2 }, output: 4, summary: {} });
 });
 
-test('§7.6 upsert_batch applies items in order: child before parent, end before start, `{}` for ends', () => {
+test('semantics.md#writes-upsert-batch upsert_batch applies items in order: child before parent, end before start, `{}` for ends', () => {
   const e = testEngine();
   const res = call(e, '/call/upsert_batch', {
     batch: [
@@ -81,20 +81,20 @@ test('§7.6 upsert_batch applies items in order: child before parent, end before
   assert.equal(JSON.parse(t.bodyText(t.rowOf('root')!)).output, 8);
 });
 
-test('§7.6 a batch item without mode takes its shape\'s default mode', () => {
+test('semantics.md#writes-upsert-batch a batch item without mode takes its shape\'s default mode', () => {
   const e = testEngine();
   const res = call(e, '/call/upsert_batch', { batch: [{ req: { start: start('c1') } }, { req: { end: end('c1') } }] });
   assert.deepEqual(res, { status: 200, body: { res: [{ id: 'c1', trace_id: 'trace-1' }, {}] } });
 });
 
-test('§7.6 any other mode is 400 "Invalid mode" and nothing of the batch is written', () => {
+test('semantics.md#writes-upsert-batch any other mode is 400 "Invalid mode" and nothing of the batch is written', () => {
   const e = testEngine();
   const res = call(e, '/call/upsert_batch', { batch: [{ mode: 'start', req: { start: start('c1') } }, { mode: 'begin', req: { start: start('c2') } }] });
   assert.deepEqual(res, { status: 400, body: { reason: 'Invalid mode' } });
   assert.equal(e.store.project(P), undefined);
 });
 
-test('§7.4 missing id and trace_id are generated from engine.options.newId', () => {
+test('semantics.md#writes-call-start missing id and trace_id are generated from engine.options.newId', () => {
   const e = testEngine();
   const s = start('x');
   delete (s as Record<string, unknown>).id;
@@ -102,7 +102,7 @@ test('§7.4 missing id and trace_id are generated from engine.options.newId', ()
   assert.deepEqual(call(e, '/call/start', { start: s }), { status: 200, body: { id: 'id-1', trace_id: 'id-2' } });
 });
 
-test('DECISIONS §6: user id is the one sent, else the authenticated user; the prefix spells it', () => {
+test('semantics.md#writes-user-id: user id is the one sent, else the authenticated user; the prefix spells it', () => {
   const e = testEngine();
   call(e, '/call/start', { start: start('c1') }, testContext('bob'));
   call(e, '/call/start', { start: start('c2', { svc_user_id: 'carol', svc_run_id: 'r1', svc_run_step: 3 }) }, testContext('bob'));
@@ -117,13 +117,13 @@ test('DECISIONS §6: user id is the one sent, else the authenticated user; the p
   assert.equal(cell(w.store.project(P)!.calls.userIds, 0), 'dave');
 });
 
-test('weave-ts-sdk §1: the SDK\'s display_name inside an end is ignored, not a 422', () => {
+test('semantics.md#sdk-wire: the SDK\'s display_name inside an end is ignored, not a 422', () => {
   const e = testEngine();
   call(e, '/call/start', { start: start('c1') });
   assert.deepEqual(call(e, '/call/end', { end: end('c1', { display_name: 'nice' }) }), { status: 200, body: {} });
 });
 
-test('§7.5 summary is stored as validated: usage counts coerced to int, extra keys kept, replaced not merged (G19)', () => {
+test('semantics.md#writes-call-end summary is stored as validated: usage counts coerced to int, extra keys kept, replaced not merged (semantics.md#writes-call-end)', () => {
   const e = testEngine();
   call(e, '/call/start', { start: start('c1') });
   call(e, '/call/end', { end: end('c1', { summary: { usage: { m: { prompt_tokens: 5 } }, status_counts: { error: 1 } } }) });

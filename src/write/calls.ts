@@ -1,8 +1,9 @@
 /**
- * Call writes (threads-table-semantics §7.4–7.6, calls-semantics §12): a start and an end are
- * merged per call id in either arrival order (an end that comes first waits in the CallTable
- * until its start arrives), a repeated start replaces the start fields, and a batch applies
- * its items in order, as if each were sent alone.
+ * Call writes (semantics.md#writes-call-start, semantics.md#writes-call-end,
+ * semantics.md#writes-upsert-batch, semantics.md#calls-related-writes): a start and an end are
+ * merged per call id in either arrival order (an end that comes first waits in the CallTable until
+ * its start arrives), a repeated start replaces the start fields, and a batch applies its items in
+ * order, as if each were sent alone.
  */
 import type { Engine } from '../api/types.ts';
 import { invalidRequest, TqError } from '../core/errors.ts';
@@ -46,7 +47,7 @@ export type BatchItem = { mode: 'start'; start: CallStartInput } | { mode: 'end'
 
 /**
  * `call_start`: missing `id` / `trace_id` are generated (UUIDv7, as ClickHouse's server does);
- * a missing user id is the authenticated user's (DECISIONS §6).
+ * a missing user id is the authenticated user's (semantics.md#writes-user-id).
  */
 export function startCall(engine: Engine, start: CallStartInput, userId: string): CallStartResult {
   const id = start.id ?? engine.options.newId();
@@ -70,7 +71,10 @@ export function startCall(engine: Engine, start: CallStartInput, userId: string)
   return { id, trace_id: traceId };
 }
 
-/** `call_end`: sets the end fields; the summary replaces any earlier one (§7.5, G19). */
+/**
+ * `call_end`: sets the end fields; the summary replaces any earlier one
+ * (semantics.md#writes-call-end).
+ */
 export function endCall(engine: Engine, end: CallEndInput): Record<string, never> {
   const part: CallEndPart = {
     id: end.id,
@@ -84,7 +88,10 @@ export function endCall(engine: Engine, end: CallEndInput): Record<string, never
   return {};
 }
 
-/** `call_start_batch` (§7.6): items in order; `{id, trace_id}` for starts, `{}` for ends. */
+/**
+ * `call_start_batch` (semantics.md#writes-upsert-batch): items in order; `{id, trace_id}` for
+ * starts, `{}` for ends.
+ */
 export function upsertBatch(engine: Engine, items: readonly BatchItem[], userId: string): { res: Array<CallStartResult | Record<string, never>> } {
   return { res: items.map((item) => (item.mode === 'start' ? startCall(engine, item.start, userId) : endCall(engine, item.end))) };
 }

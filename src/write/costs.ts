@@ -1,8 +1,8 @@
 /**
- * `cost_create` (threads-table-semantics §7.11, ClickHouse's `cost_create`): one project-level
+ * `cost_create` (semantics.md#writes-costs, ClickHouse's `cost_create`): one project-level
  * price row per model id, effective from `effective_date` or now, provider "default" unless
  * named, units "USD" unless named. Later rows for the same model and project win from their
- * effective date on (calls-semantics §10.2).
+ * effective date on (semantics.md#calls-costs).
  */
 import type { Engine } from '../api/types.ts';
 import type { PriceRow } from '../store/store.ts';

@@ -5,7 +5,7 @@ import { call, NOW_US, testContext, testEngine } from './test-helpers.ts';
 const P = 'acme/proj';
 const fb = (extra: Record<string, unknown>) => ({ project_id: P, weave_ref: `weave:///${P}/call/c1`, feedback_type: 'custom', payload: { score: 1 }, ...extra });
 
-test('§7.9 /feedback/create answers {id, created_at, <prefix>user_id, payload} and indexes by weave_ref', () => {
+test('semantics.md#writes-feedback /feedback/create answers {id, created_at, <prefix>user_id, payload} and indexes by weave_ref', () => {
   const e = testEngine();
   assert.deepEqual(call(e, '/feedback/create', fb({})), {
     status: 200,
@@ -16,7 +16,7 @@ test('§7.9 /feedback/create answers {id, created_at, <prefix>user_id, payload} 
   assert.deepEqual([rows[0].id, rows[0].user_id, rows[0].created_at, rows[0].creator], ['id-1', 'alice', NOW_US, null]);
 });
 
-test('§7.9 a client id is kept; DECISIONS §6: a sent user id wins', () => {
+test('semantics.md#writes-feedback a client id is kept; semantics.md#writes-user-id: a sent user id wins', () => {
   const e = testEngine('wb_');
   const res = call(e, '/feedback/create', fb({ id: 'mine', wb_user_id: 'carol' }), testContext('bob'));
   assert.deepEqual(res.body, { id: 'mine', created_at: '2024-06-01T12:00:00Z', wb_user_id: 'carol', payload: { score: 1 } });
@@ -29,6 +29,14 @@ test('reserved feedback types: reaction needs exactly one emoji, note 1..1024 ch
     status: 400,
     body: { reason: 'Value of emoji key in payload must be exactly one emoji' },
   });
+  // A single code point takes the path without a segmenter; the answer must not change.
+  assert.equal(call(e, '/feedback/create', fb({ feedback_type: 'wandb.reaction.1', payload: { emoji: '👍' } })).status, 200);
+  for (const emoji of ['a', '', 'é']) {
+    assert.deepEqual(call(e, '/feedback/create', fb({ feedback_type: 'wandb.reaction.1', payload: { emoji } })), {
+      status: 400,
+      body: { reason: 'Value of emoji key in payload must be exactly one emoji' },
+    }, emoji);
+  }
   assert.deepEqual(call(e, '/feedback/create', fb({ feedback_type: 'wandb.note.1', payload: { note: '' } })), {
     status: 400,
     body: { reason: 'Invalid payload for feedback_type wandb.note.1: note: String should have at least 1 character' },
@@ -67,7 +75,7 @@ test('422: FeedbackCreateReq is strict and payload must be an object', () => {
   );
 });
 
-test('§7.11 /cost/create adds project-level price rows with defaults and answers [[llm_id, id]]', () => {
+test('semantics.md#writes-costs /cost/create adds project-level price rows with defaults and answers [[llm_id, id]]', () => {
   const e = testEngine();
   const res = call(e, '/cost/create', {
     project_id: P,
@@ -118,7 +126,7 @@ const multipart = (fields: Record<string, string>, files: Record<string, Uint8Ar
   files: new Map(Object.entries(files)),
 });
 
-test('§7.10 /file/create stores bytes under their digest (§6.7 "hello"), idempotently', () => {
+test('semantics.md#writes-file /file/create stores bytes under their digest (semantics.md#digest-vectors "hello"), idempotently', () => {
   const e = testEngine();
   const hello = new TextEncoder().encode('hello');
   const digest = 'LPJNulXwow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ';

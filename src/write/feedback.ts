@@ -1,8 +1,8 @@
 /**
- * `feedback_create` (threads-table-semantics §7.9, Weave's `validate_feedback_create_req`):
+ * `feedback_create` (semantics.md#writes-feedback, Weave's `validate_feedback_create_req`):
  * reserved feedback types get their payload checked, refs must fit the feedback type, and the
  * row is stored with a generated id unless the client sent one. The user is the one the
- * client named or, when it named none, the authenticated user (DECISIONS §6).
+ * client named or, when it named none, the authenticated user (semantics.md#writes-user-id).
  *
  * Not reproduced: the alias/detoned fields Weave adds to `wandb.reaction.1` payloads (they need
  * the Python `emoji` name table) and the annotation-spec check of annotation payloads.
@@ -38,10 +38,15 @@ const MAX_NOTE_LENGTH = 1024;
 const bad = (reason: string) => invalidRequest('TQ_INVALID_REQUEST', { reason });
 
 const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Built on first need: constructing a Segmenter costs 10-20 ms of ICU set-up at every start.
+let graphemes: Intl.Segmenter | undefined;
 
 /** How many emoji a text holds, a multi-code-point emoji counting once. */
 function emojiCount(text: string): number {
+  // One code point is one grapheme: the usual reaction needs no segmenter.
+  const codePoint = text.codePointAt(0);
+  if (codePoint !== undefined && String.fromCodePoint(codePoint).length === text.length) return EMOJI.test(text) ? 1 : 0;
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   let n = 0;
   for (const { segment } of graphemes.segment(text)) if (EMOJI.test(segment)) n++;
   return n;

@@ -1,6 +1,6 @@
 /**
- * `file_create` (threads-table-semantics §7.10): files are stored per project under their
- * content digest (§6.5); writing the same bytes again changes nothing.
+ * `file_create` (semantics.md#writes-file): files are stored per project under their
+ * content digest (semantics.md#digest-file); writing the same bytes again changes nothing.
  */
 import type { Engine } from '../api/types.ts';
 import { fileDigest } from '../core/digest.ts';

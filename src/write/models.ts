@@ -1,9 +1,9 @@
 /**
- * The write endpoints' request models (threads-table-semantics §7, trace_server_interface.py).
+ * The write endpoints' request models (semantics.md#writes, trace_server_interface.py).
  * Top-level requests are `BaseModelStrict` (unknown keys → 422); the inner insert schemas are
- * plain models that ignore unknown keys (§1.5), which is why the TS SDK may send `display_name`
- * in a call end. The user and run fields are spelled with the engine's prefix (DECISIONS §1),
- * so the models are built per prefix.
+ * plain models that ignore unknown keys (semantics.md#wire-strict-models), which is why the TS SDK
+ * may send `display_name` in a call end. The user and run fields are spelled with the engine's
+ * prefix (semantics.md#wire-prefix), so the models are built per prefix.
  */
 import type { FieldPrefix } from '../api/types.ts';
 import { any, bool, dict, int, list, maybe, model, num, optional, str, type Infer } from '../core/schema.ts';

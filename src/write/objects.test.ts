@@ -9,12 +9,12 @@ const create = (e: ReturnType<typeof testEngine>, objectId: string, val: unknown
   call(e, '/obj/create', { obj: { project_id: P, object_id: objectId, val, ...extra } });
 const read = (e: ReturnType<typeof testEngine>, objectId: string, digest: string) => call(e, '/obj/read', { project_id: P, object_id: objectId, digest });
 
-test('§7.8 /obj/create answers {digest, object_id}; the SDK op value digests as in Python', () => {
+test('semantics.md#writes-obj-create /obj/create answers {digest, object_id}; the SDK op value digests as in Python', () => {
   const e = testEngine();
   assert.deepEqual(create(e, 'add', OP_VAL), { status: 200, body: { digest: OP_DIGEST, object_id: 'add' } });
 });
 
-test('§7.8 /obj/read gives the ObjSchema the SDK reads, kind op, keys of val sorted', () => {
+test('semantics.md#writes-obj-create /obj/read gives the ObjSchema the SDK reads, kind op, keys of val sorted', () => {
   const e = testEngine();
   create(e, 'add', OP_VAL);
   assert.deepEqual(read(e, 'add', OP_DIGEST), {
@@ -41,7 +41,7 @@ test('§7.8 /obj/read gives the ObjSchema the SDK reads, kind op, keys of val so
   assert.deepEqual(Object.keys(val), ['_type', 'files', 'load_op', 'weave_type']);
 });
 
-test('§7.8 versions: new digests get version_index 0, 1, 2; latest and v<N> resolve', () => {
+test('semantics.md#writes-obj-create versions: new digests get version_index 0, 1, 2; latest and v<N> resolve', () => {
   const e = testEngine();
   const d0 = (create(e, 'ds', { v: 0 }).body as { digest: string }).digest;
   const d1 = (create(e, 'ds', { v: 1 }).body as { digest: string }).digest;
@@ -53,7 +53,7 @@ test('§7.8 versions: new digests get version_index 0, 1, 2; latest and v<N> res
   assert.equal(obj('v1').digest, d1);
 });
 
-test('§7.8 the same value again is the same version (no new index) and becomes latest again', () => {
+test('semantics.md#writes-obj-create the same value again is the same version (no new index) and becomes latest again', () => {
   const e = testEngine();
   const d0 = (create(e, 'ds', { v: 0 }).body as { digest: string }).digest;
   create(e, 'ds', { v: 1 });
@@ -66,21 +66,21 @@ test('§7.8 the same value again is the same version (no new index) and becomes 
   assert.equal(e.store.project(P)!.objectVersion('ds', 'latest')!.digest, d0);
 });
 
-test('§6.4 a Dataset object gets base and leaf class from _bases; kind object', () => {
+test('semantics.md#digest-object a Dataset object gets base and leaf class from _bases; kind object', () => {
   const e = testEngine();
   create(e, 'my-dataset', { _type: 'Dataset', _class_name: 'Dataset', _bases: ['Object', 'BaseModel'], name: 'my dataset', rows: 'weave:///e/p/table/abc' });
   const obj = (read(e, 'my-dataset', 'latest').body as { obj: Record<string, unknown> }).obj;
   assert.deepEqual([obj.digest, obj.kind, obj.base_object_class, obj.leaf_object_class], ['k13nJYwET6vylmiTbSIajg4osSroWNuiKQQQ85vsGAo', 'object', 'Dataset', 'Dataset']);
 });
 
-test('G10: object values are parsed losslessly (1 vs 1.0 differ)', () => {
+test('semantics.md#digest-row: object values are parsed losslessly (1 vs 1.0 differ)', () => {
   const e = testEngine();
   const a = call(e, '/obj/create', '{"obj":{"project_id":"acme/proj","object_id":"o","val":{"x":1}}}').body as { digest: string };
   const b = call(e, '/obj/create', '{"obj":{"project_id":"acme/proj","object_id":"o","val":{"x":1.0}}}').body as { digest: string };
   assert.notEqual(a.digest, b.digest);
 });
 
-test('§7.8 object_id validation: invalid characters, empty, longer than 128 (400)', () => {
+test('semantics.md#writes-obj-create object_id validation: invalid characters, empty, longer than 128 (400)', () => {
   const e = testEngine();
   assert.deepEqual(create(e, 'bad name/x', 1), {
     status: 400,
@@ -129,7 +129,7 @@ test('/obj/read metadata_only empties val; obj/create needs val (422)', () => {
   });
 });
 
-test('DECISIONS §6 for objects: the sent user id wins over the authenticated one', () => {
+test('semantics.md#writes-user-id for objects: the sent user id wins over the authenticated one', () => {
   const e = testEngine('wb_');
   call(e, '/obj/create', { obj: { project_id: P, object_id: 'o', val: 1, wb_user_id: 'carol' } }, testContext('bob'));
   const obj = (read(e, 'o', 'latest').body as { obj: Record<string, unknown> }).obj;

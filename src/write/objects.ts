@@ -1,5 +1,6 @@
 /**
- * Object versions (threads-table-semantics §7.8, §6.4): `obj_create` and `obj_read`.
+ * Object versions (semantics.md#writes-obj-create, semantics.md#digest-object): `obj_create` and
+ * `obj_read`.
  *
  * A version is named by its digest; creating a value that an object already has returns that
  * version (and makes it the latest again, as Weave's "latest" alias moves) instead of adding
@@ -127,7 +128,10 @@ function findVersion(versions: readonly ObjectVersion[], ref: string): ObjectVer
   return versions.find((v) => v.digest === ref);
 }
 
-/** `ObjSchema` as the SDK reads it from `obj/read` (weave-ts-sdk §1, §3.5). */
+/**
+ * `ObjSchema` as the SDK reads it from `obj/read` (semantics.md#sdk-wire,
+ * semantics.md#sdk-dataset).
+ */
 export function objectSchema(v: ObjectVersion, prefix: FieldPrefix, metadataOnly = false): Record<string, unknown> {
   return {
     project_id: v.projectId,

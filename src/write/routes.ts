@@ -1,8 +1,9 @@
 /**
- * The write routes (threads-table-semantics §1.1, §7). Each route validates the whole request
- * (422 for the model), authorizes every project it names (src/api/run-route.ts checks the id's
- * form first: 400), and only then writes. Bodies that feed a digest (tables, objects) are parsed losslessly so that
- * `1` and `1.0` digest differently (DECISIONS §7); the others are plain JSON.
+ * The write routes (semantics.md#wire-routes, semantics.md#writes). Each route validates the whole
+ * request (422 for the model), authorizes every project it names (src/api/run-route.ts checks the
+ * id's form first: 400), and only then writes. Bodies that feed a digest (tables, objects) are
+ * parsed losslessly so that `1` and `1.0` digest differently (semantics.md#digest-lossless); the
+ * others are plain JSON.
  */
 import { stringifyExact } from '../core/json/exact.ts';
 import { losslessBody, plainBody } from '../api/body.ts';
@@ -228,7 +229,10 @@ function missingFormField(field: string): RequestSchemaError {
   return new RequestSchemaError([{ type: 'missing', loc: ['body', field], msg: 'Field required', input: null }]);
 }
 
-/** `/file/create` (alias `/files/create`): multipart form with `project_id` and `file` (§1.1). */
+/**
+ * `/file/create` (alias `/files/create`): multipart form with `project_id` and `file`
+ * (semantics.md#wire-routes).
+ */
 function fileUploadRoute(path: string): Route {
   return {
     path,

@@ -160,7 +160,10 @@ const USAGE_KEYS = ['prompt_tokens', 'input_tokens', 'completion_tokens', 'outpu
 const llmUsage = (): Schema<Record<string, unknown>> =>
   typedDict(Object.fromEntries(USAGE_KEYS.map((k) => [k, nullable(int())])));
 
-/** `SummaryInsertMap` (the `summary` of a call end, §7.5): `usage` and `status_counts` are typed. */
+/**
+ * `SummaryInsertMap` (the `summary` of a call end, semantics.md#writes-call-end): `usage` and
+ * `status_counts` are typed.
+ */
 export const summaryInsertMap = (): Schema<Record<string, unknown>> =>
   typedDict({ usage: record(llmUsage()), status_counts: statusCounts() });
 

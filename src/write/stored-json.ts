@@ -3,9 +3,9 @@
  *
  * Weave stores `json.dumps(value)`, parses it back on read and answers with pydantic's JSON of
  * the parsed value. The text here is that answer, written once: compact separators, original
- * key order (or Python's sorted order for objects, §7.8), strings as UTF-8, numbers as Python
- * spells them after parsing (`1.0` stays a float, `1E2` becomes `100.0`, big integers stay
- * exact) and NaN/±Infinity as `null`, as pydantic writes non-finite floats.
+ * key order (or Python's sorted order for objects, semantics.md#writes-obj-create), strings as
+ * UTF-8, numbers as Python spells them after parsing (`1.0` stays a float, `1E2` becomes `100.0`,
+ * big integers stay exact) and NaN/±Infinity as `null`, as pydantic writes non-finite floats.
  */
 import { writeJson, type JsonWriterStyle, type LosslessNumber, type LosslessObject, type LosslessValue } from '../core/json/lossless.ts';
 import { compareCodePoints, pyNumber } from '../core/json/pyjson.ts';
@@ -30,7 +30,7 @@ function sortedOrder(obj: LosslessObject): number[] {
 
 const STORED_SORTED_STYLE: JsonWriterStyle = { ...STORED_STYLE, orderKeys: sortedOrder };
 
-/** Stored text of a table row: original key order (§4.3, G13). */
+/** Stored text of a table row: original key order (semantics.md#table-val-verbatim). */
 export function storedRowText(row: LosslessValue): string {
   return writeJson(row, STORED_STYLE);
 }

@@ -8,16 +8,16 @@ const R2 = 'yYx5Sw6mdkkIiKkcgij0CUuX6hWvZQ05ok4gopVBCUU'; // {"b": "x", "a": [1,
 const T12 = 'ef58432d13add22b5a18d3888ccc0b83707cda76e23187022a4bc3eb42a8ec78';
 const ROWS_TEXT = '{"table":{"project_id":"acme/proj","rows":[{"a":1},{"b":"x","a":[1,2.5,null,true]}]}}';
 
-test('§7.1 /table/create answers the §6.7 digests and stores rows and table', () => {
+test('semantics.md#writes-table-create /table/create answers the semantics.md#digest-vectors digests and stores rows and table', () => {
   const e = testEngine();
   assert.deepEqual(call(e, '/table/create', ROWS_TEXT), { status: 200, body: { digest: T12, row_digests: [R1, R2] } });
   const p = e.store.project(P)!;
   assert.deepEqual(p.tables.get(T12), [R1, R2]);
-  // G13: the stored text keeps the original key order.
+  // semantics.md#table-val-verbatim: the stored text keeps the original key order.
   assert.equal(p.rows.get(R2)!.text, '{"b":"x","a":[1,2.5,null,true]}');
 });
 
-test('G10: a body with 1.0 digests as Python does (parsed losslessly, stored as a float)', () => {
+test('semantics.md#digest-row: a body with 1.0 digests as Python does (parsed losslessly, stored as a float)', () => {
   const e = testEngine();
   const res = call(e, '/table/create', '{"table":{"project_id":"acme/proj","rows":[{"z":1.0,"é":"ü"}]}}');
   const digest = 'gm13uEV1UVvDehXvVdv2QvyG7yP7mXv0wRTk81OsZho';
@@ -32,7 +32,7 @@ test('stored row text spells numbers as Python parsed them; NaN becomes null (py
   assert.equal(row.text, '{"a":100.0,"b":1.1,"c":null,"d":123456789012345678901234567890}');
 });
 
-test('§7.1 duplicates are kept in the digest list; first body wins per digest (G13)', () => {
+test('semantics.md#writes-table-create duplicates are kept in the digest list; first body wins per digest (semantics.md#table-val-verbatim)', () => {
   const e = testEngine();
   const res = call(e, '/table/create', '{"table":{"project_id":"acme/proj","rows":[{"a":1},{"a":1}]}}');
   assert.deepEqual(res.body, { digest: 'b456ba578811beac47ce0abb00ed22c68efaf330751945281cdc08f5db3d826c', row_digests: [R1, R1] });
@@ -41,7 +41,7 @@ test('§7.1 duplicates are kept in the digest list; first body wins per digest (
   assert.equal(e.store.project(P)!.rows.get(R2)!.text, '{"b":"x","a":[1,2.5,null,true]}');
 });
 
-test('§7.1 an empty table has the SHA-256 of nothing', () => {
+test('semantics.md#writes-table-create an empty table has the SHA-256 of nothing', () => {
   const e = testEngine();
   assert.deepEqual(call(e, '/table/create', { table: { project_id: P, rows: [] } }).body, {
     digest: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
@@ -49,7 +49,7 @@ test('§7.1 an empty table has the SHA-256 of nothing', () => {
   });
 });
 
-test('§7.1 non-object rows are 422 dict_type at each bad index', () => {
+test('semantics.md#writes-table-create non-object rows are 422 dict_type at each bad index', () => {
   const e = testEngine();
   assert.deepEqual(call(e, '/table/create', { table: { project_id: P, rows: [1, { a: 1 }, 'x'] } }), {
     status: 422,
@@ -71,7 +71,7 @@ test('expected_digest that differs is 409 with Weave\'s DigestMismatchError text
   assert.equal(e.store.project(P), undefined);
 });
 
-test('§7.2 append, insert and pop apply to the evolving list; one updated digest per update (G15)', () => {
+test('semantics.md#writes-table-update append, insert and pop apply to the evolving list; one updated digest per update (semantics.md#writes-table-update-digests)', () => {
   const e = testEngine();
   call(e, '/table/create', ROWS_TEXT);
   const res = call(e, '/table/update', {
@@ -91,7 +91,7 @@ test('§7.2 append, insert and pop apply to the evolving list; one updated diges
   assert.deepEqual(p.tables.get(T12), [R1, R2]);
 });
 
-test('G14: insert at index == length is allowed, pop at length is not, negative indexes are errors', () => {
+test('semantics.md#writes-table-update-indexes: insert at index == length is allowed, pop at length is not, negative indexes are errors', () => {
   const e = testEngine();
   call(e, '/table/create', ROWS_TEXT);
   const update = (u: unknown) => call(e, '/table/update', { project_id: P, base_digest: T12, updates: [u] });
@@ -103,7 +103,7 @@ test('G14: insert at index == length is allowed, pop at length is not, negative 
   assert.deepEqual(update({ insert: { index: -1, row: { a: 5 } } }), outOfRange);
 });
 
-test('G14: indexes are checked against the list as earlier updates left it; a failing request stores nothing', () => {
+test('semantics.md#writes-table-update-indexes: indexes are checked against the list as earlier updates left it; a failing request stores nothing', () => {
   const e = testEngine();
   call(e, '/table/create', ROWS_TEXT);
   const before = e.store.project(P)!.tables.size;
@@ -112,7 +112,7 @@ test('G14: indexes are checked against the list as earlier updates left it; a fa
   assert.equal(e.store.project(P)!.tables.size, before);
 });
 
-test('§7.2 an unknown base table is 404 "Table <project>:<digest> not found" (ClickHouse)', () => {
+test('semantics.md#writes-table-update an unknown base table is 404 "Table <project>:<digest> not found" (ClickHouse)', () => {
   const e = testEngine();
   assert.deepEqual(call(e, '/table/update', { project_id: P, base_digest: 'nope', updates: [] }), {
     status: 404,
@@ -120,7 +120,7 @@ test('§7.2 an unknown base table is 404 "Table <project>:<digest> not found" (C
   });
 });
 
-test('§7.2 update payloads: pydantic union errors per spec class; "2" is a lax int', () => {
+test('semantics.md#writes-table-update update payloads: pydantic union errors per spec class; "2" is a lax int', () => {
   const e = testEngine();
   call(e, '/table/create', ROWS_TEXT);
   const bad = call(e, '/table/update', { project_id: P, base_digest: T12, updates: [{ bogus: 1 }] });
@@ -143,14 +143,14 @@ function tableOf(...digests: string[]): string {
   return (call(e, '/table/create_from_digests', { project_id: P, row_digests: digests }).body as { digest: string }).digest;
 }
 
-test('§7.3 create_from_digests stores the list as is and answers its digest', () => {
+test('semantics.md#writes-table-from-digests create_from_digests stores the list as is and answers its digest', () => {
   const e = testEngine();
   assert.deepEqual(call(e, '/table/create_from_digests', { project_id: P, row_digests: [R1, R2] }), { status: 200, body: { digest: T12 } });
   assert.deepEqual(e.store.project(P)!.tables.get(T12), [R1, R2]);
   assert.equal(e.store.project(P)!.rows.size, 0);
 });
 
-test('§6.3 the project is not part of a digest: the same table in two projects', () => {
+test('semantics.md#digest-table the project is not part of a digest: the same table in two projects', () => {
   const e = testEngine();
   const a = call(e, '/table/create', ROWS_TEXT).body;
   const b = call(e, '/table/create', ROWS_TEXT.replace('acme/proj', 'other/proj')).body;

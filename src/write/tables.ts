@@ -1,8 +1,9 @@
 /**
- * Table writes (threads-table-semantics §7.1–7.3). Tables are immutable values: a table is its
- * ordered list of row digests, named by the digest of that list (§6.3); rows are stored once
- * per digest, first body wins (§4.3, G13). Rows arrive losslessly parsed so that their digests
- * are Weave's (§6.2, G10).
+ * Table writes (semantics.md#writes-table-create, semantics.md#writes-table-update,
+ * semantics.md#writes-table-from-digests). Tables are immutable values: a table is its ordered list
+ * of row digests, named by the digest of that list (semantics.md#digest-table); rows are stored
+ * once per digest, first body wins (semantics.md#table-val-verbatim). Rows arrive losslessly parsed
+ * so that their digests are Weave's (semantics.md#digest-row).
  */
 import type { Engine } from '../api/types.ts';
 import { invalidRequest, TqError } from '../core/errors.ts';
@@ -33,7 +34,10 @@ function storeTable(project: ProjectStore, digest: string, rowDigests: string[])
   if (!project.tables.has(digest)) project.tables.set(digest, rowDigests);
 }
 
-/** `table_create` (§7.1): `{digest, row_digests}` with one row digest per row, in order. */
+/**
+ * `table_create` (semantics.md#writes-table-create): `{digest, row_digests}` with one row digest
+ * per row, in order.
+ */
 export function createTable(
   engine: Engine,
   projectId: string,
@@ -50,10 +54,11 @@ export function createTable(
 }
 
 /**
- * `table_update` (§7.2): updates apply in order to the evolving list; pop takes
- * 0 ≤ index < length, insert 0 ≤ index ≤ length, no negative indexes (G14); one
- * `updated_row_digests` entry per update, popped digests included (G15). Nothing is stored
- * unless every update is valid. An unknown base table is a 404 (ClickHouse).
+ * `table_update` (semantics.md#writes-table-update): updates apply in order to the evolving list;
+ * pop takes 0 ≤ index < length, insert 0 ≤ index ≤ length, no negative indexes
+ * (semantics.md#writes-table-update-indexes); one `updated_row_digests` entry per update, popped
+ * digests included (semantics.md#writes-table-update-digests). Nothing is stored unless every
+ * update is valid. An unknown base table is a 404 (ClickHouse).
  */
 export function updateTable(
   engine: Engine,
@@ -99,7 +104,10 @@ export function updateTable(
   return { digest, updated_row_digests: updated };
 }
 
-/** `table_create_from_digests` (§7.3): stores the list without checking that the rows exist. */
+/**
+ * `table_create_from_digests` (semantics.md#writes-table-from-digests): stores the list without
+ * checking that the rows exist.
+ */
 export function createTableFromDigests(
   engine: Engine,
   projectId: string,

@@ -1,6 +1,6 @@
 /**
- * Plain JS values that keep every digit of big integers (calls-semantics §5.4: a stored number
- * reads as the text Python stored; `12345678901234567890` is never a rounded double).
+ * Plain JS values that keep every digit of big integers (semantics.md#calls-json-read: a stored
+ * number reads as the text Python stored; `12345678901234567890` is never a rounded double).
  *
  * A plain value here is what JSON.parse gives, except that an integer a double cannot hold
  * exactly stays a LosslessNumber (its lexeme). Everything else stays an ordinary number, so

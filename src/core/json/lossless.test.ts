@@ -49,7 +49,7 @@ test('offset is the UTF-16 index while pos counts code points (422 json_invalid 
   }
 });
 
-test('G10: number lexemes survive (1 vs 1.0, big ints, exponents)', () => {
+test('semantics.md#digest-row: number lexemes survive (1 vs 1.0, big ints, exponents)', () => {
   const v = parseLossless('[1, 1.0, 123456789012345678901234567890, 1E2, -0]') as LosslessNumber[];
   assert.deepEqual(v.map((n) => n.lexeme), ['1', '1.0', '123456789012345678901234567890', '1E2', '-0']);
   assert.deepEqual(v.map((n) => n.isInteger), [true, false, true, false, true]);

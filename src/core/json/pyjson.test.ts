@@ -4,13 +4,13 @@ import { LosslessNumber, parseLossless } from './lossless.ts';
 import { compareCodePoints, pyDumps, pyFloatRepr, pyNumber, pyString } from './pyjson.ts';
 
 // Expected texts are Python 3.11's json.dumps(json.loads(text)[, sort_keys=True]).
-test('§6.2 separators and sort_keys at every level', () => {
+test('semantics.md#digest-row separators and sort_keys at every level', () => {
   const v = parseLossless('{"b":"x","a":[1,2.5,null,true],"c":{"z":1,"y":{}}}');
   assert.equal(pyDumps(v), '{"b": "x", "a": [1, 2.5, null, true], "c": {"z": 1, "y": {}}}');
   assert.equal(pyDumps(v, { sortKeys: true }), '{"a": [1, 2.5, null, true], "b": "x", "c": {"y": {}, "z": 1}}');
 });
 
-test('§6.2 ensure_ascii: non-ASCII as lowercase \\u escapes, astral as surrogate pairs, / not escaped', () => {
+test('semantics.md#digest-row ensure_ascii: non-ASCII as lowercase \\u escapes, astral as surrogate pairs, / not escaped', () => {
   assert.equal(pyString('é/ü'), '"\\u00e9/\\u00fc"');
   assert.equal(pyString('😀'), '"\\ud83d\\ude00"');
   assert.equal(pyString('\b\f\n\r\t"\\'), '"\\b\\f\\n\\r\\t\\"\\\\"');
@@ -19,20 +19,20 @@ test('§6.2 ensure_ascii: non-ASCII as lowercase \\u escapes, astral as surrogat
   assert.equal(pyDumps(parseLossless('"\\ud800x"')), '"\\ud800x"');
 });
 
-test('§6.2 sort_keys uses code-point order, not UTF-16 order (astral vs U+E000)', () => {
+test('semantics.md#digest-row sort_keys uses code-point order, not UTF-16 order (astral vs U+E000)', () => {
   const v = parseLossless('{"\\ue000": 2, "😀": 1, "a": 0}');
   assert.equal(pyDumps(v, { sortKeys: true }), '{"a": 0, "\\ue000": 2, "\\ud83d\\ude00": 1}');
   assert.ok(compareCodePoints('\ue000', '😀') < 0);
   assert.ok('\ue000' > '😀'); // JS's own order is the other way round
 });
 
-test('§6.2 ints: any size, canonical spelling', () => {
+test('semantics.md#digest-row ints: any size, canonical spelling', () => {
   assert.equal(pyNumber(new LosslessNumber('123456789012345678901234567890')), '123456789012345678901234567890');
   assert.equal(pyNumber(new LosslessNumber('-0')), '0');
   assert.equal(pyNumber(new LosslessNumber('-123456789012345678901234567890')), '-123456789012345678901234567890');
 });
 
-test('§6.2 floats as Python repr: 1.0, 1e+100, 0.1, -0.0, 1e-05, 1e+16, 100.0', () => {
+test('semantics.md#digest-row floats as Python repr: 1.0, 1e+100, 0.1, -0.0, 1e-05, 1e+16, 100.0', () => {
   const cases: Array<[string, string]> = [
     ['1.0', '1.0'],
     ['1e100', '1e+100'],

@@ -1,9 +1,9 @@
 /**
- * calls-semantics §5.4: a stored number reads as the text Python stored, so an integer beyond
- * 2^53 keeps every digit on every path: written, ended (the body is rewritten), re-started,
- * read back in a line (inputs, output, summary, feedback, expanded refs), and in /obj/read.
- * The conformance cases cannot see this (their runner parses lines with JSON.parse), so the
- * raw text is checked here.
+ * semantics.md#calls-json-read: a stored number reads as the text Python stored, so an integer
+ * beyond 2^53 keeps every digit on every path: written, ended (the body is rewritten), re-started,
+ * read back in a line (inputs, output, summary, feedback, expanded refs), and in /obj/read. The
+ * conformance cases cannot see this (their runner parses lines with JSON.parse), so the raw text is
+ * checked here.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,7 +1,7 @@
 /**
  * Resolves `$getField` / sort paths of the calls query to accessors over the call table
- * (calls-semantics §5.3): plain columns, dynamic JSON fields, the computed summary fields,
- * feedback fields, and fields read through expanded refs.
+ * (semantics.md#calls-expr-fields): plain columns, dynamic JSON fields, the computed summary
+ * fields, feedback fields, and fields read through expanded refs.
  *
  * Dynamic JSON fields are what make scans slow: each read parses a call body. Their values are
  * memoised per (table, path) across queries, filled lazily row by row, and dropped when a row
@@ -90,7 +90,8 @@ function jsonAccessor(read: RawReader, memo: PathMemo, size: number, readExists?
     let s = memo.str[row];
     if (s === undefined) {
       const v = read(row);
-      // coalesce(nullIf(JSON_VALUE(..), 'null'), ''): the string "null" reads like JSON null (§5.4).
+      // coalesce(nullIf(JSON_VALUE(..), 'null'), ''): the string "null" reads like JSON null
+      // (semantics.md#calls-json-read).
       s = v === MISSING ? '' : jsonValueString(v);
       if (s === 'null') s = '';
       memo.str[row] = s;
@@ -141,13 +142,19 @@ function lossless(text: string | null): LosslessValue | null {
   return text === null ? null : parseLossless(text);
 }
 
-/** Whether a JSON value reads as something other than '' (§5.4: JSON null and "null" read as ''). */
+/**
+ * Whether a JSON value reads as something other than '' (semantics.md#calls-json-read: JSON null
+ * and "null" read as '').
+ */
 function readsNonEmpty(v: unknown): boolean {
   const s = jsonValueString(v);
   return s !== '' && s !== 'null';
 }
 
-/** The computed `summary.weave.status` of the filter side (§9.2: error, descendant_error, running, success). */
+/**
+ * The computed `summary.weave.status` of the filter side (semantics.md#calls-summary-filter: error,
+ * descendant_error, running, success).
+ */
 export function filterStatus(table: CallTable, row: number): string {
   if (table.exceptions.get(row) !== null) return 'error';
   const errors = table.statusErrorCount.data[row];
@@ -185,7 +192,9 @@ export interface CallFieldOptions {
   fieldPrefix: string;
   /** `expand_columns` of the request: paths whose ref values are resolved when read through. */
   expandColumns: readonly string[];
-  /** Which projects refs may be followed into (the caller's grants; DECISIONS 20). */
+  /**
+   * Which projects refs may be followed into (the caller's grants; semantics.md#auth-grants-refs).
+   */
   canRead: CanRead;
 }
 
@@ -270,12 +279,14 @@ export class CallFieldResolver implements FieldResolver {
     const root = parts[0];
     if (!DYNAMIC_ROOTS.has(root) || parts.some((x) => x === '')) throw fieldNotAllowed(path, loc);
 
-    // Through an expanded ref: some expand column prefixes the path (§5.10).
+    // Through an expanded ref: some expand column prefixes the path
+    // (semantics.md#calls-expr-through-refs).
     if (this.readsThroughExpand(path)) {
       return jsonAccessor(this.expandedReader(path), new PathMemo(this.table.version), this.table.size);
     }
     // Index parts: a negative one makes production read the whole path with hops; otherwise
-    // only existence is read with hops (JSONType) while the value is JSON_VALUE's (§5.4).
+    // only existence is read with hops (JSONType) while the value is JSON_VALUE's
+    // (semantics.md#calls-json-read).
     const rest = parts.slice(1);
     const negative = hasNegativeIndex(rest);
     const value = this.rootReader(root, rest, negative ? 'hops' : 'json-value');
@@ -289,7 +300,7 @@ export class CallFieldResolver implements FieldResolver {
 
   /**
    * Reads `path` through refs: every expand column on the way is resolved, shallowest first
-   * (§5.10); unresolvable refs read as no value.
+   * (semantics.md#calls-expr-through-refs); unresolvable refs read as no value.
    */
   private expandedReader(path: string): RawReader {
     const expandSet = new Set(this.opts.expandColumns);
@@ -314,7 +325,10 @@ export class CallFieldResolver implements FieldResolver {
     };
   }
 
-  /** `feedback.[<type>].payload.<path>`, `feedback.[<type>].runnable_ref|trigger_ref` (§5.3). */
+  /**
+   * `feedback.[<type>].payload.<path>`, `feedback.[<type>].runnable_ref|trigger_ref`
+   * (semantics.md#calls-expr-fields).
+   */
   private feedbackField(path: string, loc: ErrorPath): FieldAccessor {
     const m = /^feedback\.\[([^\]]*)\]\.(.+)$/.exec(path);
     if (!m) throw fieldNotAllowed(path, loc);

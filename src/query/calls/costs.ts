@@ -1,5 +1,5 @@
 /**
- * `include_costs` (calls-semantics §10.2): per model in `summary.usage`, the token counts and
+ * `include_costs` (semantics.md#calls-costs): per model in `summary.usage`, the token counts and
  * their price from the best matching LLM price row, under `summary.weave.costs`.
  */
 import { formatMicros } from '../../core/datetime.ts';

@@ -1,5 +1,5 @@
 /**
- * `CallsFilter` (calls-semantics §4) → the rows that pass it, using the store's indexes.
+ * `CallsFilter` (semantics.md#calls-filter) → the rows that pass it, using the store's indexes.
  *
  * The planner picks the most selective indexed list among the filter's id fields (and the
  * `$expr`'s top-level equalities on indexed columns), reads those rows only, and checks every
@@ -54,7 +54,8 @@ export function planFilter(table: CallTable, filter: CallsFilter | null, exprEqu
   const candidateLists: number[][] = [];
   const f = filter ?? {};
 
-  // §4.1: empty list or null = no filter (truthiness), except thread_ids / turn_ids (§4.2).
+  // semantics.md#calls-filter-empty-lists: empty list or null = no filter (truthiness), except
+  // thread_ids / turn_ids (semantics.md#calls-filter-thread-turn-empty).
   const idClause = (values: string[] | null | undefined, index: MultiIndex<string>, column: Array<string | null>, emptyMatchesNothing: boolean) => {
     if (values == null) return;
     if (values.length === 0) {
@@ -131,7 +132,7 @@ export function planFilter(table: CallTable, filter: CallsFilter | null, exprEqu
     else if (eq.field === 'turn_id') candidateLists.push(unionRows(table.byTurn, eq.values));
   }
 
-  // §3.2: deleted calls are never visible.
+  // semantics.md#calls-base-deleted: deleted calls are never visible.
   const deleted = table.deletedAt;
   checks.unshift((row) => Number.isNaN(deleted.data[row]));
 

@@ -1,5 +1,5 @@
 /**
- * One test per gotcha of calls-semantics.md §13, named after it. Each builds a small project,
+ * One test per gotcha of semantics.md#pitfalls, named after it. Each builds a small project,
  * runs /calls/stream_query in-process and asserts the exact lines or error.
  */
 import { test } from 'node:test';
@@ -66,20 +66,20 @@ const field = (f: string) => ({ $getField: f });
 const lit = (v: unknown) => ({ $literal: v });
 const expr = (e: Rec) => ({ query: { $expr: e } });
 
-test('gotcha 1: thread_ids [] and turn_ids [] match nothing; [] elsewhere is no filter', () => {
+test('semantics.md#calls-filter-thread-turn-empty: thread_ids [] and turn_ids [] match nothing; [] elsewhere is no filter', () => {
   assert.deepEqual(ids({ filter: { thread_ids: [] } }), []);
   assert.deepEqual(ids({ filter: { turn_ids: [] } }), []);
   assert.deepEqual(ids({ filter: { trace_ids: [], op_names: [], call_ids: [] } }), ['c1', 'c2', 'c3', 'c4']);
 });
 
-test('gotcha 2: op_names wildcard is the ":*" suffix keeping the colon; otherwise exact', () => {
+test('semantics.md#calls-filter-op-names: op_names wildcard is the ":*" suffix keeping the colon; otherwise exact', () => {
   assert.deepEqual(ids({ filter: { op_names: [`weave:///${P}/op/alpha:*`] } }), ['c1', 'c4']);
   assert.deepEqual(ids({ filter: { op_names: ['alpha'] } }), []);
   assert.deepEqual(ids({ filter: { op_names: [`weave:///${P}/op/alph:*`] } }), []);
   assert.deepEqual(ids({ filter: { op_names: ['plain_op'] } }), ['c3']);
 });
 
-test('gotcha 3: dynamic fields read as strings, never null; objects minified, booleans true/false', () => {
+test('semantics.md#calls-json-read: dynamic fields read as strings, never null; objects minified, booleans true/false', () => {
   assert.deepEqual(ids(expr({ $eq: [field('inputs.n'), lit(null)] })), []);
   assert.deepEqual(ids(expr({ $eq: [field('inputs.s'), lit('')] })), ['c3', 'c4']);
   assert.deepEqual(ids(expr({ $eq: [field('inputs.n'), lit('')] })), ['c1', 'c2', 'c3', 'c4']);
@@ -87,23 +87,23 @@ test('gotcha 3: dynamic fields read as strings, never null; objects minified, bo
   assert.deepEqual(ids(expr({ $eq: [field('inputs.flag'), lit('true')] })), ['c1']);
 });
 
-test('gotcha 4: a numeric literal casts the JSON field; non-numeric values become NULL and drop out', () => {
+test('semantics.md#calls-expr-inferred-cast: a numeric literal casts the JSON field; non-numeric values become NULL and drop out', () => {
   assert.deepEqual(ids(expr({ $gt: [field('inputs.x'), lit(6)] })), ['c2']);
   assert.deepEqual(ids(expr({ $lt: [field('inputs.x'), lit(6)] })), ['c1']);
 });
 
-test('gotcha 5: NULL comparisons are neither true nor false, so $not does not bring rows back', () => {
+test('semantics.md#calls-expr-logic: NULL comparisons are neither true nor false, so $not does not bring rows back', () => {
   assert.deepEqual(ids(expr({ $not: [{ $gt: [field('inputs.x'), lit(6)] }] })), ['c1']);
 });
 
-test('gotcha 6: dynamic sort puts existing values first both ways; plain NULLs last both ways', () => {
+test('semantics.md#calls-sort-dynamic: dynamic sort puts existing values first both ways; plain NULLs last both ways', () => {
   assert.deepEqual(ids({ sort_by: [{ field: 'inputs.x', direction: 'asc' }] }), ['c1', 'c2', 'c3', 'c4']);
   assert.deepEqual(ids({ sort_by: [{ field: 'inputs.x', direction: 'desc' }] }), ['c2', 'c1', 'c3', 'c4']);
   assert.deepEqual(ids({ sort_by: [{ field: 'ended_at', direction: 'asc' }] }), ['c1', 'c2', 'c4', 'c3']);
   assert.deepEqual(ids({ sort_by: [{ field: 'ended_at', direction: 'desc' }] }), ['c4', 'c2', 'c1', 'c3']);
 });
 
-test('gotcha 7: the implicit id tie-break is id desc unless the last term is started_at', () => {
+test('semantics.md#calls-sort-tiebreak: the implicit id tie-break is id desc unless the last term is started_at', () => {
   // c1, c2, c3 tie on exception (NULL, last); id desc orders them.
   assert.deepEqual(ids({ sort_by: [{ field: 'exception', direction: 'asc' }] }), ['c4', 'c3', 'c2', 'c1']);
   const same = BASE.slice(0, 4).map((r) => ({ ...r, started_at: at(1) }));
@@ -111,19 +111,19 @@ test('gotcha 7: the implicit id tie-break is id desc unless the last term is sta
   assert.deepEqual(ids({ sort_by: [{ field: 'started_at', direction: 'asc' }] }, same), ['c1', 'c2', 'c3', 'c4']);
 });
 
-test('gotcha 8: sort_by [] is insertion order, unlike an omitted sort_by', () => {
+test('semantics.md#calls-sort-empty: sort_by [] is insertion order, unlike an omitted sort_by', () => {
   assert.deepEqual(ids({ sort_by: [] }), ['c2', 'c1', 'c4', 'c3']);
   assert.deepEqual(ids({}), ['c1', 'c2', 'c3', 'c4']);
 });
 
-test('gotcha 9: limit 0 returns nothing; negative limit or offset is a 400', () => {
+test('semantics.md#paging-limits: limit 0 returns nothing; negative limit or offset is a 400', () => {
   assert.deepEqual(ids({ limit: 0 }), []);
   assert.deepEqual(error({ limit: -1 }), { status: 400, body: { reason: 'Limit must be a positive integer' } });
   assert.deepEqual(error({ offset: -1 }), { status: 400, body: { reason: 'Offset must be a positive integer' } });
   assert.deepEqual(ids({ offset: 1, limit: 2 }), ['c2', 'c3']);
 });
 
-test('gotcha 10: columns keep whole objects, always add the key columns, default the rest', () => {
+test('semantics.md#calls-columns-defaults: columns keep whole objects, always add the key columns, default the rest', () => {
   const [line] = query({ columns: ['inputs.x'], filter: { call_ids: ['c1'] } });
   assert.deepEqual(line.inputs, { x: 5, s: 'hello world', obj: { a: 1 }, flag: true, n: null });
   assert.equal(line.id, 'c1');
@@ -137,13 +137,13 @@ test('gotcha 10: columns keep whole objects, always add the key columns, default
   assert.equal((line.summary as { weave: Rec }).weave.status, 'running', 'summary not selected: status reads running');
 });
 
-test('gotcha 11: summary.weave is recomputed; stored status/trace_name/latency/display_name dropped, other keys kept', () => {
+test('semantics.md#calls-summary-recomputed: summary.weave is recomputed; stored status/trace_name/latency/display_name dropped, other keys kept', () => {
   const rec = call('s1', 1, { summary: { weave: { status: 'bogus', trace_name: 'x', latency_ms: 1, display_name: 'y', keep: 1 }, other: 2 } });
   const [line] = query({}, [rec]);
   assert.deepEqual(line.summary, { other: 2, weave: { keep: 1, status: 'success', trace_name: 'alpha', latency_ms: 500 } });
 });
 
-test('gotcha 12: display_name replaces trace_name; trace_name is the ref name part', () => {
+test('semantics.md#calls-summary-name: display_name replaces trace_name; trace_name is the ref name part', () => {
   const lines = query({ filter: { call_ids: ['c1', 'c3'] } });
   const weave = (l: Rec) => (l.summary as { weave: Rec }).weave;
   assert.equal(weave(lines[0]).trace_name, 'alpha');
@@ -151,14 +151,14 @@ test('gotcha 12: display_name replaces trace_name; trace_name is the ref name pa
   assert.equal('trace_name' in weave(lines[1]), false);
 });
 
-test('gotcha 13: latency_ms is absent for running calls and NULL (not 0) in filters', () => {
+test('semantics.md#calls-summary-latency: latency_ms is absent for running calls and NULL (not 0) in filters', () => {
   const [running] = query({ filter: { call_ids: ['c3'] } });
   assert.equal('latency_ms' in (running.summary as { weave: Rec }).weave, false);
   assert.deepEqual(ids(expr({ $not: [{ $gt: [field('summary.weave.latency_ms'), lit(1_000_000)] }] })), ['c1', 'c2', 'c4']);
   assert.deepEqual(ids(expr({ $eq: [field('summary.weave.latency_ms'), lit(0)] })), []);
 });
 
-test('gotcha 14: status check order differs; an empty exception is success in responses, error in filters', () => {
+test('semantics.md#calls-summary-status-order: status check order differs; an empty exception is success in responses, error in filters', () => {
   const records = [
     call('e1', 1, { exception: '' }),
     call('d1', 2, { summary: { status_counts: { error: 1 } }, ended_at: null }),
@@ -170,7 +170,7 @@ test('gotcha 14: status check order differs; an empty exception is success in re
   assert.deepEqual(ids(expr({ $eq: [field('summary.weave.status'), lit('descendant_error')] }), records), ['d1']);
 });
 
-test('gotcha 15: include_feedback always adds a list; include_costs adds costs only when a model has a price', () => {
+test('semantics.md#calls-include-presence: include_feedback always adds a list; include_costs adds costs only when a model has a price', () => {
   const lines = query({ include_feedback: true, include_costs: true, filter: { call_ids: ['c1'] } }, [
     call('c1', 1, { summary: { usage: { 'gpt-x': { prompt_tokens: 10, completion_tokens: 5, requests: 1, total_tokens: 15 } } } }),
   ]);
@@ -179,7 +179,7 @@ test('gotcha 15: include_feedback always adds a list; include_costs adds costs o
   assert.equal('costs' in weave, false);
 });
 
-test('gotcha 16: total_storage_size_bytes appears only on trace roots', () => {
+test('semantics.md#calls-storage-size: total_storage_size_bytes appears only on trace roots', () => {
   const lines = query({ include_total_storage_size: true, include_storage_size: true, filter: { trace_ids: ['t-c1'] } });
   const [root, child] = lines;
   assert.equal(child.total_storage_size_bytes, null);
@@ -187,7 +187,7 @@ test('gotcha 16: total_storage_size_bytes appears only on trace roots', () => {
   assert.equal(root.total_storage_size_bytes, (root.storage_size_bytes as number) + (child.storage_size_bytes as number));
 });
 
-test('gotcha 17: unknown fields are 403, empty $and/$or 400, unknown keys 422', () => {
+test('semantics.md#errors-403-field: unknown fields are 403, empty $and/$or 400, unknown keys 422', () => {
   assert.deepEqual(error(expr({ $eq: [field('nope'), lit(1)] })), { status: 403, body: { reason: 'Field nope is not allowed' } });
   assert.deepEqual(error({ sort_by: [{ field: 'nope', direction: 'asc' }] }), { status: 403, body: { reason: 'Field nope is not allowed' } });
   assert.deepEqual(error(expr({ $and: [] })), { status: 400, body: { reason: 'Empty AND operation' } });
@@ -197,7 +197,7 @@ test('gotcha 17: unknown fields are 403, empty $and/$or 400, unknown keys 422', 
   assert.deepEqual((unknown.body.detail as Rec[]).map((d) => [d.type, d.loc]), [['extra_forbidden', ['body', 'bogus']]]);
 });
 
-test('gotcha 18: a filter list over 1000 entries is a 400 even when nothing would match', () => {
+test('semantics.md#calls-filter-max-length: a filter list over 1000 entries is a 400 even when nothing would match', () => {
   const many = Array.from({ length: 1001 }, (_, i) => `x${i}`);
   assert.deepEqual(error({ filter: { call_ids: many } }), {
     status: 400,
@@ -206,14 +206,14 @@ test('gotcha 18: a filter list over 1000 entries is a 400 even when nothing woul
   assert.deepEqual(ids({ filter: { call_ids: many.slice(0, 1000) } }), []);
 });
 
-test('gotcha 19: deleted calls and calls with only an end part are never returned', () => {
+test('semantics.md#calls-base-started: deleted calls and calls with only an end part are never returned', () => {
   const engine = engineWith(BASE);
   engine.store.project(P)!.calls.end({ id: 'endonly', ended_at: 1, exception: null, output: null, summary: {}, run_step_end: null });
   assert.deepEqual(query({ filter: { call_ids: ['c5', 'endonly'] } }, BASE, engine), []);
   assert.deepEqual(query({}, BASE, engine).map((l) => l.id), ['c1', 'c2', 'c3', 'c4']);
 });
 
-test('gotcha 20: expand adds _ref to dicts, leaves unresolvable and non-object refs, and obeys return_expanded_column_values', () => {
+test('semantics.md#calls-expand: expand adds _ref to dicts, leaves unresolvable and non-object refs, and obeys return_expanded_column_values', () => {
   const modelRef = `weave:///${P}/object/model:v1digest`;
   const records = [
     call('x1', 1, { inputs: { model: modelRef, missing: `weave:///${P}/object/gone:abc`, table: `weave:///${P}/table/abc` } }),
@@ -239,17 +239,17 @@ test('gotcha 20: expand adds _ref to dicts, leaves unresolvable and non-object r
   assert.deepEqual(through.map((l) => l.id), ['x1']);
 });
 
-test("gotcha 21: project_id echoes the request's project_id", () => {
+test("semantics.md#calls-project-echo: project_id echoes the request's project_id", () => {
   for (const line of query({})) assert.equal(line.project_id, P);
 });
 
-test('gotcha 22: strings compare by code point, not UTF-16 code unit', () => {
+test('semantics.md#order-code-points: strings compare by code point, not UTF-16 code unit', () => {
   const records = [call('a', 1, { display_name: '\u{1F600}' }), call('b', 2, { display_name: '\uFF5E' })];
   assert.deepEqual(ids({ sort_by: [{ field: 'display_name', direction: 'asc' }] }, records), ['b', 'a']);
   assert.deepEqual(ids(expr({ $gt: [field('display_name'), lit('\uFF5E')] }), records), ['a']);
 });
 
-test('gotcha 23: datetime filters take unix seconds or ISO strings and compare as time', () => {
+test('semantics.md#calls-expr-datetimes: datetime filters take unix seconds or ISO strings and compare as time', () => {
   const secs = Date.UTC(2024, 0, 1, 0, 0, 2) / 1000;
   assert.deepEqual(ids(expr({ $gt: [field('started_at'), lit(secs)] })), ['c3', 'c4']);
   assert.deepEqual(ids(expr({ $gt: [field('started_at'), lit('2024-01-01T00:00:02Z')] })), ['c3', 'c4']);
@@ -257,7 +257,7 @@ test('gotcha 23: datetime filters take unix seconds or ISO strings and compare a
   assert.deepEqual(ids(expr({ $gte: [field('started_at'), lit(secs)] })), ['c2', 'c3', 'c4']);
 });
 
-test('gotcha 24: $contains with empty substr is true; objects are searched as JSON text', () => {
+test('semantics.md#calls-expr-contains: $contains with empty substr is true; objects are searched as JSON text', () => {
   const c = (input: Rec, substr: string, ci = false) => expr({ $contains: { input, substr: lit(substr), case_insensitive: ci } });
   assert.deepEqual(ids(c(field('inputs.s'), '')), ['c1', 'c2', 'c3', 'c4']);
   assert.deepEqual(ids(c(field('inputs.obj'), '"a":1')), ['c1']);

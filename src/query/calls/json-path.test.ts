@@ -5,7 +5,7 @@ import { hasNegativeIndex, isIndexPart, MISSING, readPath, splitFieldPath } from
 
 const doc = { l: [10, 20, 30], d: { '0': 'key zero', k: 'v' }, n: new LosslessNumber('12345678901234567890'), nested: [[1, 2], [3, 4]] };
 
-test('§5.4: an all-digit part indexes an array and is never an object key', () => {
+test('semantics.md#calls-json-read: an all-digit part indexes an array and is never an object key', () => {
   assert.equal(readPath(doc, ['l', '0']), 10);
   assert.equal(readPath(doc, ['l', '2']), 30);
   assert.equal(readPath(doc, ['l', '3']), MISSING);
@@ -16,7 +16,7 @@ test('§5.4: an all-digit part indexes an array and is never an object key', () 
   assert.equal(readPath(doc, ['l', '02']), 30, 'leading zeros: int("02") is 2');
 });
 
-test('§5.4: a negative index counts from the end', () => {
+test('semantics.md#calls-json-read: a negative index counts from the end', () => {
   assert.equal(readPath(doc, ['l', '-1']), 30);
   assert.equal(readPath(doc, ['l', '-3']), 10);
   assert.equal(readPath(doc, ['l', '-4']), MISSING);

@@ -56,7 +56,7 @@ function at<T>(items: { length: number }, part: string, get: (i: number) => T): 
 /**
  * Reads `parts` from `doc` (plain values or lossless ones; LosslessObjects keep document
  * order, which 'hops' member positions need). Returns MISSING when any step is absent
- * (calls-semantics §5.4: `d.0` on `{"d":{"0":1}}` is missing when read as a value).
+ * (semantics.md#calls-json-read: `d.0` on `{"d":{"0":1}}` is missing when read as a value).
  */
 export function readPath(doc: unknown, parts: readonly string[], reading: PathReading = 'json-value'): unknown {
   let cur: unknown = doc;

@@ -1,7 +1,8 @@
 /**
- * Calls ordering (calls-semantics §6, DECISIONS §9, §11): default `started_at` asc then `id`
- * asc; an implicit `id` term; NULLs last both ways; dynamic JSON fields sorted by three keys
- * (exists first, numeric value, string value).
+ * Calls ordering (semantics.md#calls-sort, semantics.md#calls-sort-default,
+ * semantics.md#order-nulls-last): default `started_at` asc then `id` asc; an implicit `id` term;
+ * NULLs last both ways; dynamic JSON fields sorted by three keys (exists first, numeric value,
+ * string value).
  */
 import { invalidRequest } from '../../core/errors.ts';
 import { combine, numericKey, presenceKey, primaryCandidates, stringKey, topK, type PositionComparator } from '../sort.ts';
@@ -10,7 +11,10 @@ import type { SortTerm } from './request.ts';
 
 const NOT_SORTABLE = new Set(['storage_size_bytes', 'total_storage_size_bytes']);
 
-/** The effective sort terms (§6.1, §6.2): null → default; an `id` term is appended when absent. */
+/**
+ * The effective sort terms (semantics.md#calls-sort-default, semantics.md#calls-sort-tiebreak):
+ * null → default; an `id` term is appended when absent.
+ */
 export function effectiveSortTerms(sortBy: SortTerm[] | null): SortTerm[] {
   if (sortBy === null) return [
     { field: 'started_at', direction: 'asc' },
@@ -97,7 +101,7 @@ export function orderRows(
       }
     }
   }
-  // Rows that tie on every key keep insertion order (§6.9).
+  // Rows that tie on every key keep insertion order (semantics.md#calls-sort-stable).
   const cmp = combine(keys, (a, b) => a - b);
   const positions = topK(n, end, cmp);
   const out: number[] = [];

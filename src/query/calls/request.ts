@@ -1,8 +1,8 @@
 /**
- * `CallsQueryReq` (calls-semantics §2.1): the request model of /calls/stream_query, strict as
- * Weave's BaseModelStrict classes are, with the user/run filter keys spelled with the
- * engine's field prefix. Value checks that pydantic does not do (negative paging, list
- * lengths) are 400s raised after the schema passes.
+ * `CallsQueryReq` (semantics.md#calls-request-model): the request model of /calls/stream_query,
+ * strict as Weave's BaseModelStrict classes are, with the user/run filter keys spelled with the
+ * engine's field prefix. Value checks that pydantic does not do (negative paging, list lengths) are
+ * 400s raised after the schema passes.
  */
 import { invalidRequest } from '../../core/errors.ts';
 import { bool, int, list, literal, maybe, model, str, validateBody, type Schema } from '../../core/schema.ts';

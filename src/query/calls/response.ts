@@ -1,6 +1,7 @@
 /**
- * Building each response line of /calls/stream_query: column selection (§8), the computed
- * summary (§9.1), and the include_* enrichments (§10) applied to the returned page only.
+ * Building each response line of /calls/stream_query: column selection
+ * (semantics.md#calls-columns), the computed summary (semantics.md#calls-summary-response), and the
+ * include_* enrichments (semantics.md#calls-include) applied to the returned page only.
  */
 import { fieldNotAllowed } from '../../core/errors.ts';
 import { formatMicros } from '../../core/datetime.ts';
@@ -56,7 +57,10 @@ export interface LineBuilderOptions {
   req: CallsQuery;
   prefix: string;
   selected: Set<string> | null;
-  /** Which projects expanded refs may be followed into (the caller's grants; DECISIONS 20). */
+  /**
+   * Which projects expanded refs may be followed into (the caller's grants;
+   * semantics.md#auth-grants-refs).
+   */
   canRead: CanRead;
 }
 
@@ -141,7 +145,10 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
   };
 }
 
-/** The body parts with the expand columns' refs replaced by their values (§10.4). */
+/**
+ * The body parts with the expand columns' refs replaced by their values
+ * (semantics.md#calls-expand).
+ */
 function expandedParts(
   store: Store,
   canRead: CanRead,
@@ -239,7 +246,10 @@ function sizeMemo(t: CallTable, row: number): Float64Array {
   return memo.sizes;
 }
 
-/** Sum of the JSON dump lengths of attributes, inputs, output and summary (§10.3). */
+/**
+ * Sum of the JSON dump lengths of attributes, inputs, output and summary
+ * (semantics.md#calls-storage-size).
+ */
 function storageSize(t: CallTable, row: number): number {
   const sizes = sizeMemo(t, row);
   if (!Number.isNaN(sizes[row])) return sizes[row];
@@ -274,9 +284,9 @@ function getNested(obj: Record<string, unknown>, path: string): { parent: Record
 }
 
 /**
- * Replaces an object/op ref at `path` by its value (§10.4, ClickHouse write-back): a dict gets
- * a `_ref` key with the original URI when it has none; other values replace the string as is;
- * unresolvable refs stay strings.
+ * Replaces an object/op ref at `path` by its value (semantics.md#calls-expand, ClickHouse
+ * write-back): a dict gets a `_ref` key with the original URI when it has none; other values
+ * replace the string as is; unresolvable refs stay strings.
  */
 function expandColumn(store: Store, canRead: CanRead, call: Record<string, unknown>, path: string): void {
   const at = getNested(call, path);

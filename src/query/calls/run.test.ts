@@ -21,7 +21,7 @@ const idsFor = (text: string, x: unknown) => {
   return [...(result as { lines: Iterable<string> }).lines].map((l) => (JSON.parse(l) as { id: string }).id);
 };
 
-test('§5.5: a float literal written 5.0 casts the field to double, an int literal 5 to int', () => {
+test('semantics.md#calls-expr-compare: a float literal written 5.0 casts the field to double, an int literal 5 to int', () => {
   const body = (lit: string) => `{"project_id":"e/p","query":{"$expr":{"$gt":[{"$getField":"inputs.x"},{"$literal":${lit}}]}}}`;
   // toFloat64OrNull('5.5') = 5.5 > 5.0; toInt64OrNull('5.5') is NULL, so the int form drops the row.
   assert.deepEqual(idsFor(body('5.0'), '5.5'), ['a']);

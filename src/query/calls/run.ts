@@ -91,8 +91,8 @@ function scanRows(plan: FilterPlan, expr: ((row: number) => boolean | null) | nu
 /**
  * The request body from one lossless parse: the `query` subtree keeps every number's lexeme,
  * since `{"$literal": 5.0}` is a float literal (double cast of the field) and `5` an int
- * literal (int cast), a difference JSON.parse erases (calls-semantics §5.5); the rest is the
- * exact plain value (big integers keep their digits).
+ * literal (int cast), a difference JSON.parse erases (semantics.md#calls-expr-compare); the rest is
+ * the exact plain value (big integers keep their digits).
  */
 export function queryBody(body: RequestBody): unknown {
   const lossless = losslessBody(body);

@@ -1,6 +1,7 @@
 /**
- * The response-side computed summary (calls-semantics §9.1, Weave's make_derived_summary_fields):
- * recomputed for every returned call from its columns, discarding stored copies.
+ * The response-side computed summary (semantics.md#calls-summary-response, Weave's
+ * make_derived_summary_fields): recomputed for every returned call from its columns, discarding
+ * stored copies.
  */
 import { looksLikeRef, parseObjectRef } from '../../core/refs.ts';
 import { timedeltaMillis } from '../../core/datetime.ts';
@@ -17,7 +18,10 @@ export interface SummaryInputs {
 
 const DERIVED = ['status', 'trace_name', 'latency_ms', 'display_name'];
 
-/** Returns a new summary object whose `weave` block is computed (§9.1 steps 1–5). */
+/**
+ * Returns a new summary object whose `weave` block is computed (semantics.md#calls-summary-response
+ * steps 1–5).
+ */
 export function deriveSummary(c: SummaryInputs): Record<string, unknown> {
   // A fresh object with the stored keys but `weave` (no spread + delete: a deleted key turns
   // the object into a slow dictionary, and every line is serialised from it).
@@ -80,7 +84,10 @@ export function forgetTraceNames(): void {
   traceNames.clear();
 }
 
-/** §9.1 step 4: the ref's name part for object/op refs, none for other refs, else op_name. */
+/**
+ * semantics.md#calls-summary-response step 4: the ref's name part for object/op refs, none for
+ * other refs, else op_name.
+ */
 function traceName(opName: string): string | null {
   let name = traceNames.get(opName);
   if (name !== undefined) return name;

@@ -19,19 +19,19 @@ import {
   toUInt8OrNull,
 } from './values.ts';
 
-test('§5.4 / gotcha 3: missing and JSON null read as the empty string, never null', () => {
+test('semantics.md#calls-json-read: missing and JSON null read as the empty string, never null', () => {
   assert.equal(jsonValueString(undefined), '');
   assert.equal(jsonValueString(null), '');
 });
 
-test('§5.4: strings read unquoted, booleans as true/false', () => {
+test('semantics.md#calls-json-read: strings read unquoted, booleans as true/false', () => {
   assert.equal(jsonValueString('hello "x"'), 'hello "x"');
   assert.equal(jsonValueString(''), '');
   assert.equal(jsonValueString(true), 'true');
   assert.equal(jsonValueString(false), 'false');
 });
 
-test('§5.4: numbers read as Python prints them; an integral float reads as an integer', () => {
+test('semantics.md#calls-json-read: numbers read as Python prints them; an integral float reads as an integer', () => {
   assert.equal(jsonValueString(5), '5');
   assert.equal(jsonValueString(-0), '0');
   assert.equal(jsonValueString(1.5), '1.5');
@@ -46,7 +46,7 @@ test('§5.4: numbers read as Python prints them; an integral float reads as an i
   assert.equal(jsonValueString(NaN), 'nan');
 });
 
-test('§5.4 / gotcha 3: objects and arrays read as minified JSON text (Python json.dumps, ASCII)', () => {
+test('semantics.md#calls-json-read: objects and arrays read as minified JSON text (Python json.dumps, ASCII)', () => {
   assert.equal(jsonValueString({ a: 1, b: [true, null, 'x'] }), '{"a":1,"b":[true,null,"x"]}');
   assert.equal(jsonValueString([]), '[]');
   assert.equal(jsonValueString({}), '{}');
@@ -56,13 +56,13 @@ test('§5.4 / gotcha 3: objects and arrays read as minified JSON text (Python js
   assert.equal(jsonValueString(parseLossless('{"2":1.0,"1":[1]}')), '{"2":1.0,"1":[1]}');
 });
 
-test('§5.8: toInt64OrNull takes the stripped text matching ^[+-]?\\d+$ only', () => {
+test('semantics.md#calls-expr-convert: toInt64OrNull takes the stripped text matching ^[+-]?\\d+$ only', () => {
   assert.equal(toInt64OrNull('42'), 42);
   assert.equal(toInt64OrNull(' -7 '), -7);
   assert.equal(toInt64OrNull('+3'), 3);
   assert.equal(toInt64OrNull('007'), 7);
   assert.equal(toInt64OrNull('\u00a0 12\n'), 12);
-  assert.equal(toInt64OrNull('1.5'), null, '"5.5" cast to int is NULL (§5.5)');
+  assert.equal(toInt64OrNull('1.5'), null, '"5.5" cast to int is NULL (semantics.md#calls-expr-compare)');
   assert.equal(toInt64OrNull('5.0'), null);
   assert.equal(toInt64OrNull('1e3'), null);
   assert.equal(toInt64OrNull(''), null);
@@ -74,12 +74,12 @@ test('§5.8: toInt64OrNull takes the stripped text matching ^[+-]?\\d+$ only', (
   assert.equal(toInt64OrNull('-9223372036854775808'), -9223372036854775808n, 'Int64 min, exact');
   assert.equal(toInt64OrNull('+9007199254740993'), 9007199254740993n);
   assert.equal(toInt64OrNull('9007199254740991'), 9007199254740991, 'safe integers stay numbers');
-  assert.equal(toInt64OrNull('9223372036854775808'), null, 'beyond Int64 (§5.4)');
+  assert.equal(toInt64OrNull('9223372036854775808'), null, 'beyond Int64 (semantics.md#calls-json-read)');
   assert.equal(toInt64OrNull('12345678901234567890'), null);
   assert.equal(toInt64OrNull('-9223372036854775809'), null);
 });
 
-test('§5.8: toFloat64OrNull parses what Python float() parses', () => {
+test('semantics.md#calls-expr-convert: toFloat64OrNull parses what Python float() parses', () => {
   assert.equal(toFloat64OrNull('1.5'), 1.5);
   assert.equal(toFloat64OrNull(' 2 '), 2);
   assert.equal(toFloat64OrNull('1e3'), 1000);
@@ -95,7 +95,7 @@ test('§5.8: toFloat64OrNull parses what Python float() parses', () => {
   }
 });
 
-test('§5.8: toUInt8OrNull accepts 0..255; the bool cast maps true/false first', () => {
+test('semantics.md#calls-expr-convert: toUInt8OrNull accepts 0..255; the bool cast maps true/false first', () => {
   assert.equal(toUInt8OrNull('0'), 0);
   assert.equal(toUInt8OrNull('255'), 255);
   assert.equal(toUInt8OrNull('256'), null);
@@ -108,7 +108,7 @@ test('§5.8: toUInt8OrNull accepts 0..255; the bool cast maps true/false first',
   assert.equal(toBoolCastOrNull('True'), null);
 });
 
-test('gotcha 22: strings compare by code point (UTF-8 bytes), not UTF-16 units', () => {
+test('semantics.md#order-code-points: strings compare by code point (UTF-8 bytes), not UTF-16 units', () => {
   assert.equal(compareStrings('\u{1F600}', '\uFF5E'), 1, 'astral after U+FF5E');
   assert.equal(compareStrings('\uFF5E', '\u{1F600}'), -1);
   assert.ok('\u{1F600}' < '\uFF5E', 'JS < gets this wrong');
@@ -122,7 +122,7 @@ test('gotcha 22: strings compare by code point (UTF-8 bytes), not UTF-16 units',
   assert.equal(compareStrings('é', 'z'), 1);
 });
 
-test('§5.7: position is 1-based in UTF-8 bytes, 0 when absent, 1 for an empty needle', () => {
+test('semantics.md#calls-expr-contains: position is 1-based in UTF-8 bytes, 0 when absent, 1 for an empty needle', () => {
   assert.equal(position('hello', 'll'), 3);
   assert.equal(position('hello', 'x'), 0);
   assert.equal(position('hello', ''), 1);
@@ -131,13 +131,13 @@ test('§5.7: position is 1-based in UTF-8 bytes, 0 when absent, 1 for an empty n
   assert.equal(position('\u{1F600}a', 'a'), 5);
 });
 
-test('§5.7: positionCaseInsensitive folds ASCII letters only', () => {
+test('semantics.md#calls-expr-contains: positionCaseInsensitive folds ASCII letters only', () => {
   assert.equal(positionCaseInsensitive('Hello World', 'WORLD'), 7);
   assert.equal(positionCaseInsensitive('ÉCOLE', 'école'), 0, 'non-ASCII is compared exactly');
   assert.equal(positionCaseInsensitive('xÉcole', 'École'), 2);
   assert.equal(containsSubstring('Hello', 'hELLO', true), true);
   assert.equal(containsSubstring('Hello', 'hELLO', false), false);
-  assert.equal(containsSubstring('abc', '', false), true, 'gotcha 24: empty substr matches');
+  assert.equal(containsSubstring('abc', '', false), true, 'semantics.md#calls-expr-contains: empty substr matches');
   assert.equal(containsSubstring('', '', true), true);
 });
 

@@ -1,6 +1,9 @@
 /**
  * ClickHouse value semantics that Weave's calls queries expose, as pure functions
- * (calls-semantics §5.4–§5.8, §6.6, §13 gotchas 3, 4, 22, 24).
+ * (semantics.md#calls-json-read, semantics.md#calls-expr-compare, semantics.md#calls-expr-in,
+ * semantics.md#calls-expr-contains, semantics.md#calls-expr-convert,
+ * semantics.md#calls-sort-dynamic, semantics.md#calls-expr-inferred-cast,
+ * semantics.md#order-code-points).
  *
  * Weave reads a dynamic JSON field as `coalesce(nullIf(JSON_VALUE(dump, path), 'null'), '')`
  * and casts it with the `to*OrNull` functions. The rules below follow the newest in-memory
@@ -32,9 +35,10 @@ export function pyNumberString(x: number | bigint): string {
 const MINIFIED_PY_STYLE: JsonWriterStyle = { itemSeparator: ',', keySeparator: ':', string: pyString, number: pyNumber };
 
 /**
- * How a dynamic JSON field reads (§5.4, gotcha 3): missing (`undefined`) and JSON null → `''`;
- * strings unquoted; booleans `'true'`/`'false'`; numbers in Python's text form with integral
- * floats as integers; objects and arrays as minified JSON text. Lossless values are accepted too.
+ * How a dynamic JSON field reads (semantics.md#calls-json-read): missing (`undefined`) and JSON
+ * null → `''`; strings unquoted; booleans `'true'`/`'false'`; numbers in Python's text form with
+ * integral floats as integers; objects and arrays as minified JSON text. Lossless values are
+ * accepted too.
  */
 export function jsonValueString(v: unknown): string {
   switch (typeof v) {
@@ -59,7 +63,7 @@ export function jsonValueString(v: unknown): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// *OrNull parsing (§5.8).
+// *OrNull parsing (semantics.md#calls-expr-convert).
 
 /** Characters Python's `str.strip()` removes (str.isspace), unlike JS trim (which adds U+FEFF). */
 const PY_EDGE_SPACE = /^[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
@@ -88,8 +92,8 @@ export function exactInt(text: string): ExactInt {
 
 /**
  * `toInt64OrNull` as the spec gives it: the stripped text must match `^[+-]?\d+$` (ASCII
- * digits) and lie in Int64, otherwise NULL (calls-semantics §5.4: `12345678901234567890` → NULL).
- * `'1.5'`, `''`, `'1e3'` → null; `' 42 '` → 42. Exact: beyond 2^53 the value is a bigint.
+ * digits) and lie in Int64, otherwise NULL (semantics.md#calls-json-read: `12345678901234567890` →
+ * NULL). `'1.5'`, `''`, `'1e3'` → null; `' 42 '` → 42. Exact: beyond 2^53 the value is a bigint.
  */
 export function toInt64OrNull(s: string): ExactInt | null {
   const t = pyStrip(s);
@@ -129,8 +133,9 @@ export function toUInt8OrNull(s: string): number | null {
 }
 
 /**
- * The `bool` cast of a JSON_VALUE string (§5.5, §5.8): `'true'` → 1, `'false'` → 0, otherwise
- * toUInt8OrNull (`'2'` → 2, `'abc'` → NULL).
+ * The `bool` cast of a JSON_VALUE string (semantics.md#calls-expr-compare,
+ * semantics.md#calls-expr-convert): `'true'` → 1, `'false'` → 0, otherwise toUInt8OrNull (`'2'` →
+ * 2, `'abc'` → NULL).
  */
 export function toBoolCastOrNull(s: string): number | null {
   if (s === 'true') return 1;
@@ -139,7 +144,7 @@ export function toBoolCastOrNull(s: string): number | null {
 }
 
 // ---------------------------------------------------------------------------------------------
-// String comparison (gotcha 22).
+// String comparison (semantics.md#order-code-points).
 
 /**
  * Orders strings as ClickHouse orders their UTF-8 bytes, which is Unicode code-point order.
@@ -164,7 +169,7 @@ export function compareStrings(a: string, b: string): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Substring search (§5.7, gotcha 24).
+// Substring search (semantics.md#calls-expr-contains).
 
 /** UTF-8 byte length of `s[0, end)`. */
 function utf8Length(s: string, end: number): number {

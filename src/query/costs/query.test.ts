@@ -29,7 +29,8 @@ test('cost/query: the project\'s own prices as CostQueryOutput, fields, query, s
     status: 200,
     body: { results: [{ id: null, llm_id: 'gpt-4o', prompt_token_cost: null, completion_token_cost: null, prompt_token_cost_unit: null, completion_token_cost_unit: null, effective_date: null, provider_id: null }] },
   });
-  // A query never reaches another project's prices (production would; DECISIONS 20).
+  // A query never reaches another project's prices (production would;
+  // semantics.md#auth-grants-refs).
   const everything = callRoute(engine, '/cost/query', { project_id: 'e/p', fields: ['id'], query: { $expr: { $gt: [{ $getField: 'prompt_token_cost' }, { $literal: 0 }] } } });
   assert.deepEqual((everything as { body: { results: Array<{ id: string }> } }).body.results.map((r) => r.id), ['id-1', 'id-2']);
   assert.deepEqual(callRoute(engine, '/cost/query', { project_id: 'e/p', limit: 1, offset: 1, fields: ['llm_id'] }), {

@@ -7,7 +7,7 @@
  *
  * Production scopes a query to the request's project only when it has no `query` of its own,
  * so a query could read other projects' prices; tq always scopes to the request's project,
- * since a grant covers only what it names (DECISIONS 20).
+ * since a grant covers only what it names (semantics.md#auth-grants-refs).
  */
 import { jsonRoute } from '../../api/json-route.ts';
 import type { Engine, RequestContext } from '../../api/types.ts';

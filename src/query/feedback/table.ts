@@ -1,7 +1,7 @@
 /**
  * Feedback rows as Weave's TABLE_FEEDBACK columns (weave/trace_server/feedback.py), for the
  * ORM-style queries of /feedback/query and /feedback/purge. The user column is spelled with
- * the engine's field prefix (DECISIONS §1).
+ * the engine's field prefix (semantics.md#wire-prefix).
  */
 import type { FieldPrefix } from '../../api/types.ts';
 import type { FeedbackRow } from '../../store/project.ts';

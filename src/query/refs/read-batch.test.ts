@@ -35,7 +35,7 @@ test('object refs resolve in order, through key/attr/index/id paths; the unresol
   });
 });
 
-test('a ref into a project without a grant is null, existing or not (DECISIONS 20)', () => {
+test('a ref into a project without a grant is null, existing or not (semantics.md#auth-grants-refs)', () => {
   const { engine } = engineWithRefs();
   const refs = ['weave:///x/forbidden/object/secret:latest', 'weave:///x/forbidden/object/nothing:latest'];
   assert.deepEqual(callRoute(engine, '/refs/read_batch', { refs }, grantingContext('bob', ['x/forbidden'])), { status: 200, body: { vals: [null, null] } });

@@ -5,8 +5,8 @@
  * string, as Python indexing does; negative counts from the end), `id` reads a row of the table
  * the value refers to, by row digest. Anything unresolvable (unknown or deleted object, missing
  * key, bad index, unknown edge) is `null`, and so is every ref into a project the caller holds
- * no grant on (DECISIONS 20): nothing about that project leaks. Table and call refs as such are
- * rejected (400), as production rejects them; more than 1000 refs is a 400.
+ * no grant on (semantics.md#auth-grants-refs): nothing about that project leaks. Table and call
+ * refs as such are rejected (400), as production rejects them; more than 1000 refs is a 400.
  */
 import { jsonRoute } from '../../api/json-route.ts';
 import type { Engine, RequestContext } from '../../api/types.ts';

@@ -6,7 +6,7 @@ import { errorOf } from '../../core/errors.testing.ts';
 const base = { project_id: 'e/p', digest: 'd' };
 
 
-test('§5.1: a minimal request; absent optionals mean no filter, no sort, no paging', () => {
+test('semantics.md#table-request: a minimal request; absent optionals mean no filter, no sort, no paging', () => {
   assert.deepEqual(parseTableQuery(base), {
     project_id: 'e/p',
     digest: 'd',
@@ -17,7 +17,7 @@ test('§5.1: a minimal request; absent optionals mean no filter, no sort, no pag
   });
 });
 
-test('G5: filter.row_digests [] and sort_by [] mean "no filter" and "default order"', () => {
+test('semantics.md#empty-list-means-all: filter.row_digests [] and sort_by [] mean "no filter" and "default order"', () => {
   const req = parseTableQuery({ ...base, filter: { row_digests: [] }, sort_by: [] });
   assert.equal(req.row_digests, null);
   assert.deepEqual(req.sort_by, []);
@@ -30,13 +30,13 @@ test('seed: sort items are {field, order}; the field is split on dots', () => {
   assert.deepEqual(req.sort_by, [{ field: 'a.b c.0', path: ['a', 'b c', '0'], order: 'desc' }]);
 });
 
-test('DECISIONS §5: `direction` is an alias of `order`', () => {
+test('semantics.md#table-sort-item: `direction` is an alias of `order`', () => {
   assert.deepEqual(parseTableQuery({ ...base, sort_by: [{ field: 'a', direction: 'asc' }] }).sort_by, [
     { field: 'a', path: ['a'], order: 'asc' },
   ]);
 });
 
-test('DECISIONS §5: both `order` and `direction` is a 422', () => {
+test('semantics.md#table-sort-item: both `order` and `direction` is a 422', () => {
   const e = errorOf(() => parseTableQuery({ ...base, sort_by: [{ field: 'a', order: 'asc', direction: 'asc' }] }));
   assert.equal(e.status, 422);
   assert.deepEqual(e.body(), {
@@ -44,7 +44,7 @@ test('DECISIONS §5: both `order` and `direction` is a 422', () => {
   });
 });
 
-test('§5.8: a sort item without an order is a 422 naming `order`', () => {
+test('semantics.md#table-sort-field: a sort item without an order is a 422 naming `order`', () => {
   const e = errorOf(() => parseTableQuery({ ...base, sort_by: [{ field: 'a' }] }));
   assert.equal(e.status, 422);
   assert.deepEqual(e.body(), {
@@ -52,7 +52,7 @@ test('§5.8: a sort item without an order is a 422 naming `order`', () => {
   });
 });
 
-test('§5.8: an order other than asc/desc is a 422 literal_error', () => {
+test('semantics.md#table-sort-field: an order other than asc/desc is a 422 literal_error', () => {
   const e = errorOf(() => parseTableQuery({ ...base, sort_by: [{ field: 'a', order: 'up' }] }));
   assert.equal(e.status, 422);
   assert.deepEqual(e.body(), {
@@ -68,7 +68,7 @@ test('§5.8: an order other than asc/desc is a 422 literal_error', () => {
   });
 });
 
-test('G18: unknown keys are 422 on the strict models (row_digests belongs inside filter)', () => {
+test('semantics.md#wire-strict-models: unknown keys are 422 on the strict models (row_digests belongs inside filter)', () => {
   const top = errorOf(() => parseTableQuery({ ...base, row_digests: ['x'] }));
   assert.equal(top.status, 422);
   assert.deepEqual(top.body(), {
@@ -81,7 +81,7 @@ test('G18: unknown keys are 422 on the strict models (row_digests belongs inside
   assert.equal(inSort.status, 422);
 });
 
-test('§5.1: project_id and digest are required', () => {
+test('semantics.md#table-request: project_id and digest are required', () => {
   const e = errorOf(() => parseTableQuery({ project_id: 'e/p' }));
   assert.equal(e.status, 422);
   assert.deepEqual(e.body(), {
@@ -89,7 +89,7 @@ test('§5.1: project_id and digest are required', () => {
   });
 });
 
-test('§5.8: empty or whitespace-only sort field → 400 "Sort field cannot be empty"', () => {
+test('semantics.md#table-sort-field: empty or whitespace-only sort field → 400 "Sort field cannot be empty"', () => {
   for (const field of ['', '   ', '\t\n']) {
     const e = errorOf(() => parseTableQuery({ ...base, sort_by: [{ field, order: 'asc' }] }));
     assert.equal(e.status, 400);
@@ -98,7 +98,7 @@ test('§5.8: empty or whitespace-only sort field → 400 "Sort field cannot be e
   }
 });
 
-test('§5.8: leading, trailing or doubled dots → 400 with the field named', () => {
+test('semantics.md#table-sort-field: leading, trailing or doubled dots → 400 with the field named', () => {
   for (const field of ['.a', 'a.', 'a..b', '.']) {
     const e = errorOf(() => parseTableQuery({ ...base, sort_by: [{ field, order: 'desc' }] }));
     assert.equal(e.status, 400);
@@ -108,14 +108,14 @@ test('§5.8: leading, trailing or doubled dots → 400 with the field named', ()
   }
 });
 
-test('§5.8: a whitespace-only path component → 400 "field path components cannot be empty"', () => {
+test('semantics.md#table-sort-field: a whitespace-only path component → 400 "field path components cannot be empty"', () => {
   const e = errorOf(() => parseTableQuery({ ...base, sort_by: [{ field: 'a. .b', order: 'asc' }] }));
   assert.equal(e.status, 400);
   assert.equal(e.code, 'TQ_TABLE_SORT_COMPONENT');
   assert.deepEqual(e.body(), { reason: "Invalid sort field 'a. .b': field path components cannot be empty" });
 });
 
-test('§5.8: the second sort term is validated too', () => {
+test('semantics.md#table-sort-field: the second sort term is validated too', () => {
   const e = errorOf(() =>
     parseTableQuery({ ...base, sort_by: [{ field: 'ok', order: 'asc' }, { field: 'x..y', order: 'asc' }] }),
   );
@@ -123,7 +123,7 @@ test('§5.8: the second sort term is validated too', () => {
   assert.deepEqual(e.path, ['body', 'sort_by', 1, 'field']);
 });
 
-test('DECISIONS §8: negative limit or offset → 400; zero is allowed', () => {
+test('semantics.md#paging-limits: negative limit or offset → 400; zero is allowed', () => {
   const l = errorOf(() => parseTableQuery({ ...base, limit: -1 }));
   assert.equal(l.status, 400);
   assert.deepEqual(l.body(), { reason: 'Limit must be a positive integer' });
@@ -138,7 +138,7 @@ test('pydantic lax ints: "5" is a limit, 1.5 is a 422', () => {
   assert.equal(errorOf(() => parseTableQuery({ ...base, limit: 1.5 })).status, 422);
 });
 
-test('§5.12: TableQueryStatsReq is strict', () => {
+test('semantics.md#table-stats: TableQueryStatsReq is strict', () => {
   assert.deepEqual(parseTableQueryStats(base), base);
   const e = errorOf(() => parseTableQueryStats({ ...base, limit: 1 }));
   assert.equal(e.status, 422);

@@ -1,9 +1,9 @@
 /**
- * `TableQueryReq` and `TableQueryStatsReq` (threads-table-semantics §5.1, §5.12): strict
- * request models, as Weave's BaseModelStrict classes are. Sort items are `{field, order}`
+ * `TableQueryReq` and `TableQueryStatsReq` (semantics.md#table-request, semantics.md#table-stats):
+ * strict request models, as Weave's BaseModelStrict classes are. Sort items are `{field, order}`
  * (the seed's spelling); Weave's `direction` is accepted as an alias and giving both is a 422
- * (DECISIONS §5). Value checks pydantic does not make (negative paging, malformed sort paths)
- * are 400s raised after the schema passes.
+ * (semantics.md#table-sort-item). Value checks pydantic does not make (negative paging, malformed
+ * sort paths) are 400s raised after the schema passes.
  */
 import { invalidRequest, type ValidationIssue } from '../../core/errors.ts';
 import { INVALID, int, list, literal, maybe, model, optional, str, validateBody, type Loc, type Schema } from '../../core/schema.ts';
@@ -20,11 +20,14 @@ export interface TableSortTerm {
 export interface TableQuery {
   project_id: string;
   digest: string;
-  /** Row digests to keep; null when absent or empty (an empty list is no filter, §5.5 / G5). */
+  /**
+   * Row digests to keep; null when absent or empty (an empty list is no filter,
+   * semantics.md#table-filter-digests, semantics.md#empty-list-means-all).
+   */
   row_digests: string[] | null;
   limit: number | null;
   offset: number | null;
-  /** Empty when absent or `[]`: table order (§5.3). */
+  /** Empty when absent or `[]`: table order (semantics.md#table-default-order). */
   sort_by: TableSortTerm[];
 }
 
@@ -45,7 +48,7 @@ const sortItem: Schema<{ field: string; order: SortOrder }> = {
     const hasOrder = Object.prototype.hasOwnProperty.call(raw, 'order');
     const hasDirection = Object.prototype.hasOwnProperty.call(raw, 'direction');
     if (hasOrder && hasDirection) {
-      // DECISIONS §5: the alias is then an extra key.
+      // semantics.md#table-sort-item: the alias is then an extra key.
       issues.push({ type: 'extra_forbidden', loc: [...loc, 'direction'], msg: 'Extra inputs are not permitted', input: raw.direction });
       return INVALID;
     }
@@ -79,8 +82,9 @@ const tableQueryStatsSchema = model('TableQueryStatsReq', { project_id: str(), d
 const PY_BLANK = /^[\t\n\v\f\r \x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
 
 /**
- * §5.8: the sort field is a dot path; checked in Weave's order. There is no escaping, so a
- * key containing a dot cannot be addressed. Components are used as written (not stripped).
+ * semantics.md#table-sort-field: the sort field is a dot path; checked in Weave's order. There is
+ * no escaping, so a key containing a dot cannot be addressed. Components are used as written (not
+ * stripped).
  */
 export function parseSortPath(field: string, loc: Loc): string[] {
   if (PY_BLANK.test(field)) throw invalidRequest('TQ_TABLE_SORT_EMPTY', {}, loc);
@@ -102,7 +106,8 @@ export function parseTableQuery(body: unknown): TableQuery {
     path: parseSortPath(s.field, ['body', 'sort_by', i, 'field']),
     order: s.order,
   }));
-  // DECISIONS §8: negative paging is a 400 (Weave passes it to SQL unchecked, §3.5).
+  // semantics.md#paging-limits: negative paging is a 400 (Weave passes it to SQL unchecked,
+  // semantics.md#threads-paging).
   if (limit !== null && limit < 0) throw invalidRequest('TQ_NEGATIVE_LIMIT', {}, ['body', 'limit']);
   if (offset !== null && offset < 0) throw invalidRequest('TQ_NEGATIVE_OFFSET', {}, ['body', 'offset']);
   const rowDigests = req.filter?.row_digests ?? null;

@@ -1,7 +1,8 @@
 /**
- * Table read routes (threads-table-semantics §1.1, §1.4, §5.12): `/table/query_stream` (JSONL),
- * `/table/query` (the same rows as `{rows: [...]}`, what the TS SDK's Dataset code reads) and
- * `/table/query_stats`. Everything is validated before the result is returned (§8.4).
+ * Table read routes (semantics.md#wire-routes, semantics.md#table-query-nonstream,
+ * semantics.md#table-stats): `/table/query_stream` (JSONL), `/table/query` (the same rows as
+ * `{rows: [...]}`, what the TS SDK's Dataset code reads) and `/table/query_stats`. Everything is
+ * validated before the result is returned (semantics.md#errors-before-stream).
  */
 import { plainBody } from '../../api/body.ts';
 import type { Engine, RequestBody, RequestContext, Route, RouteResult } from '../../api/types.ts';

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { topK } from '../sort.ts';
 import { rowComparator, rowSortValue, type RowSortValue } from './row-sort.ts';
 
-test('§5.9: JSON_VALUE readings: strings unquoted, booleans as words, objects/arrays and misses as ""', () => {
+test('semantics.md#table-sort-keys: JSON_VALUE readings: strings unquoted, booleans as words, objects/arrays and misses as ""', () => {
   const row = { s: 'x', n: 1.5, t: true, f: false, o: { a: 1 }, arr: [4, 'y'], z: null };
   assert.deepEqual(rowSortValue(row, ['s']), { present: true, text: 'x', float: null });
   assert.deepEqual(rowSortValue(row, ['n']), { present: true, text: '1.5', float: 1.5 });
@@ -17,7 +17,7 @@ test('§5.9: JSON_VALUE readings: strings unquoted, booleans as words, objects/a
   assert.deepEqual(rowSortValue(row, ['s', 'deeper']), { present: false, text: '', float: null });
 });
 
-test('§5.9: numeric path parts index arrays for the value only (JSONType takes them as keys)', () => {
+test('semantics.md#table-sort-keys: numeric path parts index arrays for the value only (JSONType takes them as keys)', () => {
   const row = { arr: [4, 'y'], obj: { '1': 'k' } };
   assert.deepEqual(rowSortValue(row, ['arr', '1']), { present: false, text: 'y', float: null });
   assert.deepEqual(rowSortValue(row, ['arr', '0']), { present: false, text: '4', float: 4 });
@@ -25,7 +25,7 @@ test('§5.9: numeric path parts index arrays for the value only (JSONType takes 
   assert.deepEqual(rowSortValue(row, ['obj', '1']), { present: true, text: '', float: null });
 });
 
-test('§5.9: 1 and 1.0 read the same; numeric strings carry a float', () => {
+test('semantics.md#table-sort-keys: 1 and 1.0 read the same; numeric strings carry a float', () => {
   assert.deepEqual(rowSortValue(JSON.parse('{"a": 1.0}'), ['a']), rowSortValue({ a: 1 }, ['a']));
   assert.equal(rowSortValue({ a: '12' }, ['a']).float, 12);
   assert.equal(rowSortValue({ a: '-2.5' }, ['a']).float, -2.5);
@@ -39,26 +39,26 @@ function order(values: RowSortValue[], dir: 'asc' | 'desc'): number[] {
   return topK(values.length, values.length, rowComparator([values], [dir]));
 }
 
-test('§5.9 (ClickHouse NaN/NULL order): numbers, then NaN, then no float, in both directions', () => {
+test('semantics.md#table-sort-keys (ClickHouse NaN/NULL order): numbers, then NaN, then no float, in both directions', () => {
   const values = [v(true, 'zzz', null), v(true, 'nan', NaN), v(true, '2', 2), v(true, '1', 1), v(false, '', null)];
   assert.deepEqual(order(values, 'asc'), [3, 2, 1, 0, 4]);
   assert.deepEqual(order(values, 'desc'), [2, 3, 1, 0, 4]);
 });
 
-test('G8: presence decides before value in both directions', () => {
+test('semantics.md#table-sort-missing-last: presence decides before value in both directions', () => {
   const values = [v(false, '', 100), v(true, 'a', null), v(true, '5', 5)];
   assert.deepEqual(order(values, 'asc'), [2, 1, 0]);
   assert.deepEqual(order(values, 'desc'), [2, 1, 0]);
 });
 
-test('§5.11(c): strings compare byte-wise (code points), not UTF-16 units', () => {
+test('semantics.md#table-sort-float-text: strings compare byte-wise (code points), not UTF-16 units', () => {
   // U+FF5E (in the BMP, above the surrogates) vs U+1F600 (a surrogate pair): code point order puts U+FF5E first.
   const values = [v(true, '\u{1F600}', null), v(true, '\uFF5E', null), v(true, 'Z', null), v(true, 'a', null)];
   assert.deepEqual(order(values, 'asc'), [2, 3, 1, 0]);
   assert.deepEqual(order(values, 'desc'), [0, 1, 3, 2]);
 });
 
-test('DECISIONS §10: equal rows keep table order in both directions', () => {
+test('semantics.md#order-ties: equal rows keep table order in both directions', () => {
   const values = [v(true, 'x', null), v(true, 'x', null), v(true, 'x', null)];
   assert.deepEqual(order(values, 'asc'), [0, 1, 2]);
   assert.deepEqual(order(values, 'desc'), [0, 1, 2]);

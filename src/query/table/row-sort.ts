@@ -1,6 +1,7 @@
 /**
  * Ordering of table rows by dot paths into their values, the way production (ClickHouse)
- * orders them (threads-table-semantics §5.9, §5.11; gotchas G8, G9). Each requested key
+ * orders them (semantics.md#table-sort-keys, semantics.md#table-sort-float-text;
+ * semantics.md#table-sort-missing-last, semantics.md#table-sort-numeric-first). Each requested key
  * expands into three successive keys:
  *
  *  1. presence, present-and-not-null first, in BOTH directions. Production tests it with
@@ -13,11 +14,12 @@
  *  3. `JSON_VALUE(val, path)` as a string in the requested direction, byte-wise (UTF-8).
  *     JSON_VALUE yields a string unquoted, `true`/`false`, a number's text, `null` for JSON
  *     null, and '' for objects, arrays and paths that do not resolve (where a purely numeric
- *     path part indexes arrays, `$."a"[0]`). The '' for objects and arrays follows §5.9; note
- *     that Weave's ClickHouse client sets `function_json_value_return_type_allow_complex=1`,
- *     under which JSON_VALUE returns their JSON text instead (only `default` below changes).
+ *     path part indexes arrays, `$."a"[0]`). The '' for objects and arrays follows
+ *     semantics.md#table-sort-keys; note that Weave's ClickHouse client sets
+ *     `function_json_value_return_type_allow_complex=1`, under which JSON_VALUE returns their JSON
+ *     text instead (only `default` below changes).
  *
- * Rows equal on every key keep table order (`original_index` ascending, DECISIONS §10).
+ * Rows equal on every key keep table order (`original_index` ascending, semantics.md#order-ties).
  * Keys 2 and 3 also order the rows inside the "missing" group, as they do in production.
  */
 import { LosslessNumber } from '../../core/json/lossless.ts';

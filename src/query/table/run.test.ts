@@ -53,7 +53,7 @@ test('routes: /table/query_stream, /table/query and /table/query_stats are expor
   );
 });
 
-test('§4.1/§5.3: each line is {digest, val, original_index} in table order; the project is authorized', () => {
+test('semantics.md#table-row-line, semantics.md#table-default-order: each line is {digest, val, original_index} in table order; the project is authorized', () => {
   const { engine, digest, rowDigests } = setup(['{"q": "a"}', '{"q": "b"}', '{"q": "c"}']);
   authorized.length = 0;
   const out = lines(tableQueryStreamRoute.run(engine, { kind: 'value', value: { project_id: PROJECT, digest } }, ctx));
@@ -65,7 +65,7 @@ test('§4.1/§5.3: each line is {digest, val, original_index} in table order; th
   assert.deepEqual(authorized, [PROJECT]);
 });
 
-test('§4.3/G13: val is the stored text verbatim: key order, 1.0 and big integers survive', () => {
+test('semantics.md#table-val-verbatim: val is the stored text verbatim: key order, 1.0 and big integers survive', () => {
   const text = '{"z": 1.0, "a": 12345678901234567890, "m": [1e-07, "é"]}';
   const { engine, digest } = setup([text]);
   const [line] = lines(tableQueryStreamRoute.run(engine, { kind: 'value', value: { project_id: PROJECT, digest } }, ctx));
@@ -80,7 +80,7 @@ test('JSONL: a stored body with line breaks (pretty-printed) still yields one li
   assert.deepEqual(JSON.parse(out[0]).val, { a: 'x\ny', b: [1, 2] });
 });
 
-test('G10/G11: rows and tables are addressed by Weave digests (spec §6.7 vectors)', () => {
+test('semantics.md#digest-row, semantics.md#digest-table: rows and tables are addressed by Weave digests (semantics.md#digest-vectors)', () => {
   const { engine, digest, rowDigests } = setup(['{"a": 1}', '{"b":"x","a":[1,2.5,null,true]}']);
   assert.equal(digest, 'ef58432d13add22b5a18d3888ccc0b83707cda76e23187022a4bc3eb42a8ec78');
   assert.deepEqual(rowDigests, ['XdhgKMbg1k4iUYb5astpM4ssWXZN95FiEH9cS7NNExA', 'yYx5Sw6mdkkIiKkcgij0CUuX6hWvZQ05ok4gopVBCUU']);
@@ -88,13 +88,13 @@ test('G10/G11: rows and tables are addressed by Weave digests (spec §6.7 vector
   assert.deepEqual(rows, [{ digest: 'yYx5Sw6mdkkIiKkcgij0CUuX6hWvZQ05ok4gopVBCUU', val: { b: 'x', a: [1, 2.5, null, true] }, original_index: 1 }]);
 });
 
-test('§5.2/G16: unknown table digest or unknown project → empty stream, not an error', () => {
+test('semantics.md#table-unknown-digest: unknown table digest or unknown project → empty stream, not an error', () => {
   const { engine, digest } = setup(['{"a": 1}']);
   assert.deepEqual(query(engine, { digest: 'nope' }), []);
   assert.deepEqual(lines(tableQueryStreamRoute.run(engine, { kind: 'value', value: { project_id: 'x/y', digest } }, ctx)), []);
 });
 
-test('§5.4/G7: a digest listed twice comes back twice, each with its own original_index', () => {
+test('semantics.md#table-duplicates, semantics.md#table-original-index: a digest listed twice comes back twice, each with its own original_index', () => {
   const { engine, digest, rowDigests } = setup(['{"a": 1}', '{"b": 2}', '{"a": 1}']);
   const rows = query(engine, { digest });
   assert.deepEqual(indexes(rows), [0, 1, 2]);
@@ -103,19 +103,19 @@ test('§5.4/G7: a digest listed twice comes back twice, each with its own origin
   assert.deepEqual(indexes(query(engine, { digest, filter: { row_digests: [rowDigests[0]] } })), [0, 2]);
 });
 
-test('§5.5: the row-digest filter keeps table order; unknown digests match nothing', () => {
+test('semantics.md#table-filter-digests: the row-digest filter keeps table order; unknown digests match nothing', () => {
   const { engine, digest, rowDigests } = setup(['{"i": 0}', '{"i": 1}', '{"i": 2}', '{"i": 3}']);
   const rows = query(engine, { digest, filter: { row_digests: [rowDigests[3], 'unknown', rowDigests[1]] } });
   assert.deepEqual(indexes(rows), [1, 3]);
   assert.deepEqual(query(engine, { digest, filter: { row_digests: ['unknown'] } }), []);
 });
 
-test('G5: filter.row_digests [] means all rows', () => {
+test('semantics.md#empty-list-means-all: filter.row_digests [] means all rows', () => {
   const { engine, digest } = setup(['{"i": 0}', '{"i": 1}']);
   assert.deepEqual(indexes(query(engine, { digest, filter: { row_digests: [] } })), [0, 1]);
 });
 
-test('§5.6: a listed digest without a stored body is skipped, leaving a gap in original_index', () => {
+test('semantics.md#table-missing-bodies: a listed digest without a stored body is skipped, leaving a gap in original_index', () => {
   const { engine, rowDigests } = setup(['{"i": 0}', '{"i": 2}']);
   const listed = [rowDigests[0], 'X'.repeat(43), rowDigests[1]];
   const digest = tableDigest(listed);
@@ -126,7 +126,7 @@ test('§5.6: a listed digest without a stored body is skipped, leaving a gap in 
   assert.deepEqual(indexes(query(engine, { digest, sort_by: [{ field: 'i', order: 'desc' }], limit: 1 })), [2]);
 });
 
-test('§5.7: offset skips, limit caps, limit 0 returns nothing, offset past the end is empty', () => {
+test('semantics.md#table-paging: offset skips, limit caps, limit 0 returns nothing, offset past the end is empty', () => {
   const { engine, digest } = setup(['{"i": 0}', '{"i": 1}', '{"i": 2}', '{"i": 3}', '{"i": 4}']);
   assert.deepEqual(indexes(query(engine, { digest, limit: 2 })), [0, 1]);
   assert.deepEqual(indexes(query(engine, { digest, offset: 3 })), [3, 4]);
@@ -135,7 +135,7 @@ test('§5.7: offset skips, limit caps, limit 0 returns nothing, offset past the 
   assert.deepEqual(query(engine, { digest, offset: 9 }), []);
 });
 
-test('G7: original_index survives sort, filter and paging together', () => {
+test('semantics.md#table-original-index: original_index survives sort, filter and paging together', () => {
   const { engine, digest, rowDigests } = setup(['{"n": 3}', '{"n": 1}', '{"n": 4}', '{"n": 1.5}', '{"n": 5}', '{"n": 9}']);
   const rows = query(engine, {
     digest,
@@ -173,7 +173,7 @@ const MIXED = [
   '{"v": -2.5}', // 14 negative float
 ];
 
-test('G8/G9 §5.9: mixed types ascending: numbers and numeric strings numerically, then strings bytewise, then null/missing', () => {
+test('semantics.md#table-sort-missing-last, semantics.md#table-sort-numeric-first, semantics.md#table-sort-keys: mixed types ascending: numbers and numeric strings numerically, then strings bytewise, then null/missing', () => {
   const { engine, digest } = setup(MIXED);
   const got = indexes(query(engine, { digest, sort_by: [{ field: 'v', order: 'asc' }] }));
   // -2.5, 9, "9.5", 10 / "10" (equal float and text: table order), "1e1" (same float, text after "10"), 11,
@@ -182,7 +182,7 @@ test('G8/G9 §5.9: mixed types ascending: numbers and numeric strings numericall
   assert.deepEqual(got, [14, 2, 8, 0, 4, 13, 12, 7, 11, 9, 1, 10, 5, 6, 3]);
 });
 
-test('G8/G9 §5.9: mixed types descending: present values first, numbers before strings, null/missing still last', () => {
+test('semantics.md#table-sort-missing-last, semantics.md#table-sort-numeric-first, semantics.md#table-sort-keys: mixed types descending: present values first, numbers before strings, null/missing still last', () => {
   const { engine, digest } = setup(MIXED);
   const got = indexes(query(engine, { digest, sort_by: [{ field: 'v', order: 'desc' }] }));
   // 11, "1e1", 10 / "10" (tie → table order), "9.5", 9, -2.5, then true, false, "abc", "B", {} / [] (tie),
@@ -190,20 +190,20 @@ test('G8/G9 §5.9: mixed types descending: present values first, numbers before 
   assert.deepEqual(got, [12, 13, 0, 4, 8, 2, 14, 5, 10, 1, 9, 7, 11, 3, 6]);
 });
 
-test('G9: "10" sorts between 9 and 11, not after "1" and before "9" as text would', () => {
+test('semantics.md#table-sort-numeric-first: "10" sorts between 9 and 11, not after "1" and before "9" as text would', () => {
   const { engine, digest } = setup(['{"v": "11"}', '{"v": "9"}', '{"v": "10"}', '{"v": "1"}']);
   const got = query(engine, { digest, sort_by: [{ field: 'v', order: 'asc' }] }).map((r) => r.val.v);
   assert.deepEqual(got, ['1', '9', '10', '11']);
 });
 
-test('§5.9: nested dot paths; objects reached by a path sort as the empty string', () => {
+test('semantics.md#table-sort-keys: nested dot paths; objects reached by a path sort as the empty string', () => {
   const { engine, digest } = setup(['{"n": {"x": "b"}}', '{"n": {"x": "a"}}', '{"n": "flat"}', '{"n": {"x": {"deep": 1}}}']);
   // "flat" has no n.x → missing group, last.
   assert.deepEqual(indexes(query(engine, { digest, sort_by: [{ field: 'n.x', order: 'asc' }] })), [3, 1, 0, 2]);
   assert.deepEqual(indexes(query(engine, { digest, sort_by: [{ field: 'n.x', order: 'desc' }] })), [0, 1, 3, 2]);
 });
 
-test('§5.9: a numeric path part indexes arrays for the value but not for presence', () => {
+test('semantics.md#table-sort-keys: a numeric path part indexes arrays for the value but not for presence', () => {
   const { engine, digest } = setup(['{"a": [5]}', '{"a": {"0": 7}}', '{"a": [3]}', '{"b": 1}']);
   // {"a":{"0":7}} is present (JSONType key "0") but JSON_VALUE $."a"[0] misses: value ''.
   // The arrays are "missing" for presence, then ordered among the absent rows by their element
@@ -211,7 +211,7 @@ test('§5.9: a numeric path part indexes arrays for the value but not for presen
   assert.deepEqual(indexes(query(engine, { digest, sort_by: [{ field: 'a.0', order: 'asc' }] })), [1, 2, 0, 3]);
 });
 
-test('§5.8: several keys apply lexicographically, in the order given; ties keep table order', () => {
+test('semantics.md#table-sort-field: several keys apply lexicographically, in the order given; ties keep table order', () => {
   const { engine, digest } = setup([
     '{"g": "x", "n": 2}',
     '{"g": "y", "n": 1}',
@@ -237,7 +237,7 @@ test('bounded top-k: a small page of a large sorted table equals the slice of th
   assert.deepEqual(indexes(hundreds), [...indexes(hundreds)].sort((a, b) => a - b));
 });
 
-test('§1.4: /table/query returns {rows} with the same rows and order as the stream', () => {
+test('semantics.md#table-query-nonstream: /table/query returns {rows} with the same rows and order as the stream', () => {
   const { engine, digest } = setup(['{"n": 2}', '{"n": 1}', '{"n": 2}']);
   const body = { project_id: PROJECT, digest, sort_by: [{ field: 'n', order: 'asc' }] };
   const result = tableQueryRoute.run(engine, { kind: 'value', value: body }, ctx);
@@ -247,7 +247,7 @@ test('§1.4: /table/query returns {rows} with the same rows and order as the str
   assert.deepEqual(indexes(streamed), [1, 0, 2]);
 });
 
-test('§8.4: validation errors are thrown by run(), before any stream exists', () => {
+test('semantics.md#errors-before-stream: validation errors are thrown by run(), before any stream exists', () => {
   const { engine, digest } = setup(['{"n": 1}']);
   assert.throws(
     () => tableQueryStreamRoute.run(engine, { kind: 'value', value: { project_id: PROJECT, digest, sort_by: [{ field: 'a..b', order: 'asc' }] } }, ctx),
@@ -259,7 +259,7 @@ test('§8.4: validation errors are thrown by run(), before any stream exists', (
   );
 });
 
-test('§5.12: /table/query_stats counts the digest list with duplicates; unknown table → 0', () => {
+test('semantics.md#table-stats: /table/query_stats counts the digest list with duplicates; unknown table → 0', () => {
   const { engine, digest } = setup(['{"a": 1}', '{"a": 1}', '{"b": 1}']);
   const stats = (d: string) => tableQueryStatsRoute.run(engine, { kind: 'value', value: { project_id: PROJECT, digest: d } }, ctx);
   assert.deepEqual(stats(digest), { kind: 'json', body: { count: 3 } });

@@ -1,11 +1,12 @@
 /**
- * The rows of one table (threads-table-semantics §4, §5): filter by row digest, order by dot
+ * The rows of one table (semantics.md#table): filter by row digest, order by dot
  * paths (row-sort.ts), page, and render `{digest, val, original_index}`.
  *
  * `original_index` is the row's position in the table's digest list, kept through filter,
- * sort and paging (§4.2, G7); a digest listed k times yields k rows (§5.4); a listed digest
- * with no stored body is skipped and leaves a gap in the indexes (§5.6); an unknown table is
- * an empty result, not an error (§5.2, G16).
+ * sort and paging (semantics.md#table-original-index); a digest listed k times yields k rows
+ * (semantics.md#table-duplicates); a listed digest with no stored body is skipped and leaves a gap
+ * in the indexes (semantics.md#table-missing-bodies); an unknown table is an empty result, not an
+ * error (semantics.md#table-unknown-digest).
  */
 import type { Engine } from '../../api/types.ts';
 import { exactPlain, parseExact } from '../../core/json/exact.ts';
@@ -54,7 +55,8 @@ export function queryTableRows(engine: Engine, req: TableQuery): Iterable<TableR
   const limit = req.limit;
 
   if (req.sort_by.length === 0) {
-    // §5.3: table order; paging counts only rows that exist and pass the filter.
+    // semantics.md#table-default-order: table order; paging counts only rows that exist and pass
+    // the filter.
     return (function* () {
       let skipped = 0, emitted = 0;
       for (let i = 0; i < digests.length; i++) {
@@ -154,8 +156,9 @@ function tableSortColumns(digests: readonly string[], rows: ReadonlyMap<string, 
 const LINE_BREAKS = /[\r\n]/g;
 
 /**
- * One JSONL line; `val` is the stored text verbatim (original key order, `1.0`, big ints: §4.3),
- * minus any line breaks a pretty-printed body would carry, which would split the line.
+ * One JSONL line; `val` is the stored text verbatim (original key order, `1.0`, big ints:
+ * semantics.md#table-val-verbatim), minus any line breaks a pretty-printed body would carry, which
+ * would split the line.
  */
 export function tableRowLine(hit: TableRowHit): string {
   const text = hit.row.text;
@@ -168,7 +171,10 @@ export function tableRowObject(hit: TableRowHit): { digest: string; val: unknown
   return { digest: hit.row.digest, val: parsedRow(hit.row), original_index: hit.original_index };
 }
 
-/** §5.12: the length of the table's digest list, duplicates included; unknown table → 0. */
+/**
+ * semantics.md#table-stats: the length of the table's digest list, duplicates included; unknown
+ * table → 0.
+ */
 export function tableQueryStats(engine: Engine, req: TableQueryStats): { count: number } {
   return { count: engine.store.project(req.project_id)?.tables.get(req.digest)?.length ?? 0 };
 }

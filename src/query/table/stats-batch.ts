@@ -1,7 +1,7 @@
 /**
  * `POST /table/query_stats_batch` (TableQueryStatsBatchReq → `{tables: [TableStatsRow]}`):
  * one entry per table found among `digests` (unknown ones are left out, a repeated digest
- * counts once; threads-table-semantics §5.12), in request order, with its row count (duplicate
+ * counts once; semantics.md#table-stats), in request order, with its row count (duplicate
  * rows included) and, with `include_storage_size`, `storage_size_bytes`: the summed length of
  * the rows' JSON dumps (how production sizes stored values); null otherwise.
  */

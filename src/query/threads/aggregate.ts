@@ -1,10 +1,11 @@
 /**
- * Per-thread statistics over turn calls (threads-table-semantics §2; DECISIONS §12, §13).
+ * Per-thread statistics over turn calls (semantics.md#threads, semantics.md#threads-deleted).
  *
- * A turn is a call whose id equals its turn_id (G1); the CallTable keeps those per thread in
- * `turnsByThread` (null and empty thread ids are never indexed, §2.3), so a query reads only
- * turn rows, never the whole project. Deleted turns are invisible (DECISIONS §13, G20). Only
- * turns whose started_at lies strictly inside (after, before) count (§3.3, G3).
+ * A turn is a call whose id equals its turn_id (semantics.md#threads-turns); the CallTable keeps
+ * those per thread in `turnsByThread` (null and empty thread ids are never indexed,
+ * semantics.md#threads-grouping), so a query reads only turn rows, never the whole project. Deleted
+ * turns are invisible (semantics.md#threads-deleted). Only turns whose started_at lies strictly
+ * inside (after, before) count (semantics.md#threads-window).
  */
 import { floorMillis } from '../../core/datetime.ts';
 import type { CallTable } from '../../store/call-table.ts';
@@ -33,8 +34,9 @@ export interface TurnWindow {
 }
 
 /**
- * §2.4: ClickHouse `dateDiff('millisecond', start, end)` counts millisecond boundaries
- * crossed: floor(end in ms) − floor(start in ms), not the exact difference truncated.
+ * semantics.md#threads-durations: ClickHouse `dateDiff('millisecond', start, end)` counts
+ * millisecond boundaries crossed: floor(end in ms) − floor(start in ms), not the exact difference
+ * truncated.
  */
 export function turnDurationMs(startUs: number, endUs: number): number {
   return floorMillis(endUs) - floorMillis(startUs);
@@ -43,7 +45,7 @@ export function turnDurationMs(startUs: number, endUs: number): number {
 /**
  * Statistics of one thread's turns, or null when no turn falls in the window. Ties on start
  * (first_turn_id) and end (last_turn_id) go to the turn written first; production leaves them
- * unspecified (§2.5).
+ * unspecified (semantics.md#threads-aggregates).
  */
 export function threadStats(
   calls: CallTable,
@@ -91,15 +93,18 @@ export function threadStats(
 }
 
 /**
- * Where tq's thread rules differ from production's on purpose (DECISIONS 12, 13, 13a). tq's
- * own rules are TQ_THREAD_RULES; PRODUCTION_THREAD_RULES reproduce production's defects, so that
- * the conformance corpus can prove which cases depend on the difference (their tag
- * `deviates-from-production`).
+ * Where tq's thread rules differ from production's on purpose (semantics.md#threads,
+ * semantics.md#threads-deleted, semantics.md#deviations). tq's own rules are TQ_THREAD_RULES;
+ * PRODUCTION_THREAD_RULES reproduce production's defects, so that the conformance corpus can prove
+ * which cases depend on the difference (their tag `deviates-from-production`).
  */
 export interface ThreadRules {
-  /** Production's threads SQL has no `deleted_at` condition (DECISIONS 13). */
+  /** Production's threads SQL has no `deleted_at` condition (semantics.md#threads-deleted). */
   countDeletedTurns: boolean;
-  /** Production drops threads with no finished turn after LIMIT/OFFSET (DECISIONS 12, G2). */
+  /**
+   * Production drops threads with no finished turn after LIMIT/OFFSET (semantics.md#threads,
+   * semantics.md#threads-unfinished).
+   */
   dropUnfinishedAfterPaging: boolean;
 }
 export const TQ_THREAD_RULES: ThreadRules = { countDeletedTurns: false, dropUnfinishedAfterPaging: false };
@@ -113,9 +118,10 @@ function emptyIdTurns(calls: CallTable): number[] {
 /**
  * Statistics of every thread to report: the listed ids (when given) or all indexed threads.
  * Null thread ids never form a thread; the empty id `""` does only when `thread_ids` names it
- * (DECISIONS 12: production's `thread_id != ''` guard applies without a `thread_ids` list).
+ * (semantics.md#threads: production's `thread_id != ''` guard applies without a `thread_ids` list).
  * Threads none of whose counted turns has ended are left out here, before any paging
- * (DECISIONS §12; production drops them after LIMIT, G2), unless the rules keep them for later.
+ * (semantics.md#threads; production drops them after LIMIT, semantics.md#threads-unfinished),
+ * unless the rules keep them for later.
  */
 export function collectThreads(
   calls: CallTable,

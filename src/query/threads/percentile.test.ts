@@ -4,27 +4,27 @@ import { linearQuantile, p50p99 } from './percentile.ts';
 
 // Expected values are numpy 2.4 `np.percentile(values, [50, 99])` (default method "linear").
 
-test('G6: one value → both percentiles are that value', () => {
+test('semantics.md#threads-percentiles: one value → both percentiles are that value', () => {
   assert.deepEqual(p50p99([7]), { p50: 7, p99: 7 });
 });
 
-test('G6: two values 100, 200 → 150.0 and 199.0 (spec §2.5 example)', () => {
+test('semantics.md#threads-percentiles: two values 100, 200 → 150.0 and 199.0 (the example of semantics.md#threads-percentiles)', () => {
   assert.deepEqual(p50p99([200, 100]), { p50: 150, p99: 199 });
 });
 
-test('G6: four values → numpy bit-for-bit, including the upper-neighbour form of the lerp', () => {
+test('semantics.md#threads-percentiles: four values → numpy bit-for-bit, including the upper-neighbour form of the lerp', () => {
   assert.deepEqual(p50p99([1000, 10, 30, 20]), { p50: 25, p99: 970.8999999999997 });
-  // DECISIONS §12: the median of [1,1,2,3] is 1.5 (a t-digest gives 1.667).
+  // semantics.md#threads: the median of [1,1,2,3] is 1.5 (a t-digest gives 1.667).
   assert.deepEqual(p50p99([1, 1, 2, 3]), { p50: 1.5, p99: 2.9699999999999998 });
 });
 
-test('G6: one hundred values', () => {
+test('semantics.md#threads-percentiles: one hundred values', () => {
   assert.deepEqual(p50p99(Array.from({ length: 100 }, (_, i) => i + 1)), { p50: 50.5, p99: 99.01 });
   assert.deepEqual(p50p99(Array.from({ length: 100 }, (_, i) => ((i + 1) * (i + 1) * 37) % 997)), { p50: 452.5, p99: 973.03 });
   assert.deepEqual(p50p99(Array.from({ length: 100 }, (_, i) => (i * 7919) % 1000)), { p50: 490.5, p99: 978.03 });
 });
 
-test('G6: twenty values with repeats', () => {
+test('semantics.md#threads-percentiles: twenty values with repeats', () => {
   assert.deepEqual(p50p99([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4]), { p50: 4.5, p99: 9 });
 });
 

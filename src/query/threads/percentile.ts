@@ -1,8 +1,9 @@
 /**
- * Exact percentiles with numpy's default "linear" method (threads-table-semantics §2.5, G6;
- * DECISIONS §12): sort the n values, virtual index = q·(n−1), interpolate between the two
- * neighbours. The interpolation is numpy's `_lerp`, which computes from the upper neighbour
- * when the fraction is ≥ 0.5, so results agree with numpy to the last bit.
+ * Exact percentiles with numpy's default "linear" method (semantics.md#threads-aggregates,
+ * semantics.md#threads-percentiles; semantics.md#threads): sort the n values, virtual index =
+ * q·(n−1), interpolate between the two neighbours. The interpolation is numpy's `_lerp`, which
+ * computes from the upper neighbour when the fraction is ≥ 0.5, so results agree with numpy to the
+ * last bit.
  */
 
 /** The q-quantile (0 ≤ q ≤ 1) of `sorted` (ascending, non-empty). */

@@ -5,7 +5,7 @@ import { parseThreadsQuery } from './request.ts';
 import { errorOf } from '../../core/errors.testing.ts';
 
 
-test('§3.1: a minimal request', () => {
+test('semantics.md#threads-request: a minimal request', () => {
   assert.deepEqual(parseThreadsQuery({ project_id: 'e/p' }), {
     project_id: 'e/p',
     after_us: null,
@@ -17,7 +17,7 @@ test('§3.1: a minimal request', () => {
   });
 });
 
-test('§3.3: datetime bounds accept any ISO offset (converted to UTC µs) and unix seconds', () => {
+test('semantics.md#threads-window: datetime bounds accept any ISO offset (converted to UTC µs) and unix seconds', () => {
   const req = parseThreadsQuery({
     project_id: 'e/p',
     filter: { after_datetime: '2024-05-01T14:00:00.5+02:00', before_datetime: 1714564800 },
@@ -26,19 +26,19 @@ test('§3.3: datetime bounds accept any ISO offset (converted to UTC µs) and un
   assert.equal(req.before_us, parseIsoMicros('2024-05-01T12:00:00Z'));
 });
 
-test('G5: thread_ids [] means all threads; listed ids are de-duplicated; sort_by [] is the default', () => {
+test('semantics.md#empty-list-means-all: thread_ids [] means all threads; listed ids are de-duplicated; sort_by [] is the default', () => {
   assert.equal(parseThreadsQuery({ project_id: 'e/p', filter: { thread_ids: [] } }).thread_ids, null);
   assert.deepEqual(parseThreadsQuery({ project_id: 'e/p', filter: { thread_ids: ['b', 'a', 'b'] } }).thread_ids, ['b', 'a']);
   assert.deepEqual(parseThreadsQuery({ project_id: 'e/p', sort_by: [] }).sort_by, []);
 });
 
-test('§3.4: each of the six fields is sortable, both directions', () => {
+test('semantics.md#threads-sort: each of the six fields is sortable, both directions', () => {
   for (const field of ['thread_id', 'turn_count', 'start_time', 'last_updated', 'p50_turn_duration_ms', 'p99_turn_duration_ms']) {
     assert.deepEqual(parseThreadsQuery({ project_id: 'e/p', sort_by: [{ field, direction: 'asc' }] }).sort_by, [{ field, direction: 'asc' }]);
   }
 });
 
-test('§3.4/§8.3: first_turn_id and unknown sort fields → 400 "Unsupported sort field"', () => {
+test('semantics.md#threads-sort, semantics.md#errors-catalogue: first_turn_id and unknown sort fields → 400 "Unsupported sort field"', () => {
   for (const field of ['first_turn_id', 'last_turn_id', 'foo', '']) {
     const e = errorOf(() => parseThreadsQuery({ project_id: 'e/p', sort_by: [{ field, direction: 'desc' }] }));
     assert.equal(e.status, 400);
@@ -49,7 +49,7 @@ test('§3.4/§8.3: first_turn_id and unknown sort fields → 400 "Unsupported so
   }
 });
 
-test('§3.1/§8.1: a direction other than asc/desc, or `order` instead of `direction`, is a 422', () => {
+test('semantics.md#threads-request, semantics.md#errors-422: a direction other than asc/desc, or `order` instead of `direction`, is a 422', () => {
   const bad = errorOf(() => parseThreadsQuery({ project_id: 'e/p', sort_by: [{ field: 'turn_count', direction: 'DESC' }] }));
   assert.equal(bad.status, 422);
   assert.deepEqual(bad.body(), {
@@ -74,7 +74,7 @@ test('§3.1/§8.1: a direction other than asc/desc, or `order` instead of `direc
   );
 });
 
-test('G18: thread_ids at the top level is an unknown key (422); so is an unknown filter key', () => {
+test('semantics.md#wire-strict-models: thread_ids at the top level is an unknown key (422); so is an unknown filter key', () => {
   const e = errorOf(() => parseThreadsQuery({ project_id: 'e/p', thread_ids: ['t'] }));
   assert.equal(e.status, 422);
   assert.deepEqual(e.body(), {
@@ -85,7 +85,7 @@ test('G18: thread_ids at the top level is an unknown key (422); so is an unknown
   assert.deepEqual((f.body() as { detail: Array<{ loc: unknown }> }).detail[0].loc, ['body', 'filter', 'turn_ids']);
 });
 
-test('§8.1: a datetime that does not parse is a 422 on its location', () => {
+test('semantics.md#errors-422: a datetime that does not parse is a 422 on its location', () => {
   const e = errorOf(() => parseThreadsQuery({ project_id: 'e/p', filter: { after_datetime: 'yesterday' } }));
   assert.equal(e.status, 422);
   const [issue] = (e.body() as { detail: Array<{ type: string; loc: unknown[]; input: unknown }> }).detail;
@@ -96,7 +96,7 @@ test('§8.1: a datetime that does not parse is a 422 on its location', () => {
   assert.equal((t.body() as { detail: Array<{ type: string }> }).detail[0].type, 'datetime_type');
 });
 
-test('DECISIONS §8: negative limit or offset → 400', () => {
+test('semantics.md#paging-limits: negative limit or offset → 400', () => {
   const l = errorOf(() => parseThreadsQuery({ project_id: 'e/p', limit: -1 }));
   assert.equal(l.status, 400);
   assert.deepEqual(l.body(), { reason: 'Limit must be a positive integer' });

@@ -1,14 +1,15 @@
 /**
- * `ThreadsQueryReq` (threads-table-semantics §3.1; seed-interface "POST /threads/stream_query"):
+ * `ThreadsQueryReq` (semantics.md#threads-request):
  * strict models, sort items `{field, direction}`. Datetime bounds take pydantic's lax datetime
  * input (ISO 8601 with any offset, naive = UTC, or a unix timestamp). After the schema:
- * unsupported sort fields (§3.4) and negative paging (DECISIONS §8) are 400s.
+ * unsupported sort fields (semantics.md#threads-sort) and negative paging
+ * (semantics.md#paging-limits) are 400s.
  */
 import { invalidRequest, type ValidationIssue } from '../../core/errors.ts';
 import { parseDatetimeInput } from '../../core/datetime.ts';
 import { INVALID, int, list, literal, maybe, model, str, validateBody, type Loc, type Schema } from '../../core/schema.ts';
 
-/** §3.4: the only sortable thread fields. */
+/** semantics.md#threads-sort: the only sortable thread fields. */
 export const THREAD_SORT_FIELDS = [
   'thread_id',
   'turn_count',
@@ -30,11 +31,14 @@ export interface ThreadsQuery {
   after_us: number | null;
   /** Strict upper bound on a turn's started_at, µs; null = unbounded. */
   before_us: number | null;
-  /** Thread ids to keep, de-duplicated; null when absent or empty (G5). */
+  /**
+   * Thread ids to keep, de-duplicated; null when absent or empty
+   * (semantics.md#empty-list-means-all).
+   */
   thread_ids: string[] | null;
   limit: number | null;
   offset: number | null;
-  /** Empty when absent or `[]`: the default order applies (§3.4). */
+  /** Empty when absent or `[]`: the default order applies (semantics.md#threads-sort). */
   sort_by: ThreadSortTerm[];
 }
 

@@ -1,6 +1,7 @@
 /**
- * `/threads/stream_query` (threads-table-semantics §1.1, §3): validated in full, statistics
- * computed, then lines produced lazily. Every error is raised before the stream starts (§8.4).
+ * `/threads/stream_query` (semantics.md#wire-routes, semantics.md#threads-request): validated in
+ * full, statistics computed, then lines produced lazily. Every error is raised before the stream
+ * starts (semantics.md#errors-before-stream).
  */
 import { plainBody } from '../../api/body.ts';
 import type { Engine, RequestBody, RequestContext, Route, RouteResult } from '../../api/types.ts';

@@ -86,7 +86,7 @@ test('route: /threads/stream_query is exported', () => {
   assert.deepEqual(threadsRoutes.map((r) => [r.path, r.method, r.body]), [['/threads/stream_query', 'POST', 'json']]);
 });
 
-test('G17 §2.1: every line carries all eight keys in schema order, floats as pydantic writes them', () => {
+test('semantics.md#threads-line: every line carries all eight keys in schema order, floats as pydantic writes them', () => {
   const engine = engineWith([
     { id: 't1', start: 0, end: ms(100) },
     { id: 't2', start: ms(1000) + 123_456, end: ms(1200) + 123_456 },
@@ -99,7 +99,7 @@ test('G17 §2.1: every line carries all eight keys in schema order, floats as py
   assert.deepEqual(authorized, [PROJECT]);
 });
 
-test('G1 §2.2: only calls with id == turn_id are turns; nested and turn-less calls do not count', () => {
+test('semantics.md#threads-turns: only calls with id == turn_id are turns; nested and turn-less calls do not count', () => {
   const engine = engineWith([
     { id: 'turn', start: ms(10), end: ms(20) },
     { id: 'child', turn: 'turn', start: ms(0), end: ms(500) }, // nested inside the turn: earlier start, later end
@@ -114,7 +114,7 @@ test('G1 §2.2: only calls with id == turn_id are turns; nested and turn-less ca
   assert.equal(t.p50_turn_duration_ms, 10);
 });
 
-test('§2.3: turns with a null or empty thread_id are dropped', () => {
+test('semantics.md#threads-grouping: turns with a null or empty thread_id are dropped', () => {
   const engine = engineWith([
     { id: 'a', thread: null, start: 0, end: ms(1) },
     { id: 'b', thread: '', start: 0, end: ms(1) },
@@ -123,7 +123,7 @@ test('§2.3: turns with a null or empty thread_id are dropped', () => {
   assert.deepEqual(ids(threads(engine)), ['real']);
 });
 
-test('DECISIONS 12: thread_ids [""] names the empty-id thread, which then is reported (its nested calls are no turns)', () => {
+test('semantics.md#threads: thread_ids [""] names the empty-id thread, which then is reported (its nested calls are no turns)', () => {
   const engine = engineWith([
     { id: 'b', thread: '', start: 0, end: ms(4) },
     { id: 'b-child', thread: '', turn: 'b', start: ms(1), end: ms(2) },
@@ -140,7 +140,7 @@ test('DECISIONS 12: thread_ids [""] names the empty-id thread, which then is rep
   assert.deepEqual(ids(threads(engine)), ['real']);
 });
 
-test('DECISIONS 12/13 as production has them: deleted turns count, unfinished threads drop out after paging', () => {
+test('semantics.md#threads, semantics.md#threads-deleted as production has them: deleted turns count, unfinished threads drop out after paging', () => {
   const engine = engineWith([
     { id: 'a1', thread: 'a', start: 0, end: ms(30) },
     { id: 'a2', thread: 'a', start: ms(1), end: ms(2), deleted: true },
@@ -159,7 +159,7 @@ test('DECISIONS 12/13 as production has them: deleted turns count, unfinished th
   assert.deepEqual(queryThreads(engine, first).map((t) => t.thread_id), ['a', 'c']);
 });
 
-test('§2.5: start_time/first_turn_id from the earliest start; last_updated/last_turn_id from the latest end', () => {
+test('semantics.md#threads-aggregates: start_time/first_turn_id from the earliest start; last_updated/last_turn_id from the latest end', () => {
   const engine = engineWith([
     { id: 'late-start-late-end', start: ms(50), end: ms(5000) },
     { id: 'early-start', start: ms(5), end: ms(60) },
@@ -172,7 +172,7 @@ test('§2.5: start_time/first_turn_id from the earliest start; last_updated/last
   assert.equal(t.last_updated, at(ms(5000)));
 });
 
-test('§2.5: unfinished turns count in turn_count and start_time, not in last_updated, last_turn_id or percentiles', () => {
+test('semantics.md#threads-aggregates: unfinished turns count in turn_count and start_time, not in last_updated, last_turn_id or percentiles', () => {
   const engine = engineWith([
     { id: 'running-first', start: 0 },
     { id: 'done', start: ms(10), end: ms(40) },
@@ -189,7 +189,7 @@ test('§2.5: unfinished turns count in turn_count and start_time, not in last_up
   assert.equal(t.p99_turn_duration_ms, 30);
 });
 
-test('G2 §2.7: a thread whose turns are all running is omitted, before paging (a page is never short)', () => {
+test('semantics.md#threads-unfinished: a thread whose turns are all running is omitted, before paging (a page is never short)', () => {
   const engine = engineWith([
     { id: 'r1', thread: 'running', start: ms(100) },
     { id: 'r2', thread: 'running', start: ms(200) },
@@ -200,7 +200,7 @@ test('G2 §2.7: a thread whose turns are all running is omitted, before paging (
   assert.deepEqual(ids(threads(engine, { sort_by: [{ field: 'start_time', direction: 'desc' }], limit: 1 })), ['done']);
 });
 
-test('G6 §2.4: durations are whole ms by boundary counting (floor each end, then subtract)', () => {
+test('semantics.md#threads-percentiles, semantics.md#threads-durations: durations are whole ms by boundary counting (floor each end, then subtract)', () => {
   assert.equal(turnDurationMs(999, 1000), 1); // 1 µs apart, crosses a ms boundary
   assert.equal(turnDurationMs(1000, 1999), 0); // 999 µs apart, crosses none
   assert.equal(turnDurationMs(1500, 3499), 2); // 1.999 ms apart, floor(3.499) - floor(1.5) = 2
@@ -208,7 +208,7 @@ test('G6 §2.4: durations are whole ms by boundary counting (floor each end, the
   assert.equal(threads(engine)[0].p50_turn_duration_ms, 1);
 });
 
-test('G6: percentiles over finished turns match numpy (4 turns, unfinished ignored)', () => {
+test('semantics.md#threads-percentiles: percentiles over finished turns match numpy (4 turns, unfinished ignored)', () => {
   const engine = engineWith([
     { id: 'a', start: 0, end: ms(10) },
     { id: 'b', start: ms(1), end: ms(21) },
@@ -222,7 +222,7 @@ test('G6: percentiles over finished turns match numpy (4 turns, unfinished ignor
   assert.equal(t.p99_turn_duration_ms, 970.8999999999997); // np.percentile([10, 20, 30, 1000], 99)
 });
 
-test('G6: percentiles over 100 turns match numpy', () => {
+test('semantics.md#threads-percentiles: percentiles over 100 turns match numpy', () => {
   const specs: CallSpec[] = Array.from({ length: 100 }, (_, i) => ({ id: `t${i}`, start: ms(i * 2000), end: ms(i * 2000 + (((i + 1) * (i + 1) * 37) % 997)) }));
   const [t] = threads(engineWith(specs));
   assert.equal(t.turn_count, 100);
@@ -230,7 +230,7 @@ test('G6: percentiles over 100 turns match numpy', () => {
   assert.equal(t.p99_turn_duration_ms, 973.03);
 });
 
-test('G3 §3.3: the window filters turns by start, strictly; a turn exactly on either bound is excluded', () => {
+test('semantics.md#threads-window: the window filters turns by start, strictly; a turn exactly on either bound is excluded', () => {
   const engine = engineWith([
     { id: 'on-after', start: ms(100), end: ms(150) },
     { id: 'inside1', start: ms(100) + 1, end: ms(300) },
@@ -248,7 +248,7 @@ test('G3 §3.3: the window filters turns by start, strictly; a turn exactly on e
   assert.equal(t.p50_turn_duration_ms, 105);
 });
 
-test('G3: the window does not filter whole threads by start_time/last_updated; a thread with no turn inside is gone', () => {
+test('semantics.md#threads-window: the window does not filter whole threads by start_time/last_updated; a thread with no turn inside is gone', () => {
   const engine = engineWith([
     { id: 'a1', thread: 'spans', start: 0, end: ms(10) },
     { id: 'a2', thread: 'spans', start: ms(50), end: ms(100_000) }, // ends long after `before`
@@ -260,7 +260,7 @@ test('G3: the window does not filter whole threads by start_time/last_updated; a
   assert.equal(out[0].turn_count, 1);
 });
 
-test('§3.3: one-sided windows and offsets other than Z', () => {
+test('semantics.md#threads-window: one-sided windows and offsets other than Z', () => {
   const engine = engineWith([
     { id: 'a', start: 0, end: ms(1) },
     { id: 'b', start: ms(10), end: ms(11) },
@@ -269,7 +269,7 @@ test('§3.3: one-sided windows and offsets other than Z', () => {
   assert.equal(threads(engine, { filter: { before_datetime: '2024-05-01T12:00:00.005Z' } })[0].last_turn_id, 'a');
 });
 
-test('G4 DECISIONS §10: default order is last_updated desc, ties by thread_id asc', () => {
+test('semantics.md#threads-sort, semantics.md#order-ties: default order is last_updated desc, ties by thread_id asc', () => {
   const engine = engineWith([
     { id: 'a', thread: 'early', start: 0, end: ms(10) },
     { id: 'b', thread: 'zeta', start: 0, end: ms(50) },
@@ -300,7 +300,7 @@ function sortFixture() {
   ]);
 }
 
-test('§3.4: sorting on each of the six fields, both directions', () => {
+test('semantics.md#threads-sort: sorting on each of the six fields, both directions', () => {
   const engine = sortFixture();
   const expectAsc: Record<string, string[]> = {
     thread_id: ['a', 'b', 'c', 'd'],
@@ -321,7 +321,7 @@ test('§3.4: sorting on each of the six fields, both directions', () => {
   assert.equal(byId.d.p99_turn_duration_ms, 297.02);
 });
 
-test('§3.4: several keys apply in order; remaining ties go to thread_id asc whatever the direction', () => {
+test('semantics.md#threads-sort: several keys apply in order; remaining ties go to thread_id asc whatever the direction', () => {
   const engine = engineWith([
     { id: 'x1', thread: 'x', start: 0, end: ms(10) },
     { id: 'y1', thread: 'y', start: 0, end: ms(10) },
@@ -334,14 +334,14 @@ test('§3.4: several keys apply in order; remaining ties go to thread_id asc wha
   assert.deepEqual(sorted, ['v', 'y', 'w', 'x']);
 });
 
-test('G5 §3.2: thread_ids [] returns every thread; a list restricts; unknown ids are ignored', () => {
+test('semantics.md#empty-list-means-all, semantics.md#threads-filter-ids: thread_ids [] returns every thread; a list restricts; unknown ids are ignored', () => {
   const engine = sortFixture();
   assert.deepEqual(ids(threads(engine, { filter: { thread_ids: [] }, sort_by: [{ field: 'thread_id', direction: 'asc' }] })), ['a', 'b', 'c', 'd']);
   assert.deepEqual(ids(threads(engine, { filter: { thread_ids: ['d', 'nope', 'b', 'd'] }, sort_by: [{ field: 'thread_id', direction: 'asc' }] })), ['b', 'd']);
   assert.deepEqual(threads(engine, { filter: { thread_ids: [''] } }), []);
 });
 
-test('§3.5: limit and offset page after sorting; limit 0 returns nothing', () => {
+test('semantics.md#threads-paging: limit and offset page after sorting; limit 0 returns nothing', () => {
   const engine = sortFixture();
   const sort_by = [{ field: 'thread_id', direction: 'asc' }];
   assert.deepEqual(ids(threads(engine, { sort_by, limit: 2 })), ['a', 'b']);
@@ -351,7 +351,7 @@ test('§3.5: limit and offset page after sorting; limit 0 returns nothing', () =
   assert.deepEqual(threads(engine, { limit: 0 }), []);
 });
 
-test('G20 DECISIONS §13: deleted turns are invisible; a thread of only deleted turns is gone', () => {
+test('semantics.md#threads-deleted: deleted turns are invisible; a thread of only deleted turns is gone', () => {
   const engine = engineWith([
     { id: 'kept', thread: 'm', start: ms(10), end: ms(20) },
     { id: 'gone', thread: 'm', start: 0, end: ms(900), deleted: true },
@@ -364,7 +364,7 @@ test('G20 DECISIONS §13: deleted turns are invisible; a thread of only deleted 
   assert.equal(out[0].last_updated, at(ms(20)));
 });
 
-test('§3.6: an unknown project or a project without turns answers with an empty stream', () => {
+test('semantics.md#threads-empty: an unknown project or a project without turns answers with an empty stream', () => {
   const engine = engineWith([{ id: 'n', turn: null, start: 0, end: 1 }]);
   assert.deepEqual(rawLines(engine), []);
   const result = threadsStreamQueryRoute.run(engine, { kind: 'value', value: { project_id: 'no/such' } }, ctx);
@@ -379,7 +379,7 @@ test('a later end and a repeated start are reflected (the turn index follows the
   assert.equal(threads(engine)[0].p50_turn_duration_ms, 7);
 });
 
-test('§8.4: errors are thrown by run(), before any stream exists, with exact status and body', () => {
+test('semantics.md#errors-before-stream: errors are thrown by run(), before any stream exists, with exact status and body', () => {
   const engine = sortFixture();
   const e = errorOf(() =>
     threadsStreamQueryRoute.run(engine, { kind: 'value', value: { project_id: PROJECT, sort_by: [{ field: 'first_turn_id', direction: 'asc' }] } }, ctx),

@@ -1,10 +1,12 @@
 /**
- * /threads/stream_query end to end (threads-table-semantics §2, §3): aggregate turns per
- * thread, order, page, render one line per thread with every ThreadSchema key (G17).
+ * /threads/stream_query end to end (semantics.md#threads, semantics.md#threads-request): aggregate
+ * turns per thread, order, page, render one line per thread with every ThreadSchema key
+ * (semantics.md#threads-line).
  *
- * Order: the requested keys in turn, default `last_updated` desc (§3.4, G4); ties broken by
- * thread_id ascending (DECISIONS §10). Reported threads always have a finished turn, so no
- * sort value is null (nulls would sort last in both directions, DECISIONS §11).
+ * Order: the requested keys in turn, default `last_updated` desc (semantics.md#threads-sort); ties
+ * broken by thread_id ascending (semantics.md#order-ties). Reported threads always have a finished
+ * turn, so no sort value is null (nulls would sort last in both directions,
+ * semantics.md#order-nulls-last).
  */
 import type { Engine } from '../../api/types.ts';
 import { formatMicros } from '../../core/datetime.ts';
@@ -53,7 +55,10 @@ export function queryThreads(engine: Engine, req: ThreadsQuery, rules: ThreadRul
 const floatOrNull = (v: number | null) => (v === null ? 'null' : pyFloatRepr(v));
 const datetimeOrNull = (us: number) => (Number.isNaN(us) ? 'null' : JSON.stringify(formatMicros(us)));
 
-/** One JSONL line; every ThreadSchema key present (§2.1, G17), datetimes as DECISIONS §3. */
+/**
+ * One JSONL line; every ThreadSchema key present (semantics.md#threads-line), datetimes as
+ * semantics.md#wire-datetimes.
+ */
 export function threadLine(t: ThreadStats): string {
   return (
     `{"thread_id":${JSON.stringify(t.thread_id)},"turn_count":${t.turn_count},` +

@@ -1,10 +1,12 @@
 /**
- * The calls query expression language (`query.$expr`, calls-semantics §5.1) as a typed AST.
+ * The calls query expression language (`query.$expr`, semantics.md#calls-expr-grammar) as a typed
+ * AST.
  *
  * One node per Weave query model (weave/trace_server/interface/query.py): operations
  * (`$and` … `$containsToken`) and the operands that are not operations (`$literal`,
  * `$getField`, `$convert`). Literal numbers keep Python's int/float distinction, because the
- * inferred cast of a JSON field depends on it (§5.5: int → toInt64OrNull, float → toFloat64OrNull).
+ * inferred cast of a JSON field depends on it (semantics.md#calls-expr-compare: int →
+ * toInt64OrNull, float → toFloat64OrNull).
  */
 
 /** A `$literal` value (LiteralOperation.literal_): scalars, or dicts/lists of nested literals. */

@@ -115,7 +115,7 @@ function error(expr: unknown): { status: number; body: Record<string, unknown>; 
   assert.fail('expected an error');
 }
 
-test('§5.4 / gotcha 3: dynamic fields read as strings, never NULL; $eq null on them never matches', () => {
+test('semantics.md#calls-json-read: dynamic fields read as strings, never NULL; $eq null on them never matches', () => {
   assert.deepEqual(ids({ $eq: [f('inputs.n'), l(null)] }), []);
   assert.deepEqual(ids({ $eq: [f('inputs.missing'), l(null)] }), []);
   assert.deepEqual(ids({ $eq: [f('inputs.n'), l('')] }), ['a', 'b', 'c', 'd'], 'null and missing read as ""');
@@ -126,7 +126,7 @@ test('§5.4 / gotcha 3: dynamic fields read as strings, never NULL; $eq null on 
   assert.deepEqual(ids({ $eq: [f('inputs'), l('{"x":"abc","flag":1,"f":7}')] }), ['c'], 'a bare root reads the whole document');
 });
 
-test('§5.4: $eq with a null literal is IS NULL on plain nullable columns', () => {
+test('semantics.md#calls-json-read: $eq with a null literal is IS NULL on plain nullable columns', () => {
   assert.deepEqual(ids({ $eq: [f('parent_id'), l(null)] }), ['a', 'c']);
   assert.deepEqual(ids({ $eq: [f('ended_at'), l(null)] }), ['b']);
   assert.deepEqual(ids({ $eq: [f('display_name'), l(null)] }), ['b']);
@@ -136,7 +136,7 @@ test('§5.4: $eq with a null literal is IS NULL on plain nullable columns', () =
   assert.deepEqual(values({ $eq: [l(null), l(null)] }), [true, true, true, true]);
 });
 
-test('§5.5 / gotcha 4: an int literal casts the JSON field with toInt64OrNull; non-integers drop out', () => {
+test('semantics.md#calls-expr-compare, semantics.md#calls-expr-inferred-cast: an int literal casts the JSON field with toInt64OrNull; non-integers drop out', () => {
   assert.deepEqual(ids({ $gt: [f('inputs.x'), l(6)] }), ['b']);
   assert.deepEqual(ids({ $lt: [f('inputs.x'), l(6)] }), ['a'], '"5.5" cast to int is NULL');
   assert.deepEqual(values({ $eq: [f('inputs.x'), l(5)] }), [true, false, null, null]);
@@ -144,27 +144,27 @@ test('§5.5 / gotcha 4: an int literal casts the JSON field with toInt64OrNull; 
   assert.deepEqual(ids({ $gte: [f('inputs.f'), l(7)] }), ['c']);
 });
 
-test('§5.5: a float literal casts with toFloat64OrNull; a bool literal with the bool cast', () => {
+test('semantics.md#calls-expr-compare: a float literal casts with toFloat64OrNull; a bool literal with the bool cast', () => {
   assert.deepEqual(ids({ $lt: [f('inputs.x'), l(6.5)] }), ['a', 'd']);
   assert.deepEqual(ids({ $eq: [f('inputs.f'), l(2.5)] }), ['a', 'b']);
   assert.deepEqual(values({ $eq: [f('inputs.flag'), l(true)] }), [true, true, true, false], 'true, "true", 1 → 1; 2 → 2');
   assert.deepEqual(values({ $eq: [f('inputs.s'), l(false)] }), [null, null, null, null], 'text that is not a bool is NULL');
 });
 
-test('§5.5: string and null literals leave the field a string; two fields compare as strings', () => {
+test('semantics.md#calls-expr-compare: string and null literals leave the field a string; two fields compare as strings', () => {
   assert.deepEqual(ids({ $eq: [f('inputs.x'), l('10')] }), ['b']);
   assert.deepEqual(ids({ $gt: [f('inputs.x'), l('6')] }), ['c'], '"10" < "6" as text; "abc" > "6"');
   assert.deepEqual(ids({ $eq: [f('inputs.x'), f('inputs.f')] }), []);
   assert.deepEqual(ids({ $lt: [f('inputs.f'), f('inputs.x')] }), ['a', 'c', 'd'], 'as text: "2.5" < "5", not < "10"; "" < "5.5"');
 });
 
-test('§5.5: feedback.[*] takes no inferred cast; a typed feedback field does', () => {
+test('semantics.md#calls-expr-compare: feedback.[*] takes no inferred cast; a typed feedback field does', () => {
   assert.deepEqual(ids({ $eq: [f('feedback.[note].payload.score'), l(1)] }), ['b']);
   assert.deepEqual(ids({ $eq: [f('feedback.[*].payload.score'), l(1)] }), []);
   assert.deepEqual(ids({ $eq: [f('feedback.[*].payload.score'), l('1')] }), ['b']);
 });
 
-test('§5.5: a number against a string is NULL, so neither the test nor its $not passes', () => {
+test('semantics.md#calls-expr-compare: a number against a string is NULL, so neither the test nor its $not passes', () => {
   assert.deepEqual(values({ $eq: [f('svc_run_step'), l('5')] }), [null, null, null, null]);
   assert.deepEqual(ids({ $not: [{ $eq: [f('svc_run_step'), l('5')] }] }), []);
   assert.deepEqual(values({ $eq: [f('display_name'), l(1)] }), [null, null, null, null]);
@@ -172,7 +172,7 @@ test('§5.5: a number against a string is NULL, so neither the test nor its $not
   assert.deepEqual(ids({ $gt: [f('svc_run_step'), l(4.5)] }), ['a', 'c']);
 });
 
-test('§5.5: other mismatched kinds are never equal and unordered (datetime vs text, array vs text)', () => {
+test('semantics.md#calls-expr-compare: other mismatched kinds are never equal and unordered (datetime vs text, array vs text)', () => {
   assert.deepEqual(values({ $eq: [f('started_at'), l('not a date')] }), [false, false, false, false]);
   assert.deepEqual(ids({ $not: [{ $eq: [f('started_at'), l('not a date')] }] }), ['a', 'b', 'c', 'd']);
   assert.deepEqual(values({ $gt: [f('started_at'), l('not a date')] }), [null, null, null, null]);
@@ -180,19 +180,19 @@ test('§5.5: other mismatched kinds are never equal and unordered (datetime vs t
   assert.deepEqual(values({ $eq: [f('ended_at'), l('x')] }), [false, null, false, false], 'NULL still propagates');
 });
 
-test('§5.5: booleans compare as 0/1', () => {
+test('semantics.md#calls-expr-compare: booleans compare as 0/1', () => {
   assert.deepEqual(values({ $eq: [l(true), l(1)] }), [true, true, true, true]);
   assert.deepEqual(ids({ $gt: [{ $eq: [f('id'), l('a')] }, l(0)] }), ['a']);
   assert.deepEqual(ids({ $eq: [{ $eq: [f('id'), l('a')] }, { $eq: [f('trace_id'), l('t1')] }] }), ['a', 'c', 'd']);
 });
 
-test('§5.5 / gotcha 22: strings compare by code point, not UTF-16 unit', () => {
+test('semantics.md#calls-expr-compare, semantics.md#order-code-points: strings compare by code point, not UTF-16 unit', () => {
   assert.deepEqual(ids({ $gt: [f('display_name'), l('\uFF5E')] }), ['c']);
   assert.deepEqual(ids({ $lt: [f('display_name'), l('\u{1F600}')] }), ['a', 'd']);
   assert.deepEqual(ids({ $lte: [f('display_name'), f('display_name')] }), ['a', 'c', 'd']);
 });
 
-test('§5.5 / gotcha 23: datetime columns compare with unix seconds or ISO text, by time', () => {
+test('semantics.md#calls-expr-compare, semantics.md#calls-expr-datetimes: datetime columns compare with unix seconds or ISO text, by time', () => {
   const secs = (T0 + 2_000_000) / 1e6;
   assert.deepEqual(ids({ $gt: [f('started_at'), l(secs)] }), ['c', 'd']);
   assert.deepEqual(ids({ $gte: [f('started_at'), l(secs)] }), ['b', 'c', 'd']);
@@ -207,7 +207,7 @@ test('§5.5 / gotcha 23: datetime columns compare with unix seconds or ISO text,
   assert.deepEqual(ids({ $eq: [f('started_at'), l(true)] }), [], 'a bool literal is not a time (and is a number: NULL)');
 });
 
-test('§5.5: datetime literal conversion (fromtimestamp rounding, range, parse failures)', () => {
+test('semantics.md#calls-expr-compare: datetime literal conversion (fromtimestamp rounding, range, parse failures)', () => {
   assert.equal(datetimeLiteralMicros({ type: 'int', value: 0 }), 0);
   assert.equal(datetimeLiteralMicros({ type: 'float', value: 1.5 }), 1_500_000);
   assert.equal(datetimeLiteralMicros({ type: 'float', value: -1.25 }), -1_250_000);
@@ -220,13 +220,13 @@ test('§5.5: datetime literal conversion (fromtimestamp rounding, range, parse f
   assert.equal(datetimeLiteralMicros({ type: 'null' }), null);
 });
 
-test('gotcha 5 / §5.9: NULL is neither true nor false; $not of NULL is NULL', () => {
+test('semantics.md#calls-expr-logic: NULL is neither true nor false; $not of NULL is NULL', () => {
   assert.deepEqual(values({ $gt: [f('inputs.x'), l(6)] }), [false, true, null, null]);
   assert.deepEqual(values({ $not: [{ $gt: [f('inputs.x'), l(6)] }] }), [true, false, null, null]);
   assert.deepEqual(ids({ $not: [{ $gt: [f('inputs.x'), l(6)] }] }), ['a']);
 });
 
-test('§5.9: $and/$or use Kleene logic (ClickHouse): NULL AND false = false, NULL OR true = true', () => {
+test('semantics.md#calls-expr-logic: $and/$or use Kleene logic (ClickHouse): NULL AND false = false, NULL OR true = true', () => {
   const isNull = { $gt: [f('inputs.x'), l(6)] }; // c, d: NULL
   const isTrue = { $eq: [l(1), l(1)] };
   const isFalse = { $eq: [l(1), l(2)] };
@@ -239,7 +239,7 @@ test('§5.9: $and/$or use Kleene logic (ClickHouse): NULL AND false = false, NUL
   assert.deepEqual(ids({ $not: [{ $or: [isNull, isFalse] }] }), ['a']);
 });
 
-test('§5.9: a one-operand $and/$or is its operand; operands used as conditions by truthiness', () => {
+test('semantics.md#calls-expr-logic: a one-operand $and/$or is its operand; operands used as conditions by truthiness', () => {
   assert.deepEqual(ids({ $and: [f('inputs.s')] }), ['a', 'b'], 'non-empty strings are true');
   assert.deepEqual(ids({ $or: [f('svc_run_step')] }), ['a', 'c'], '0 and NULL are not true');
   assert.deepEqual(ids({ $eq: [{ $and: [l(5)] }, l(5)] }), ['a', 'b', 'c', 'd'], 'the operand keeps its value');
@@ -247,13 +247,13 @@ test('§5.9: a one-operand $and/$or is its operand; operands used as conditions 
   assert.deepEqual(ids({ $and: [{ $eq: [f('trace_id'), l('t1')] }, { $eq: [f('parent_id'), l(null)] }] }), ['a']);
 });
 
-test('gotcha 17 / §5.9: empty $and / $or are 400s with Weave\'s messages, wherever they are', () => {
+test('semantics.md#errors-403-field, semantics.md#calls-expr-logic: empty $and / $or are 400s with Weave\'s messages, wherever they are', () => {
   assert.deepEqual(error({ $and: [] }), { status: 400, body: { reason: 'Empty AND operation' }, path: ['body', 'query', '$expr', '$and'] });
   assert.deepEqual(error({ $or: [] }).body, { reason: 'Empty OR operation' });
   assert.deepEqual(error({ $not: [{ $or: [{ $and: [] }, l(true)] }] }).path, ['body', 'query', '$expr', '$not', 0, '$or', 0, '$and']);
 });
 
-test('gotcha 17 / §5.3: an unknown field is a 403 raised while compiling, before any row is read', () => {
+test('semantics.md#errors-403-field, semantics.md#calls-expr-fields: an unknown field is a 403 raised while compiling, before any row is read', () => {
   assert.deepEqual(error({ $eq: [f('nope'), l(1)] }), { status: 403, body: { reason: 'Field nope is not allowed' }, path: ['body', 'query', '$expr', '$eq', 0, '$getField'] });
   const resolver = new FakeResolver([]);
   assert.throws(() => compileExpr(parseQuery({ $expr: { $in: [f('id'), [l('a'), f('bad')]] } }, []), resolver), { status: 403 });
@@ -262,7 +262,7 @@ test('gotcha 17 / §5.3: an unknown field is a 403 raised while compiling, befor
   assert.equal(error({ $and: [{ $or: [] }, { $eq: [f('nope'), l(1)] }] }).status, 400);
 });
 
-test('§5.3: every $getField is resolved once, at compile time; evaluation never resolves', () => {
+test('semantics.md#calls-expr-fields: every $getField is resolved once, at compile time; evaluation never resolves', () => {
   const { pred, resolver } = compile({ $and: [{ $gt: [f('inputs.x'), l(1)] }, { $in: [f('id'), [l('a'), l('b')]] }, { $contains: { input: f('display_name'), substr: f('trace_id') } }] });
   assert.deepEqual(resolver.calls.map((c) => c.path), ['inputs.x', 'id', 'display_name', 'trace_id']);
   assert.deepEqual(resolver.calls[1].loc, ['body', 'query', '$expr', '$and', 1, '$in', 0, '$getField']);
@@ -270,7 +270,7 @@ test('§5.3: every $getField is resolved once, at compile time; evaluation never
   assert.equal(resolver.calls.length, 4);
 });
 
-test('§5.2: dict and list literals are a 400 "Unknown value type" naming the literal as Python prints it', () => {
+test('semantics.md#calls-expr-literals: dict and list literals are a 400 "Unknown value type" naming the literal as Python prints it', () => {
   assert.deepEqual(error({ $eq: [f('inputs.x'), l({ a: l(1), b: l('x') })] }), {
     status: 400,
     body: { reason: "Unknown value type: {'a': LiteralOperation(literal_=1), 'b': LiteralOperation(literal_='x')}" },
@@ -282,7 +282,7 @@ test('§5.2: dict and list literals are a 400 "Unknown value type" naming the li
   assert.deepEqual(error({ $contains: { input: f('id'), substr: l([]) } }).body, { reason: 'Unknown value type: []' });
 });
 
-test('§5.6: $in is NULL for a NULL left side, false for no match or an empty list', () => {
+test('semantics.md#calls-expr-in: $in is NULL for a NULL left side, false for no match or an empty list', () => {
   assert.deepEqual(values({ $in: [f('parent_id'), [l('a'), l('zz')]] }), [null, true, null, false]);
   assert.deepEqual(values({ $in: [f('id'), []] }), [false, false, false, false]);
   assert.deepEqual(values({ $in: [f('id'), [l(null), l('a')]] }), [true, false, false, false], 'a NULL option never matches');
@@ -290,7 +290,7 @@ test('§5.6: $in is NULL for a NULL left side, false for no match or an empty li
   assert.deepEqual(ids({ $in: [f('id'), [{ $convert: { input: l('c'), to: 'string' } }]] }), ['c']);
 });
 
-test('§5.6: $in shares one inferred cast when every option is a literal of one kind; int+float → double', () => {
+test('semantics.md#calls-expr-in: $in shares one inferred cast when every option is a literal of one kind; int+float → double', () => {
   assert.deepEqual(ids({ $in: [f('inputs.x'), [l(5), l(10)]] }), ['a', 'b']);
   assert.deepEqual(ids({ $in: [f('inputs.x'), [l(5.5), l(10)]] }), ['b', 'd'], 'double cast: "5.5" reads 5.5');
   assert.deepEqual(ids({ $in: [f('inputs.x'), [l(5), l('10')]] }), ['b'], 'mixed kinds: no cast, only the string can match');
@@ -300,7 +300,7 @@ test('§5.6: $in shares one inferred cast when every option is a literal of one 
   assert.deepEqual(ids({ $in: [f('started_at'), [l('2024-01-01T00:00:02Z')]] }), [], 'datetime options are not converted');
 });
 
-test('§5.7 / gotcha 24: $contains: empty substr is true, objects searched as JSON text, ASCII case folding', () => {
+test('semantics.md#calls-expr-contains: $contains: empty substr is true, objects searched as JSON text, ASCII case folding', () => {
   const c = (input: unknown, substr: string, ci?: boolean) => ({ $contains: { input, substr: l(substr), ...(ci === undefined ? {} : { case_insensitive: ci }) } });
   assert.deepEqual(ids(c(f('inputs.s'), '')), ['a', 'b', 'c', 'd'], 'a missing field reads "" and still contains ""');
   assert.deepEqual(ids(c(f('inputs.obj'), '"a":1')), ['a']);
@@ -312,7 +312,7 @@ test('§5.7 / gotcha 24: $contains: empty substr is true, objects searched as JS
   assert.deepEqual(ids({ $not: [c(f('display_name'), 'x')] }), ['a', 'c', 'd']);
 });
 
-test('§5.7 / gotcha 24: $contains never matches non-string operands', () => {
+test('semantics.md#calls-expr-contains: $contains never matches non-string operands', () => {
   assert.deepEqual(values({ $contains: { input: f('svc_run_step'), substr: l('5') } }), [false, null, false, false]);
   assert.deepEqual(values({ $contains: { input: f('id'), substr: l(1) } }), [false, false, false, false]);
   assert.deepEqual(values({ $contains: { input: f('input_refs'), substr: l('r1') } }), [false, false, false, false]);
@@ -330,7 +330,7 @@ test('$containsToken: whole-token match (hasToken), case-insensitive with ASCII 
   assert.deepEqual(values(t(3)), [false, false, false, false]);
 });
 
-test('§5.8: $convert casts the operand\'s text: int, double, bool, string', () => {
+test('semantics.md#calls-expr-convert: $convert casts the operand\'s text: int, double, bool, string', () => {
   const conv = (input: unknown, to: string) => ({ $convert: { input, to } });
   assert.deepEqual(ids({ $eq: [conv(f('inputs.x'), 'int'), l(5)] }), ['a']);
   assert.deepEqual(ids({ $eq: [conv(f('inputs.x'), 'int'), l(null)] }), ['c', 'd'], '"abc" and "5.5" → NULL');
@@ -350,7 +350,7 @@ test('§5.8: $convert casts the operand\'s text: int, double, bool, string', () 
   assert.deepEqual(ids({ $eq: [conv(f('inputs.x'), 'string'), l(5)] }), [], 'an explicit string cast is not a JSON field: no inferred cast');
 });
 
-test('§5.8: $convert exists is "not NULL": always true for a dynamic field, false for a NULL column', () => {
+test('semantics.md#calls-expr-convert: $convert exists is "not NULL": always true for a dynamic field, false for a NULL column', () => {
   const exists = (input: unknown) => ({ $convert: { input, to: 'exists' } });
   assert.deepEqual(ids({ $eq: [exists(f('inputs.missing')), l(true)] }), ['a', 'b', 'c', 'd']);
   assert.deepEqual(ids({ $eq: [exists(f('parent_id')), l(true)] }), ['b', 'd']);
@@ -358,7 +358,7 @@ test('§5.8: $convert exists is "not NULL": always true for a dynamic field, fal
   assert.deepEqual(ids({ $and: [exists(l(null))] }), []);
 });
 
-test('gotcha 13: latency_ms is NULL (not 0) for running calls in filters', () => {
+test('semantics.md#calls-summary-latency: latency_ms is NULL (not 0) for running calls in filters', () => {
   assert.deepEqual(ids({ $eq: [f('summary.weave.latency_ms'), l(0)] }), []);
   assert.deepEqual(ids({ $not: [{ $gt: [f('summary.weave.latency_ms'), l(1_000_000)] }] }), ['a', 'c', 'd']);
   assert.deepEqual(ids({ $gte: [f('summary.weave.latency_ms'), l(1000)] }), ['a', 'd']);

@@ -1,5 +1,5 @@
 /**
- * Expr → row predicate, compiled once per request into closures (calls-semantics §5).
+ * Expr → row predicate, compiled once per request into closures (semantics.md#calls-expr).
  *
  * Every `$getField` is resolved while compiling, so an unknown field raises its 403 before any
  * row is read; empty `$and`/`$or` (400) and dict/list literals (400) are raised in the same walk,
@@ -8,14 +8,17 @@
  * Typing follows ClickHouse as Weave's in-memory mirror reproduces it (`_compile_calls_query`,
  * `_ch_compare`): each compiled node has a static kind (bool, number, string, datetime, array,
  * null) and comparisons pick one specialised closure at compile time:
- *  - dynamic JSON fields read as strings ('' when missing, §5.4) unless compared with an int,
- *    float or bool literal, which casts them (toInt64OrNull / toFloat64OrNull / bool) (§5.5);
- *  - literals compared with a datetime column are read as unix seconds or ISO text (§5.5);
+ *  - dynamic JSON fields read as strings ('' when missing, semantics.md#calls-json-read) unless
+ *    compared with an int, float or bool literal, which casts them (toInt64OrNull / toFloat64OrNull
+ *    / bool) (semantics.md#calls-expr-compare);
+ *  - literals compared with a datetime column are read as unix seconds or ISO text
+ *    (semantics.md#calls-expr-compare);
  *  - bools compare as 0/1; a number against a non-number is NULL; other mismatched kinds are
  *    never equal and have no order (NULL);
  *  - NULL propagates through comparisons; `$and`/`$or`/`$not` use Kleene (SQL) logic, as
  *    ClickHouse evaluates them: NULL AND false = false, NULL OR true = true, NOT NULL = NULL
- *    (§5.9; the in-memory mirror instead folds NULL to false inside `$and`/`$or`);
+ *    (semantics.md#calls-expr-logic; the in-memory mirror instead folds NULL to false inside
+ *    `$and`/`$or`);
  *  - a row passes only when the whole expression is strictly true.
  */
 import { formatMicros, parseIsoMicros } from '../../../core/datetime.ts';
@@ -83,9 +86,9 @@ const MIN_US = -62135596800_000_000;
 const MAX_US = 253402300799_999_999;
 
 /**
- * A literal compared with a datetime column (§5.5, `_maybe_datetime_literal`): numbers are unix
- * seconds, strings ISO 8601 (naive = UTC, trailing Z allowed); anything else, or text that does
- * not parse, stays as it is (null here).
+ * A literal compared with a datetime column (semantics.md#calls-expr-compare,
+ * `_maybe_datetime_literal`): numbers are unix seconds, strings ISO 8601 (naive = UTC, trailing Z
+ * allowed); anything else, or text that does not parse, stays as it is (null here).
  */
 export function datetimeLiteralMicros(v: LiteralValue): number | null {
   if (v.type === 'int' || v.type === 'float') {
@@ -111,7 +114,10 @@ export function datetimeLiteralMicros(v: LiteralValue): number | null {
 /** The casts a literal can impose on a JSON field. */
 type InferredCast = 'int' | 'double' | 'bool';
 
-/** `infer_literal_filter_cast` (§5.5): the cast a JSON field takes against this operand. */
+/**
+ * `infer_literal_filter_cast` (semantics.md#calls-expr-compare): the cast a JSON field takes
+ * against this operand.
+ */
 function inferLiteralCast(e: Expr): InferredCast | null {
   if (e.op !== 'literal') return null;
   switch (e.value.type) {
@@ -126,7 +132,10 @@ function inferLiteralCast(e: Expr): InferredCast | null {
   }
 }
 
-/** `infer_shared_literal_filter_cast` (§5.6): one cast for a list of literals, int+double → double. */
+/**
+ * `infer_shared_literal_filter_cast` (semantics.md#calls-expr-in): one cast for a list of literals,
+ * int+double → double.
+ */
 function inferSharedCast(options: readonly Expr[]): InferredCast | null {
   const casts = new Set<InferredCast>();
   for (const o of options) {
@@ -398,7 +407,9 @@ class Compiler {
     }
   }
 
-  /** §5.2: only scalar literals are usable; dicts and lists are a 400. */
+  /**
+   * semantics.md#calls-expr-literals: only scalar literals are usable; dicts and lists are a 400.
+   */
   private literal(v: LiteralValue, loc: ErrorPath): Node {
     switch (v.type) {
       case 'string':
@@ -416,7 +427,10 @@ class Compiler {
     }
   }
 
-  /** §5.3: resolve now, so that an unknown field fails before any row is read. */
+  /**
+   * semantics.md#calls-expr-fields: resolve now, so that an unknown field fails before any row is
+   * read.
+   */
   private field(path: string, loc: ErrorPath): Node {
     const acc = this.resolver.resolve(path, loc);
     switch (acc.kind) {
@@ -435,7 +449,10 @@ class Compiler {
     }
   }
 
-  /** A JSON field cast to a literal's type (§5.5): the accessor's memoised readings where possible. */
+  /**
+   * A JSON field cast to a literal's type (semantics.md#calls-expr-compare): the accessor's
+   * memoised readings where possible.
+   */
   private castJson(acc: JsonAccessor, cast: 'int' | 'double' | 'bool'): Node {
     switch (cast) {
       case 'int':
@@ -453,8 +470,9 @@ class Compiler {
   }
 
   /**
-   * `$convert` (§5.8): casts work on the operand's text (`_ch_to_string`); `exists` is "the
-   * operand is not NULL", so it is always true for a dynamic field (which reads as '').
+   * `$convert` (semantics.md#calls-expr-convert): casts work on the operand's text
+   * (`_ch_to_string`); `exists` is "the operand is not NULL", so it is always true for a dynamic
+   * field (which reads as '').
    */
   private convert(inner: Node, to: CastTo): Node {
     if (to === 'exists') {
@@ -463,7 +481,8 @@ class Compiler {
     }
     if (to === 'string') return { kind: 'string', get: stringGetter(inner) };
     // An explicit bool cast is plain toUInt8OrNull of the text: JSON true/false (text 'true' /
-    // 'false') read as NULL (§5.8). A condition or bool literal is already 0/1 (a UInt8 in SQL).
+    // 'false') read as NULL (semantics.md#calls-expr-convert). A condition or bool literal is
+    // already 0/1 (a UInt8 in SQL).
     if (to === 'bool' && inner.kind === 'bool') return { kind: 'number', get: mapNullable(inner.get, (v) => (v ? 1 : 0)) };
     if (inner.kind === 'string' && inner.json && to !== 'bool') return this.castJson(inner.json, to);
     const s = stringGetter(inner);
@@ -477,7 +496,10 @@ class Compiler {
     };
   }
 
-  /** `$and` / `$or` (§5.9): empty is a 400, one operand is that operand, more use Kleene logic. */
+  /**
+   * `$and` / `$or` (semantics.md#calls-expr-logic): empty is a 400, one operand is that operand,
+   * more use Kleene logic.
+   */
   private logical(op: 'and' | 'or', args: readonly Expr[], loc: ErrorPath): Node {
     const key = `$${op}`;
     if (args.length === 0) throw invalidRequest(op === 'and' ? 'TQ_EMPTY_AND' : 'TQ_EMPTY_OR', {}, [...loc, key]);
@@ -506,7 +528,10 @@ class Compiler {
     };
   }
 
-  /** `$eq`/`$gt`/`$gte`/`$lt`/`$lte` (§5.4, §5.5). */
+  /**
+   * `$eq`/`$gt`/`$gte`/`$lt`/`$lte` (semantics.md#calls-json-read,
+   * semantics.md#calls-expr-compare).
+   */
   private comparison(op: ComparisonOp, left: Expr, right: Expr, loc: ErrorPath): Node {
     // `$eq [x, null]` is `x IS NULL` (the right operand is not compiled).
     if (op === 'eq' && right.op === 'literal' && right.value.type === 'null') {
@@ -543,7 +568,10 @@ class Compiler {
     return l.constant ? perDistinctValue(r, l, cmp) : perDistinctValue(l, r, cmp);
   }
 
-  /** `$in` (§5.6): NULL left → NULL; true if any option is equal under `$eq` rules; else false. */
+  /**
+   * `$in` (semantics.md#calls-expr-in): NULL left → NULL; true if any option is equal under `$eq`
+   * rules; else false.
+   */
   private in(e: InExpr, loc: ErrorPath): Node {
     const left = this.withInferredCast(this.operand(e.left, [...loc, 0]), inferSharedCast(e.options));
     const options = e.options.map((o, i) => this.operand(o, [...loc, 1, i]));
@@ -586,10 +614,10 @@ class Compiler {
   }
 
   /**
-   * `$contains` (§5.7, gotcha 24): ClickHouse position() > 0, ASCII case folding when
-   * case-insensitive; an empty substr matches. `$containsToken`: hasToken, whole tokens only; a
-   * substr that is not a single token (has separators) matches nothing (NULL), as
-   * hasTokenOrNull. NULL on either side gives NULL; other non-strings never match.
+   * `$contains` (semantics.md#calls-expr-contains): ClickHouse position() > 0, ASCII case folding
+   * when case-insensitive; an empty substr matches. `$containsToken`: hasToken, whole tokens only;
+   * a substr that is not a single token (has separators) matches nothing (NULL), as hasTokenOrNull.
+   * NULL on either side gives NULL; other non-strings never match.
    */
   private contains(e: ContainsExpr, loc: ErrorPath): Node {
     const input = this.operand(e.input, [...loc, 'input']);

@@ -1,15 +1,15 @@
 /**
  * The contract between the expression compiler (and the sorter) and whoever knows the rows:
  * `resolve(path)` turns a `$getField` / sort path into a typed accessor over row numbers, or
- * throws the field's 403 (calls-semantics §5.3).
+ * throws the field's 403 (semantics.md#calls-expr-fields).
  *
  * Kinds:
  *  - 'string' / 'number': plain columns (NULL as null), and computed fields;
  *  - 'datetime': µs since the epoch, NULL as null;
  *  - 'array': string arrays (`input_refs`, `output_refs`), never null;
- *  - 'json': a dynamic JSON field (§5.4). `str` is the JSON_VALUE string ('' for missing and
- *    JSON null, never null); `float` / `int` are toFloat64OrNull / toInt64OrNull of that string;
- *    `exists` says whether the path is present and not JSON null.
+ *  - 'json': a dynamic JSON field (semantics.md#calls-json-read). `str` is the JSON_VALUE string
+ *    ('' for missing and JSON null, never null); `float` / `int` are toFloat64OrNull /
+ *    toInt64OrNull of that string; `exists` says whether the path is present and not JSON null.
  *
  * A 'string' accessor over an interned column (op_name) may also give `codes`: a small
  * integer per row naming its value, so predicates can be evaluated once per distinct value.

@@ -28,7 +28,7 @@ const OPERATIONS = ['AndOperation', 'OrOperation', 'NotOperation', 'EqOperation'
 const ALIASES = ['$and', '$or', '$not', '$eq', '$gt', '$lt', '$gte', '$lte', '$in', '$contains', '$containsToken'];
 const OPERANDS = ['LiteralOperation', 'GetFieldOperator', 'ConvertOperation', ...OPERATIONS];
 
-test('§5.1: every operator parses to its AST node', () => {
+test('semantics.md#calls-expr-grammar: every operator parses to its AST node', () => {
   const x = f('inputs.x');
   const cases: Array<[unknown, Expr]> = [
     [{ $and: [{ $eq: [x, l(1)] }, { $not: [{ $gt: [x, l(2.5)] }] }] }, { op: 'and', args: [{ op: 'eq', left: field('inputs.x'), right: lit.int(1) }, { op: 'not', arg: { op: 'gt', left: field('inputs.x'), right: lit.float(2.5) } }] }],
@@ -44,7 +44,7 @@ test('§5.1: every operator parses to its AST node', () => {
   for (const [json, ast] of cases) assert.deepEqual(parse(json), ast, JSON.stringify(json));
 });
 
-test('§5.2: literals keep int/float/bool/null/string and nested dict/list literals', () => {
+test('semantics.md#calls-expr-literals: literals keep int/float/bool/null/string and nested dict/list literals', () => {
   const lhs = (v: unknown) => (parse({ $eq: [l(v), l(0)] }) as { left: unknown }).left;
   assert.deepEqual(lhs(5), { op: 'literal', value: { type: 'int', value: 5 } });
   assert.deepEqual(lhs(-5.25), { op: 'literal', value: { type: 'float', value: -5.25 } });
@@ -58,7 +58,7 @@ test('§5.2: literals keep int/float/bool/null/string and nested dict/list liter
   });
 });
 
-test('§5.2: lossless number leaves tell 5.0 (a Python float) from 5 (an int)', () => {
+test('semantics.md#calls-expr-literals: lossless number leaves tell 5.0 (a Python float) from 5 (an int)', () => {
   const e = parseQuery({ $expr: { $eq: [{ $literal: parseLossless('5.0') }, { $literal: parseLossless('5') }] } }, LOC);
   assert.deepEqual(e, { op: 'eq', left: lit.float(5), right: lit.int(5) });
 });
@@ -82,14 +82,14 @@ test('smart union: with several operator keys, the first model in union order th
   assert.deepEqual(operand, lit.int(1), 'LiteralOperation comes before GetFieldOperator');
 });
 
-test('gotcha 17: an unknown operator key is a 422 listing every Operation model as missing', () => {
+test('semantics.md#errors-403-field: an unknown operator key is a 422 listing every Operation model as missing', () => {
   const list = issues({ $expr: { $ne: [f('id'), l('a')] } });
   assert.deepEqual(brief(list), OPERATIONS.map((cls, i) => ['missing', `body.query.$expr.${cls}.${ALIASES[i]}`]));
   assert.equal(list[0].msg, 'Field required');
   assert.deepEqual(list[0].input, { $ne: [f('id'), l('a')] });
 });
 
-test('§5.1: a bare operand at $expr is rejected (only Operations are allowed there)', () => {
+test('semantics.md#calls-expr-grammar: a bare operand at $expr is rejected (only Operations are allowed there)', () => {
   assert.deepEqual(brief(issues({ $expr: l(true) })), OPERATIONS.map((cls, i) => ['missing', `body.query.$expr.${cls}.${ALIASES[i]}`]));
   assert.deepEqual(brief(issues({ $expr: f('id') })).length, 11);
 });
@@ -158,7 +158,7 @@ test('leaf models: $getField must be a string; $convert "to" is a literal; $cont
   assert.equal((parse({ $contains: { input: f('x'), substr: l('a'), case_insensitive: 'yes' } }) as { caseInsensitive: boolean }).caseInsensitive, true);
 });
 
-test('§5.2: a dict literal whose values are not LiteralOperations fails every literal_ member', () => {
+test('semantics.md#calls-expr-literals: a dict literal whose values are not LiteralOperations fails every literal_ member', () => {
   const list = issues({ $expr: { $eq: [l({ a: 1 }), l(1)] } }).filter((i) => i.loc[6] === 'LiteralOperation');
   const base = 'body.query.$expr.EqOperation.$eq.0.LiteralOperation.$literal';
   assert.deepEqual(brief(list), [

@@ -1,6 +1,7 @@
 /**
  * `query` of a calls request → Expr, validated as Weave's pydantic `Query` model does it
- * (weave/trace_server/interface/query.py; calls-semantics §5.1, §5.2, §13 gotcha 17).
+ * (weave/trace_server/interface/query.py; semantics.md#calls-expr-grammar,
+ * semantics.md#calls-expr-literals, semantics.md#errors-403-field).
  *
  * What pydantic v2 does there, and so what this does:
  *  - `Query` forbids extra keys; the operation models ignore them (plain BaseModel).
