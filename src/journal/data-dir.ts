@@ -1,5 +1,5 @@
 /**
- * The data directory of `tq serve --data DIR` (DECISIONS 22):
+ * The data directory of `tq serve --data DIR` (docs/semantics.md#durability):
  *
  *   DIR/calls.jsonl … costs.jsonl[.gz]   the base: a fixtures directory, loaded as --fixtures is
  *   DIR/base.journal.jsonl               records replayed right after the base (written by

@@ -1,5 +1,5 @@
 /**
- * The journal record of `tq serve --data` (DECISIONS 22): one JSON line per acknowledged write
+ * The journal record of `tq serve --data` (docs/semantics.md#durability): one JSON line per acknowledged write
  * request, holding what the engine needs to apply it again exactly:
  *
  *   {"v":1,"route":"/call/start","user":"alice","prefix":"svc_","body":"<request text>",
