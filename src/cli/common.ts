@@ -13,6 +13,11 @@ import { createEngine } from '../engine.ts';
 import { loadFixtures, resolveFixturesPath } from '../io/load-fixtures.ts';
 import { progressReporter } from './progress.ts';
 import { readRequestSource } from './stdin.ts';
+import { openDataDir } from '../journal/data-dir.ts';
+import { LockHeldError } from '../journal/lock.ts';
+import { JournalError } from '../journal/read.ts';
+import { SnapshotError } from '../journal/snapshot.ts';
+import { resolve } from 'node:path';
 
 export const EXIT_OK = 0;
 export const EXIT_RUNTIME = 1;
@@ -44,6 +49,8 @@ export class UsageError extends Error {}
 
 export interface DataOptions {
   fixtures?: string;
+  /** A `tq serve --data` directory: fixtures plus journal, read-only here. */
+  data?: string;
   fieldPrefix?: string;
 }
 
@@ -51,7 +58,8 @@ export interface DataOptions {
 export function dataOptions(cmd: Command): Command {
   return cmd
     .option('--fixtures <path>', 'fixtures directory or calls .jsonl file (default: $TQ_FIXTURES, ./fixtures, bundled demo)')
-    .option('--field-prefix <prefix>', 'wire spelling of user/run fields: svc_ or wb_', 'svc_');
+    .option('--field-prefix <prefix>', 'wire spelling of user/run fields: svc_ or wb_', 'svc_')
+    .option('--data <dir>', 'a tq serve --data directory: its fixtures plus every journaled write (instead of --fixtures)');
 }
 
 export function parsePrefix(value: string | undefined): FieldPrefix {
@@ -62,6 +70,8 @@ export function parsePrefix(value: string | undefined): FieldPrefix {
 
 /** Builds an engine and loads the fixtures the options (or the environment) name. */
 export async function loadEngine(opts: DataOptions): Promise<Engine> {
+  if (opts.data !== undefined && opts.fixtures !== undefined) throw new UsageError('give --data or --fixtures, not both (a data directory holds its own fixtures)');
+  if (opts.data !== undefined) return (await openDataDir(resolve(opts.data), { fieldPrefix: parsePrefix(opts.fieldPrefix), writable: false, say, onProgress: progressReporter() })).engine;
   const engine = createEngine(undefined, { fieldPrefix: parsePrefix(opts.fieldPrefix) });
   const path = resolveFixturesPath(opts.fixtures, process.env, process.cwd());
   const report = await loadFixtures(engine, path, progressReporter());
@@ -142,6 +152,10 @@ export function reportError(e: unknown): number {
     say(`${paint.red(`error ${e.status}`)} ${paint.dim(e.code)}: ${e.message}`);
     say(JSON.stringify(e.body()));
     return EXIT_USAGE;
+  }
+  if (e instanceof JournalError || e instanceof LockHeldError || e instanceof SnapshotError) {
+    say(`${paint.red('journal error:')} ${e.message}`);
+    return EXIT_RUNTIME;
   }
   if (e instanceof FixtureError) {
     say(`${paint.red('fixture error:')} ${e.message}`);

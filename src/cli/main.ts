@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   count: async () => (await import('./client-commands.ts')).countCommand(),
   objs: async () => (await import('./client-commands.ts')).objsCommand(),
   ls: async () => (await import('./ls.ts')).lsCommand(),
+  dump: async () => (await import('./dump.ts')).dumpCommand(),
 };
 
 export async function buildProgram(argv: readonly string[] = []): Promise<Command> {

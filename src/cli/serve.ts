@@ -8,6 +8,7 @@ import { allRoutes } from '../api/routes.ts';
 import { CredentialsError, DEFAULT_USER, resolveUsers } from '../server/credentials.ts';
 import { createTqServer, DEFAULT_MAX_BODY_BYTES } from '../server/server.ts';
 import { UsersFileError } from '../server/users-file.ts';
+import { openServedData } from './serve-data.ts';
 import { dataOptions, intOption, loadEngine, paint, parsePrefix, say, UsageError } from './common.ts';
 import { resolveFixturesPath } from '../io/load-fixtures.ts';
 import { corsEnabled } from '../server/cors.ts';
@@ -22,6 +23,8 @@ import { parseSocketLimits, socketLimitOptions, type SocketLimitOptions } from '
 
 interface ServeOptions extends SocketLimitOptions {
   fixtures?: string;
+  data?: string;
+  compactAt?: string;
   fieldPrefix?: string;
   host: string;
   port: string;
@@ -65,6 +68,14 @@ function maxBodyOption(text: string): number {
   return n;
 }
 
+/** `--compact-at MB` (with --data only) in bytes. */
+function compactAtOption(text: string, data: string | undefined): number {
+  if (data === undefined) throw new UsageError('--compact-at needs --data DIR');
+  const mb = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || mb <= 0) throw new UsageError(`--compact-at must be a positive number of megabytes, got '${text}'`);
+  return Math.round(mb * 1e6);
+}
+
 const urlOf = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 /** Resolves on the first SIGINT/SIGTERM; a second one calls `force`. */
@@ -104,9 +115,14 @@ async function serve(opts: ServeOptions): Promise<void> {
     throw e;
   }
 
+  if (opts.data !== undefined && opts.fixtures !== undefined) throw new UsageError('give --data or --fixtures, not both (a data directory holds its own fixtures)');
+  if (opts.data !== undefined && opts.watch) throw new UsageError('--watch reloads fixture files; with --data the journal holds the writes, so the two do not combine');
+  const compactAt = opts.compactAt === undefined ? undefined : compactAtOption(opts.compactAt, opts.data);
+  const data = opts.data !== undefined ? await openServedData(opts.data, fieldPrefix, say, compactAt) : undefined;
   const fixtures = resolveFixturesPath(opts.fixtures, process.env, process.cwd());
-  const engine = await loadEngine({ fixtures, fieldPrefix });
+  const engine = data?.engine ?? (await loadEngine({ fixtures, fieldPrefix }));
   const tq = createTqServer({
+    writes: data?.writes,
     engine,
     routes: allRoutes(),
     users: resolved.users,
@@ -121,6 +137,7 @@ async function serve(opts: ServeOptions): Promise<void> {
   try {
     address = await tq.listen(opts.host, port);
   } catch (e) {
+    await data?.close();
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${opts.host} is in use; choose another with --port`);
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`cannot listen on host '${opts.host}' (${code})`);
@@ -133,13 +150,15 @@ async function serve(opts: ServeOptions): Promise<void> {
     say(`  user:     ${user}`);
     say(`  password: ${password}`);
   }
+  say(data?.banner ?? 'in memory: writes last until this process exits (keep them with --data DIR)');
   const bannerUser = resolved.generated?.user ?? opts.user ?? (process.env.TQ_USER || (opts.users ? '<user>' : DEFAULT_USER));
   // One write, so a reader of stderr sees the banner whole.
   say(bannerLines({ url: urlOf(address.host, address.port), user: bannerUser, generatedPassword: resolved.generated?.password, fieldPrefix, store: engine.store }).join('\n'));
 
   // SIGHUP (and --watch) reload the fixtures; the server keeps serving the old data meanwhile.
   const reloader = createReloader({ path: fixtures, load: () => loadEngine({ fixtures, fieldPrefix }), swap: (next) => tq.swapEngine(next), log: say });
-  const onHangup = () => void reloader.reload('SIGHUP');
+  // With --data a reload from the fixture files would drop journaled writes: SIGHUP only says so.
+  const onHangup = data !== undefined ? () => say('tq: SIGHUP ignored: reload is not available with --data') : () => void reloader.reload('SIGHUP');
   process.on('SIGHUP', onHangup);
   const stopWatching = opts.watch ? reloader.watch() : () => {};
   if (opts.watch) say(`tq: watching ${fixtures} for changes`);
@@ -153,6 +172,7 @@ async function serve(opts: ServeOptions): Promise<void> {
   stopWatching();
   process.off('SIGHUP', onHangup);
   await tq.close();
+  await data?.close();
   signals.dispose();
   say('tq: stopped');
 }
@@ -186,6 +206,7 @@ export function serveCommand(): Command {
     .option('--quiet', 'no request log, no internal-error stacks (the start-up banner and reload lines remain)')
     .option('--watch', 'reload the fixture files when they change (SIGHUP reloads too, always)')
     .option('--delay <ms[-ms]>', 'delay every response by MS, or uniformly MIN-MAX, milliseconds (latency injection)')
+    .option('--compact-at <MB>', 'with --data: compact the journal into the fixture files in the background once it reaches MB megabytes')
     .option('--max-body-bytes <n>', 'largest request body accepted (larger: 413)', String(DEFAULT_MAX_BODY_BYTES))
     .addHelpText(
       'after',
@@ -210,7 +231,8 @@ Examples:
   TQ_PASSWORD=secret tq serve --port 8080 --field-prefix wb_      # Weave SDK: WANDB_API_KEY=secret
   tq serve --users users.json --host 0.0.0.0 --cors --log json
   tq serve --delay 50-300 --quiet
-  curl -s -u api:secret -H 'Prefer: code=503' http://127.0.0.1:6345/calls/stream_query -d '{"project_id":"a/b"}'`,
+  curl -s -u api:secret -H 'Prefer: code=503' http://127.0.0.1:6345/calls/stream_query -d '{"project_id":"a/b"}'
+  tq serve --data ./traces        # durable: writes journaled and fsync'd in ./traces before the 2xx`,
     )
     .action(async (opts: ServeOptions) => {
       await serve(opts);

@@ -118,6 +118,11 @@ export const ERROR_CATALOGUE = {
   TQ_INTERNAL: { status: 500, message: fixed('Internal server error') },
   // `tq serve` fault injection (Prefer: code=N); the status is the one asked for.
   TQ_INJECTED: { status: 503, message: (a) => `Injected error: Prefer: code=${a.status}` },
+  // 503: tq serve --data could not make a write durable (disk full, I/O error, read-only DIR).
+  TQ_JOURNAL_UNAVAILABLE: {
+    status: 503,
+    message: (a) => `Write not acknowledged: the journal could not be written (${a.cause}); reads still work`,
+  },
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -26,6 +26,10 @@ export const FIXTURE_KINDS = ['calls', 'tables', 'objects', 'feedback', 'costs']
 export type FixtureKind = (typeof FIXTURE_KINDS)[number];
 const KINDS = FIXTURE_KINDS;
 type Kind = FixtureKind;
+export interface FixtureFile {
+  file: string;
+  kind: FixtureKind;
+}
 
 export interface LoadProgress extends ReadProgress {
   file: string;
@@ -48,13 +52,20 @@ export function resolveFixturesPath(explicit: string | undefined, env: NodeJS.Pr
   return BUNDLED_FIXTURES;
 }
 
-function filesOf(path: string): Array<{ file: string; kind: Kind }> {
+function filesOf(path: string): FixtureFile[] {
   if (!existsSync(path)) throw new FixtureError(path, 0, 'no such file or directory');
   if (statSync(path).isFile()) {
     if (!/\.jsonl(\.gz)?$/.test(path)) throw new FixtureError(path, 0, 'a fixtures file must end in .jsonl or .jsonl.gz');
     return [{ file: path, kind: 'calls' }];
   }
-  const found: Array<{ file: string; kind: Kind }> = [];
+  const found = fixtureFilesIn(path);
+  if (found.length === 0) throw new FixtureError(path, 0, `no fixture files (${KINDS.map((k) => k + '.jsonl').join(', ')})`);
+  return found;
+}
+
+/** The fixture files a directory holds (none is not an error here). */
+export function fixtureFilesIn(path: string): FixtureFile[] {
+  const found: FixtureFile[] = [];
   for (const kind of KINDS) {
     const plain = join(path, `${kind}.jsonl`);
     const gz = `${plain}.gz`;
@@ -62,7 +73,6 @@ function filesOf(path: string): Array<{ file: string; kind: Kind }> {
     if (existsSync(plain)) found.push({ file: plain, kind });
     else if (existsSync(gz)) found.push({ file: gz, kind });
   }
-  if (found.length === 0) throw new FixtureError(path, 0, `no fixture files (${KINDS.map((k) => k + '.jsonl').join(', ')})`);
   return found;
 }
 
@@ -126,8 +136,13 @@ function checkLine(file: string, line: number, buf: Buffer, lineStart: number, s
  * between files does not matter for correctness: refs resolve at query time.
  */
 export async function loadFixtures(engine: Engine, path: string, onProgress?: (p: LoadProgress) => void): Promise<LoadReport> {
-  const report: LoadReport = { source: path, files: [], notices: [] };
-  for (const { file, kind } of filesOf(path)) {
+  return loadFixtureFiles(engine, path, filesOf(path), onProgress);
+}
+
+/** Loads the given fixture files, in order, into `engine.store`. */
+export async function loadFixtureFiles(engine: Engine, source: string, files: readonly FixtureFile[], onProgress?: (p: LoadProgress) => void): Promise<LoadReport> {
+  const report: LoadReport = { source, files: [], notices: [] };
+  for (const { file, kind } of files) {
     let records = 0;
     let last: ReadProgress = { bytesRead: 0, totalBytes: 0 };
     let lastLine = 0;

@@ -12,7 +12,7 @@
  *   costs:    {project_id, costs: {<llm_id>: {prompt_token_cost, completion_token_cost,
  *              prompt_token_cost_unit?, completion_token_cost_unit?, effective_date?,
  *              provider_id?, cache_read_input_token_cost?, cache_creation_input_token_cost?}},
- *              created_at?, svc_user_id?}
+ *              created_at?, svc_user_id?, id?}  (id: the price row's id; one model only)
  *             or, for default prices that apply to every project (no project_id):
  *             {pricing_level: "default", costs: {...}, created_at?, svc_user_id?}
  */
@@ -168,7 +168,7 @@ const COST_FIELDS = [
 /** Project-level LLM prices, added as `/cost/create` adds them. */
 export function loadCostRecord(engine: Engine, text: string): { ids: Array<[string, string]> } {
   const userKey = `${engine.options.fieldPrefix}user_id`;
-  const { plain } = parseRecord(text, 'cost', ['project_id', 'pricing_level', 'costs', 'created_at', userKey], engine.options.fieldPrefix);
+  const { plain } = parseRecord(text, 'cost', ['project_id', 'pricing_level', 'costs', 'created_at', userKey, 'id'], engine.options.fieldPrefix);
   const level = plain.pricing_level ?? 'project';
   if (level !== 'project' && level !== 'default') throw new RecordProblem(`pricing_level must be "project" or "default", got ${JSON.stringify(level)}`);
   if (level === 'default' && plain.project_id !== undefined) throw new RecordProblem('a default-level price record has no project_id');
@@ -194,7 +194,11 @@ export function loadCostRecord(engine: Engine, text: string): { ids: Array<[stri
   }
   const userId = optionalString(plain, userKey) ?? '';
   const createdAt = optionalDatetime(plain, 'created_at');
-  return createCosts(engine, projectId, inputs, userId, createdAt ?? engine.options.now(), level);
+  // A given price id (what `tq dump` writes) names the record's one price row.
+  const id = optionalString(plain, 'id');
+  if (id !== null && Object.keys(inputs).length !== 1) throw new RecordProblem('a cost record with an id holds exactly one model price');
+  const target = id === null ? engine : { ...engine, options: { ...engine.options, newId: () => id } };
+  return createCosts(target, projectId, inputs, userId, createdAt ?? engine.options.now(), level);
 }
 
 /** Runs a field check whose problem should name the field's full path. */

@@ -68,6 +68,7 @@ describe('tq serve (process)', { timeout: 60_000 }, () => {
       const password = /password: (\S+)/.exec(run.stderr())?.[1];
       assert.ok(password, run.stderr());
       assert.equal(run.stderr().split(password).length - 1, 3, 'shown as the password, in the curl line and as WANDB_API_KEY, nowhere else');
+      assert.match(run.stderr(), /^in memory: writes last until this process exits \(keep them with --data DIR\)$/m);
       assert.equal((await fetch(base + '/health')).status, 200);
       const denied = await fetch(base + '/server_info');
       assert.equal(denied.status, 401);
@@ -113,5 +114,9 @@ describe('tq serve (process)', { timeout: 60_000 }, () => {
       assert.equal(await run.exited, 2, run.stderr());
       assert.match(run.stderr(), message);
     }
+    // --watch reloads fixture files, which would drop the journaled writes of --data.
+    const run = startServe(['--port', '0', '--data', join(fixtures, 'data'), '--watch']);
+    assert.equal(await run.exited, 2, run.stderr());
+    assert.match(run.stderr(), /--watch reloads fixture files; with --data the journal holds the writes/);
   });
 });

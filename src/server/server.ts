@@ -19,6 +19,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Engine, RequestBody, RequestContext, Route } from '../api/types.ts';
 import { invalidRequest, TqError, TransportError } from '../core/errors.ts';
+import type { WriteRunner } from '../journal/durable-writes.ts';
 import { WWW_AUTHENTICATE, type Users } from './basic-auth.ts';
 import { ClientGoneError, readBody } from './body-reader.ts';
 import { pumpLines } from './jsonl-stream.ts';
@@ -46,6 +47,8 @@ export interface TqServerOptions {
   requestLog?: (entry: RequestLogEntry) => void;
   /** Latency and error injection (`--delay`, `Prefer: code=…/delay=…`); default: Prefer only. */
   inject?: Injector;
+  /** Runs the `mutates` routes (tq serve --data: answered once journaled and fsync'd). */
+  writes?: WriteRunner;
   /** Time and count bounds of connections (src/server/socket-limits.ts); defaults for those not given. */
   socketLimits?: Partial<SocketLimits>;
 }
@@ -145,7 +148,7 @@ export function createTqServer(options: TqServerOptions): TqServer {
   /** Runs the route and writes its result; returns once the response is complete or abandoned. */
   async function respond(req: IncomingMessage, res: ServerResponse, route: Route, ctx: RequestContext, params: PathParams, stats: RequestStats): Promise<void> {
     const body = await readRequestBody(req, route);
-    const result = runRoute(route, engine, body, ctx, params);
+    const result = route.mutates && options.writes ? await options.writes.runWrite(route, body, ctx, params) : runRoute(route, engine, body, ctx, params);
     if (result.kind === 'json') {
       sendJson(res, 200, result.body, {}, result.text);
       return;

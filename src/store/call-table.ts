@@ -292,6 +292,11 @@ export class CallTable {
     return this.pendingEnds.size;
   }
 
+  /** Ends still waiting for their start, in arrival order (what a store dump must keep). */
+  pendingEndParts(): CallEndPart[] {
+    return [...this.pendingEnds.values()];
+  }
+
   private setBody(row: number, text: string): void {
     if (row < this.partSpansKnown.length) this.partSpansKnown[row] = 0;
     const [chunk, offset, length] = this.arena.appendString(text);

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { findRoute } from '../api/routes.ts';
+import { createEngine } from '../engine.ts';
+import { testContext } from '../write/test-helpers.ts';
+import { runRecorded } from './apply.ts';
+import { compactInPlace, dumpTo } from './compact.ts';
+import { openDataDir, segmentName } from './data-dir.ts';
+import { encodeRecord } from './record.ts';
+import { snapshot, SnapshotError } from './snapshot.ts';
+
+describe('a dump that would not load back the same', () => {
+  it('is refused before anything is replaced (a table row holding NaN, stored as null)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tq-compact-'));
+    const scratch = createEngine();
+    const body = '{"table":{"project_id":"acme/one","rows":[{"a":NaN}]}}';
+    const line = encodeRecord(runRecorded(findRoute('/table/create')!, scratch, { kind: 'text', text: body }, testContext()).record) + '\n';
+    writeFileSync(join(dir, segmentName(1)), line);
+    const opened = await openDataDir(dir, { fieldPrefix: 'svc_', writable: true, say: () => {} });
+    try {
+      await assert.rejects(compactInPlace(opened.engine, dir, opened.active.seq), /tables\.jsonl:1: table digest mismatch: the record says 42e4f47e\w+, its rows digest to 52dd45b6\w+$/);
+      const out = join(mkdtempSync(join(tmpdir(), 'tq-compact-out-')), 'copy');
+      await assert.rejects(dumpTo(opened.engine, out), /table digest mismatch/);
+      assert.equal(existsSync(out), false);
+      assert.deepEqual(readdirSync(join(out, '..')), [], 'no temp directory is left behind');
+    } finally {
+      opened.release();
+    }
+    assert.deepEqual(readdirSync(dir), [segmentName(1)]);
+    assert.equal(readFileSync(join(dir, segmentName(1)), 'utf8'), line);
+  });
+});
+
+describe('what fixture files cannot hold', () => {
+  const withObject = () => {
+    const engine = createEngine();
+    runRecorded(findRoute('/obj/create')!, engine, { kind: 'text', text: '{"obj":{"project_id":"acme/one","object_id":"o","val":{"a":1}}}' }, testContext());
+    return { engine, version: engine.store.project('acme/one')!.objects.get('o')![0] };
+  };
+
+  it('a deleted object version is refused, not dropped', () => {
+    const { engine, version } = withObject();
+    version.deletedAtUs = 1;
+    assert.throws(() => snapshot(engine.store), new SnapshotError(`acme/one object o:${version.digest} is deleted; fixture files cannot hold deleted object versions`));
+  });
+
+  it('a version index that loading would renumber is refused', () => {
+    const { engine, version } = withObject();
+    version.versionIndex = 1;
+    assert.throws(() => snapshot(engine.store), new SnapshotError('acme/one object o has version index 1 where fixture files would give it another; fixture files cannot hold it'));
+  });
+});

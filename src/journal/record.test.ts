@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { decodeRecord, encodeRecord, JOURNAL_VERSION, RecordFormatError, type JournalRecord } from './record.ts';
+
+const base: JournalRecord = { route: '/call/start', params: {}, user: 'alice', prefix: 'svc_', body: { kind: 'text', text: '{"start":{}}\n' }, now: [1.5e15], ids: ['a', 'b'], canRead: [] };
+
+function problem(line: string): string {
+  try {
+    decodeRecord(line);
+  } catch (e) {
+    assert.ok(e instanceof RecordFormatError);
+    return e.message;
+  }
+  assert.fail('expected a RecordFormatError');
+}
+
+describe('journal records', () => {
+  it('are one JSON line, versioned, holding the body text as sent', () => {
+    const line = encodeRecord(base);
+    assert.equal(line, `{"v":${JOURNAL_VERSION},"route":"/call/start","user":"alice","prefix":"svc_","body":"{\\"start\\":{}}\\n","now":[1500000000000000],"ids":["a","b"]}`);
+    assert.ok(!line.includes('\n'));
+    assert.deepEqual(decodeRecord(line), base);
+  });
+
+  it('keep path parameters, grant answers and multipart parts (files as base64)', () => {
+    const rec: JournalRecord = {
+      ...base,
+      route: '/v2/{entity}/{project}/call/start',
+      params: { entity: 'acme', project: 'one' },
+      prefix: 'wb_',
+      canRead: [true, false],
+      ack: '0123456789abcdef',
+      body: { kind: 'multipart', fields: new Map([['project_id', 'acme/one']]), files: new Map([['file', new Uint8Array([0, 255, 10])]]) },
+    };
+    const line = encodeRecord(rec);
+    assert.match(line, /"form":\{"fields":\{"project_id":"acme\/one"\},"files":\{"file":"AP8K"\}\}/);
+    assert.match(line, /"params":\{"entity":"acme","project":"one"\}/);
+    assert.match(line, /"can_read":\[true,false\]/);
+    assert.deepEqual(decodeRecord(line), rec);
+  });
+
+  it('store a parsed body as its JSON text', () => {
+    const line = encodeRecord({ ...base, body: { kind: 'value', value: { a: 1 } } });
+    assert.deepEqual(decodeRecord(line).body, { kind: 'text', text: '{"a":1}' });
+  });
+
+  it('that do not fit the format say what is wrong', () => {
+    assert.match(problem('{"v":1,'), /^invalid JSON: /);
+    assert.equal(problem('[1]'), 'a journal record must be a JSON object');
+    assert.equal(problem('{"v":2}'), 'unsupported journal record version 2 (this tq reads version 1)');
+    assert.equal(problem('{"route":"/x"}'), 'unsupported journal record version undefined (this tq reads version 1)');
+    const ok = JSON.parse(encodeRecord(base)) as Record<string, unknown>;
+    const without = (key: string, extra: Record<string, unknown> = {}) => {
+      const copy = { ...ok, ...extra };
+      delete copy[key];
+      return JSON.stringify(copy);
+    };
+    assert.equal(problem(JSON.stringify({ ...ok, extra: 1 })), 'unknown field extra');
+    assert.equal(problem(without('route')), 'route must be a string');
+    assert.equal(problem(without('user')), 'user must be a string');
+    assert.equal(problem(JSON.stringify({ ...ok, prefix: 'x_' })), 'prefix must be svc_ or wb_');
+    assert.equal(problem(without('body')), 'a record holds either body (a string) or form (an object)');
+    assert.equal(problem(JSON.stringify({ ...ok, form: { fields: {}, files: {} } })), 'a record holds either body (a string) or form (an object)');
+    assert.equal(problem(without('body', { form: { fields: { a: 1 }, files: {} } })), 'form.fields must be an object of strings');
+    assert.equal(problem(JSON.stringify({ ...ok, now: ['x'] })), 'now must be a list of numbers');
+    assert.equal(problem(without('ids')), 'ids must be a list of strings');
+    assert.equal(problem(JSON.stringify({ ...ok, can_read: [1] })), 'can_read must be a list of booleans');
+    assert.equal(problem(JSON.stringify({ ...ok, params: { a: 1 } })), 'params must be an object of strings');
+    assert.equal(problem(JSON.stringify({ ...ok, ack: 'xyz' })), 'ack must be 16 hex digits');
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * The journal record of `tq serve --data` (docs/semantics.md#durability): one JSON line per acknowledged write
+ * request, holding what the engine needs to apply it again exactly:
+ *
+ *   {"v":1,"route":"/call/start","user":"alice","prefix":"svc_","body":"<request text>",
+ *    "now":[1732400000000000],"ids":["0193…","0193…"],"can_read":[true]}
+ *
+ * `form` replaces `body` for multipart routes ({"fields":{…},"files":{name: base64}}). `now`
+ * and `ids` are the values the engine drew from `options.now()` / `options.newId()` while it ran
+ * the request, in draw order; `can_read` the answers of `ctx.canRead` and `params` the values
+ * of a templated route path's `{name}` segments (each omitted when empty). `ack` is a digest of
+ * the answer the client was sent: replay checks that it answers the same.
+ * Recording the request rather than each store mutation keeps the journal generic: a new route
+ * marked `mutates: true` is journaled and replayed with no code here.
+ */
+import type { FieldPrefix, RequestBody } from '../api/types.ts';
+
+export const JOURNAL_VERSION = 1;
+
+/** Values of a route template's `{name}` path segments. */
+export type RouteParams = Readonly<Record<string, string>>;
+
+export interface JournalRecord {
+  /** The route's path as declared (a template for parameterised routes). */
+  route: string;
+  params: RouteParams;
+  user: string;
+  prefix: FieldPrefix;
+  body: RequestBody;
+  now: number[];
+  ids: string[];
+  canRead: boolean[];
+  /** First 16 hex digits of the SHA-256 of the JSON answer (absent on synthetic records). */
+  ack?: string;
+}
+
+/** A record that cannot be read; the reader adds `file:line`. */
+export class RecordFormatError extends Error {}
+
+function bodyFields(body: RequestBody): Record<string, unknown> {
+  if (body.kind === 'text') return { body: body.text };
+  if (body.kind === 'value') return { body: JSON.stringify(body.value) };
+  const files: Record<string, string> = {};
+  for (const [name, bytes] of body.files) files[name] = Buffer.from(bytes).toString('base64');
+  return { form: { fields: Object.fromEntries(body.fields), files } };
+}
+
+/** One journal line, without its newline. */
+export function encodeRecord(r: JournalRecord): string {
+  return JSON.stringify({
+    v: JOURNAL_VERSION,
+    route: r.route,
+    ...(Object.keys(r.params).length > 0 ? { params: r.params } : {}),
+    user: r.user,
+    prefix: r.prefix,
+    ...bodyFields(r.body),
+    now: r.now,
+    ids: r.ids,
+    ...(r.canRead.length > 0 ? { can_read: r.canRead } : {}),
+    ...(r.ack !== undefined ? { ack: r.ack } : {}),
+  });
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function listOf<T>(rec: Obj, key: string, check: (v: unknown) => v is T, what: string, optional = false): T[] {
+  const v = rec[key];
+  if (v === undefined && optional) return [];
+  if (!Array.isArray(v) || !v.every(check)) throw new RecordFormatError(`${key} must be a list of ${what}`);
+  return v;
+}
+
+function stringMap(v: unknown, key: string): Map<string, string> {
+  if (!isObj(v) || !Object.values(v).every((x) => typeof x === 'string')) throw new RecordFormatError(`${key} must be an object of strings`);
+  return new Map(Object.entries(v as Record<string, string>));
+}
+
+function decodeBody(rec: Obj): RequestBody {
+  if (typeof rec.body === 'string' && rec.form === undefined) return { kind: 'text', text: rec.body };
+  if (rec.body === undefined && isObj(rec.form)) {
+    const fields = stringMap(rec.form.fields, 'form.fields');
+    const files = new Map([...stringMap(rec.form.files, 'form.files')].map(([k, b64]) => [k, new Uint8Array(Buffer.from(b64, 'base64'))]));
+    return { kind: 'multipart', fields, files };
+  }
+  throw new RecordFormatError('a record holds either body (a string) or form (an object)');
+}
+
+function ackOf(v: unknown): string {
+  if (typeof v !== 'string' || !/^[0-9a-f]{16}$/.test(v)) throw new RecordFormatError('ack must be 16 hex digits');
+  return v;
+}
+
+const KEYS = new Set(['v', 'route', 'params', 'user', 'prefix', 'body', 'form', 'now', 'ids', 'can_read', 'ack']);
+
+/** Parses and checks one journal line. */
+export function decodeRecord(line: string): JournalRecord {
+  let rec: unknown;
+  try {
+    rec = JSON.parse(line);
+  } catch (e) {
+    throw new RecordFormatError(`invalid JSON: ${(e as Error).message}`);
+  }
+  if (!isObj(rec)) throw new RecordFormatError('a journal record must be a JSON object');
+  if (rec.v !== JOURNAL_VERSION) throw new RecordFormatError(`unsupported journal record version ${JSON.stringify(rec.v)} (this tq reads version ${JOURNAL_VERSION})`);
+  for (const key of Object.keys(rec)) if (!KEYS.has(key)) throw new RecordFormatError(`unknown field ${key}`);
+  if (typeof rec.route !== 'string') throw new RecordFormatError('route must be a string');
+  if (typeof rec.user !== 'string') throw new RecordFormatError('user must be a string');
+  if (rec.prefix !== 'svc_' && rec.prefix !== 'wb_') throw new RecordFormatError('prefix must be svc_ or wb_');
+  return {
+    route: rec.route,
+    params: rec.params === undefined ? {} : Object.fromEntries(stringMap(rec.params, 'params')),
+    user: rec.user,
+    prefix: rec.prefix,
+    body: decodeBody(rec),
+    now: listOf(rec, 'now', (v): v is number => typeof v === 'number' && Number.isFinite(v), 'numbers'),
+    ids: listOf(rec, 'ids', (v): v is string => typeof v === 'string', 'strings'),
+    canRead: listOf(rec, 'can_read', (v): v is boolean => typeof v === 'boolean', 'booleans', true),
+    ...(rec.ack !== undefined ? { ack: ackOf(rec.ack) } : {}),
+  };
+}
