@@ -41,10 +41,30 @@ describe('what fixture files cannot hold', () => {
     return { engine, version: engine.store.project('acme/one')!.objects.get('o')![0] };
   };
 
-  it('a deleted object version is refused, not dropped', () => {
-    const { engine, version } = withObject();
-    version.deletedAtUs = 1;
-    assert.throws(() => snapshot(engine.store), new SnapshotError(`acme/one object o:${version.digest} is deleted; fixture files cannot hold deleted object versions`));
+  it('a deleted object version is written as created, and its deletion starts the fresh journal', async () => {
+    const engine = createEngine(undefined, { now: () => 1_700_000_000_000_000 });
+    const create = (a: number) =>
+      runRecorded(findRoute('/obj/create')!, engine, { kind: 'text', text: `{"obj":{"project_id":"acme/one","object_id":"o","val":{"a":${a}}}}` }, testContext());
+    create(1);
+    create(2);
+    const [first] = engine.store.project('acme/one')!.objects.get('o')!;
+    engine.options.now = () => 1_700_000_000_123_456;
+    runRecorded(findRoute('/obj/delete')!, engine, { kind: 'text', text: `{"project_id":"acme/one","object_id":"o","digests":["${first.digest}"]}` }, testContext());
+
+    const { records } = snapshot(engine.store);
+    assert.deepEqual(
+      records.map((r) => [r.route, r.now, r.body.kind === 'text' ? JSON.parse(r.body.text) : null]),
+      [['/obj/delete', [1_700_000_000_123_456], { project_id: 'acme/one', object_id: 'o', digests: [first.digest] }]],
+    );
+    const out = join(mkdtempSync(join(tmpdir(), 'tq-compact-out-')), 'copy');
+    await dumpTo(engine, out);
+    const reopened = await openDataDir(out, { fieldPrefix: 'svc_', writable: false, say: () => {} });
+    try {
+      const shape = (versions: typeof first[]) => versions.map((v) => [v.digest, v.versionIndex, v.deletedAtUs, v.isLatest]);
+      assert.deepEqual(shape(reopened.engine.store.project('acme/one')!.objects.get('o')!), shape(engine.store.project('acme/one')!.objects.get('o')!));
+    } finally {
+      reopened.release();
+    }
   });
 
   it('a version index that loading would renumber is refused', () => {

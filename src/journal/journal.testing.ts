@@ -47,7 +47,7 @@ export function answers(engine: Engine): string {
     const snap = snapshot(engine.store);
     out.push(JSON.stringify(snap.lines), JSON.stringify(snap.records.map((r) => [r.route, r.body.kind === 'text' ? r.body.text : [...(r.body.kind === 'multipart' ? r.body.files.values() : [])].map((b) => Buffer.from(b).toString('base64'))])));
   } catch (e) {
-    // A store fixture files cannot hold (deleted object versions): its queries still compare.
+    // A store fixture files cannot hold (a NaN row, renumbered versions): its queries still compare.
     if (!(e instanceof SnapshotError)) throw e;
     out.push(e.message);
   }

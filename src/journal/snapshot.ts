@@ -64,8 +64,12 @@ function pendingEndRecord(projectId: string, end: CallEndPart): JournalRecord {
   return { route: '/call/end', params: {}, user: DUMP_USER, prefix: PREFIX, body: { kind: 'text', text: stringifyExact(req) }, now: [], ids: [], canRead: [] };
 }
 
+function objectDeleteRecord(v: ObjectVersion, deletedAtUs: number): JournalRecord {
+  const body = JSON.stringify({ project_id: v.projectId, object_id: v.objectId, digests: [v.digest] });
+  return { route: '/obj/delete', params: {}, user: DUMP_USER, prefix: PREFIX, body: { kind: 'text', text: body }, now: [deletedAtUs], ids: [], canRead: [] };
+}
+
 function objectLine(v: ObjectVersion): string {
-  if (v.deletedAtUs !== null) throw new SnapshotError(`${v.projectId} object ${v.objectId}:${v.digest} is deleted; fixture files cannot hold deleted object versions`);
   const user = 'userId' in v ? (v as { userId: string | null }).userId : null;
   // `val` is spliced in as stored text, so its number spellings stay exact.
   const head = JSON.stringify({ project_id: v.projectId, object_id: v.objectId, created_at: formatMicros(v.createdAtUs), svc_user_id: user });
@@ -101,7 +105,12 @@ export function snapshot(store: Store): Snapshot {
       const rows = rowDigests.map((d) => p.rows.get(d)!.text).join(',');
       lines.tables.push(`{"project_id":${JSON.stringify(projectId)},"digest":${JSON.stringify(digest)},"rows":[${rows}]}`);
     }
-    for (const versions of p.objects.values()) lines.objects.push(...objectLines(versions));
+    for (const versions of p.objects.values()) {
+      lines.objects.push(...objectLines(versions));
+      // Fixture files cannot mark a version deleted: the version is written as created, and
+      // the fresh journal starts with its deletion, replayed at the time it was deleted.
+      for (const v of versions) if (v.deletedAtUs !== null) records.push(objectDeleteRecord(v, v.deletedAtUs));
+    }
     for (const f of p.feedback) {
       lines.feedback.push(
         stringifyExact({
