@@ -9,6 +9,7 @@
 import { MAX_ISSUES } from './echo.ts';
 import { RequestSchemaError, type ValidationIssue } from './errors.ts';
 import { LosslessNumber } from './json/lossless.ts';
+import { isPlainObject } from './plain-object.ts';
 
 export type Loc = Array<string | number>;
 
@@ -25,8 +26,6 @@ export interface Schema<T> {
 
 export type Infer<S> = S extends Schema<infer T> ? T : never;
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof LosslessNumber);
 
 function issue(issues: ValidationIssue[], type: string, loc: Loc, msg: string, input: unknown, ctx?: Record<string, unknown>): typeof INVALID {
   // Past the listed maximum an issue still fails validation but is not kept (memory).

@@ -14,6 +14,7 @@
  * marked `mutates: true` is journaled and replayed with no code here.
  */
 import type { FieldPrefix, RequestBody } from '../api/types.ts';
+import { isPlainObject } from '../core/plain-object.ts';
 
 export const JOURNAL_VERSION = 1;
 
@@ -62,7 +63,6 @@ export function encodeRecord(r: JournalRecord): string {
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function listOf<T>(rec: Obj, key: string, check: (v: unknown) => v is T, what: string, optional = false): T[] {
   const v = rec[key];
@@ -72,13 +72,13 @@ function listOf<T>(rec: Obj, key: string, check: (v: unknown) => v is T, what: s
 }
 
 function stringMap(v: unknown, key: string): Map<string, string> {
-  if (!isObj(v) || !Object.values(v).every((x) => typeof x === 'string')) throw new RecordFormatError(`${key} must be an object of strings`);
+  if (!isPlainObject(v) || !Object.values(v).every((x) => typeof x === 'string')) throw new RecordFormatError(`${key} must be an object of strings`);
   return new Map(Object.entries(v as Record<string, string>));
 }
 
 function decodeBody(rec: Obj): RequestBody {
   if (typeof rec.body === 'string' && rec.form === undefined) return { kind: 'text', text: rec.body };
-  if (rec.body === undefined && isObj(rec.form)) {
+  if (rec.body === undefined && isPlainObject(rec.form)) {
     const fields = stringMap(rec.form.fields, 'form.fields');
     const files = new Map([...stringMap(rec.form.files, 'form.files')].map(([k, b64]) => [k, new Uint8Array(Buffer.from(b64, 'base64'))]));
     return { kind: 'multipart', fields, files };
@@ -101,7 +101,7 @@ export function decodeRecord(line: string): JournalRecord {
   } catch (e) {
     throw new RecordFormatError(`invalid JSON: ${(e as Error).message}`);
   }
-  if (!isObj(rec)) throw new RecordFormatError('a journal record must be a JSON object');
+  if (!isPlainObject(rec)) throw new RecordFormatError('a journal record must be a JSON object');
   if (rec.v !== JOURNAL_VERSION) throw new RecordFormatError(`unsupported journal record version ${JSON.stringify(rec.v)} (this tq reads version ${JOURNAL_VERSION})`);
   for (const key of Object.keys(rec)) if (!KEYS.has(key)) throw new RecordFormatError(`unknown field ${key}`);
   if (typeof rec.route !== 'string') throw new RecordFormatError('route must be a string');

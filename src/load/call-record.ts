@@ -6,14 +6,11 @@
 import { parseIsoMicros } from '../core/datetime.ts';
 import { projectIdProblem, showProjectId } from '../core/project-id.ts';
 import type { CallRecordPart } from '../store/call-table.ts';
+import { isPlainObject } from '../core/plain-object.ts';
 
 export class RecordProblem extends Error {}
 
 type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 export function requireString(rec: Obj, key: string): string {
   const v = rec[key];
@@ -49,7 +46,7 @@ function datetime(rec: Obj, key: string, required: boolean): number | null {
 function object(rec: Obj, key: string): Obj | null {
   const v = rec[key];
   if (v === undefined || v === null) return null;
-  if (!isObj(v)) throw new RecordProblem(`${key} must be an object or null`);
+  if (!isPlainObject(v)) throw new RecordProblem(`${key} must be an object or null`);
   return v;
 }
 
@@ -92,7 +89,7 @@ function renamesTo(prefix: string): Array<[string, string]> {
 
 /** A complete call record as stored in calls.jsonl; `prefix` spells the user/run fields. */
 export function parseCallRecord(value: unknown, prefix: string): { projectId: string; record: CallRecordPart } {
-  if (!isObj(value)) throw new RecordProblem('a call record must be a JSON object');
+  if (!isPlainObject(value)) throw new RecordProblem('a call record must be a JSON object');
   adoptFieldPrefix(value, prefix);
   const projectId = projectIdOf(value);
   const record: CallRecordPart = {

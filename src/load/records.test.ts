@@ -85,6 +85,9 @@ test('feedback: stored with the fixture\'s user and time; user required; payload
   assert.deepEqual([row.id, row.user_id, row.created_at], ['f1', 'carol', Date.UTC(2024, 0, 1) * 1000]);
   assert.equal(problem(() => loadFeedbackRecord(e, '{"project_id":"a/b","weave_ref":"r","feedback_type":"t","payload":{}}')), 'missing svc_user_id');
   assert.equal(problem(() => loadFeedbackRecord(e, '{"project_id":"a/b","weave_ref":"r","feedback_type":"t","payload":[],"svc_user_id":"u"}')), 'payload must be a JSON object');
+  // An integer beyond 2^53 is parsed as an exact number object; it is a number, not a JSON object.
+  assert.equal(problem(() => loadFeedbackRecord(e, '{"project_id":"a/b","weave_ref":"r","feedback_type":"t","payload":12345678901234567890,"svc_user_id":"u"}')), 'payload must be a JSON object');
+  assert.equal(problem(() => loadCostRecord(e, '{"project_id":"a/b","costs":{"m":12345678901234567890}}')), 'costs.m must be a JSON object');
   assert.equal(
     problem(() => loadFeedbackRecord(e, '{"project_id":"a/b","weave_ref":"r","feedback_type":"wandb.note.1","payload":{"note":""},"svc_user_id":"u"}')),
     'Invalid payload for feedback_type wandb.note.1: note: String should have at least 1 character',

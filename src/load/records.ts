@@ -27,10 +27,10 @@ import { createFeedback } from '../write/feedback.ts';
 import { createObject } from '../write/objects.ts';
 import { createTable } from '../write/tables.ts';
 import { adoptFieldPrefix, optionalString, projectIdOf, RecordProblem, requireString } from './call-record.ts';
+import { isPlainObject } from '../core/plain-object.ts';
 
 type Obj = Record<string, unknown>;
 
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Parses a line losslessly; the record must be a JSON object with only the allowed keys. */
 function parseRecord(text: string, kind: string, allowed: readonly string[], prefix: string): { lossless: LosslessObject; plain: Obj } {
@@ -137,7 +137,7 @@ export function loadFeedbackRecord(engine: Engine, text: string): { id: string }
   const projectId = projectIdOf(plain);
   const payload = plain.payload;
   if (payload === undefined || payload === null) throw new RecordProblem('missing payload');
-  if (!isObj(payload)) throw new RecordProblem('payload must be a JSON object');
+  if (!isPlainObject(payload)) throw new RecordProblem('payload must be a JSON object');
   const userId = requireString(plain, userKey);
   const input = {
     project_id: projectId,
@@ -175,11 +175,11 @@ export function loadCostRecord(engine: Engine, text: string): { ids: Array<[stri
   const projectId = level === 'default' ? 'default' : projectIdOf(plain);
   const costs = plain.costs;
   if (costs === undefined || costs === null) throw new RecordProblem('missing costs');
-  if (!isObj(costs)) throw new RecordProblem('costs must be a JSON object of model id → prices');
+  if (!isPlainObject(costs)) throw new RecordProblem('costs must be a JSON object of model id → prices');
   const inputs: Record<string, CostInput> = {};
   for (const [llmId, c] of Object.entries(costs)) {
     const where = `costs.${llmId}.`;
-    if (!isObj(c)) throw new RecordProblem(`${where.slice(0, -1)} must be a JSON object`);
+    if (!isPlainObject(c)) throw new RecordProblem(`${where.slice(0, -1)} must be a JSON object`);
     for (const key of Object.keys(c)) if (!COST_FIELDS.includes(key)) throw new RecordProblem(`unknown field ${where}${key}`);
     defineOwn(inputs, llmId, {
       prompt_token_cost: requireNumber(c, 'prompt_token_cost', where),

@@ -6,10 +6,9 @@
 import type { ValidationIssue } from '../core/errors.ts';
 import { parseDatetimeInput, parseIsoMicros } from '../core/datetime.ts';
 import { int, INVALID, nullable, type Schema } from '../core/schema.ts';
-import { defineOwn, LosslessNumber } from '../core/json/lossless.ts';
+import { defineOwn } from '../core/json/lossless.ts';
+import { isPlainObject } from '../core/plain-object.ts';
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof LosslessNumber);
 
 function issue(issues: ValidationIssue[], entry: ValidationIssue): typeof INVALID {
   issues.push(entry);

@@ -22,12 +22,11 @@ import { LosslessNumber } from '../../../core/json/lossless.ts';
 import { exactInt } from '../../ch/values.ts';
 import { INVALID, bool, literal, nullable, type Loc, type Schema } from '../../../core/schema.ts';
 import { CAST_TARGETS, type CastTo, type ComparisonOp, type Expr, type LiteralValue, type OperationExpr } from './ast.ts';
+import { isPlainObject } from '../../../core/plain-object.ts';
 
 type Issues = ValidationIssue[];
 type Out<T> = T | typeof INVALID;
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof LosslessNumber);
 const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
 function issue(issues: Issues, type: string, loc: Loc, msg: string, input: unknown, ctx?: Record<string, unknown>): typeof INVALID {
