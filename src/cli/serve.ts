@@ -119,7 +119,8 @@ async function serve(opts: ServeOptions): Promise<void> {
   if (opts.data !== undefined && opts.watch) throw new UsageError('--watch reloads fixture files; with --data the journal holds the writes, so the two do not combine');
   const compactAt = opts.compactAt === undefined ? undefined : compactAtOption(opts.compactAt, opts.data);
   const data = opts.data !== undefined ? await openServedData(opts.data, fieldPrefix, say, compactAt) : undefined;
-  const fixtures = resolveFixturesPath(opts.fixtures, process.env, process.cwd());
+  // With --data the directory holds the fixtures; otherwise they are resolved as for every command.
+  const fixtures = data === undefined ? resolveFixturesPath(opts.fixtures, process.env, process.cwd()) : undefined;
   const engine = data?.engine ?? (await loadEngine({ fixtures, fieldPrefix }));
   const tq = createTqServer({
     writes: data?.writes,
@@ -156,11 +157,11 @@ async function serve(opts: ServeOptions): Promise<void> {
   say(bannerLines({ url: urlOf(address.host, address.port), user: bannerUser, generatedPassword: resolved.generated?.password, fieldPrefix, store: engine.store }).join('\n'));
 
   // SIGHUP (and --watch) reload the fixtures; the server keeps serving the old data meanwhile.
-  const reloader = createReloader({ path: fixtures, load: () => loadEngine({ fixtures, fieldPrefix }), swap: (next) => tq.swapEngine(next), log: say });
   // With --data a reload from the fixture files would drop journaled writes: SIGHUP only says so.
-  const onHangup = data !== undefined ? () => say('tq: SIGHUP ignored: reload is not available with --data') : () => void reloader.reload('SIGHUP');
+  const reloader = fixtures === undefined ? undefined : createReloader({ path: fixtures, load: () => loadEngine({ fixtures, fieldPrefix }), swap: (next) => tq.swapEngine(next), log: say });
+  const onHangup = reloader === undefined ? () => say('tq: SIGHUP ignored: reload is not available with --data') : () => void reloader.reload('SIGHUP');
   process.on('SIGHUP', onHangup);
-  const stopWatching = opts.watch ? reloader.watch() : () => {};
+  const stopWatching = opts.watch && reloader ? reloader.watch() : () => {};
   if (opts.watch) say(`tq: watching ${fixtures} for changes`);
 
   const signals = untilSignal(() => {
