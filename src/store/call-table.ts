@@ -11,6 +11,7 @@ import { parseExact, stringifyExact } from '../core/json/exact.ts';
 import { topLevelValueSpans } from '../core/json/spans.ts';
 import { extractRefs } from '../core/refs.ts';
 import { addToIndex, ByteArena, Float64Column, Int32Column, Interner, MultiIndex, removeFromIndex, SparseColumn } from './columns.ts';
+import { isPlainObject } from '../core/plain-object.ts';
 
 /** The JSON parts of a call, parsed from the stored text. */
 export interface CallBody {
@@ -410,7 +411,7 @@ export class CallTable {
 
 /** Output refs are extracted from `{"output": value}` when the output is not an object. */
 function wrapOutput(output: unknown): unknown {
-  return output !== null && typeof output === 'object' && !Array.isArray(output) ? output : { output };
+  return isPlainObject(output) ? output : { output };
 }
 
 function errorCount(summary: Record<string, unknown> | null | undefined): number {

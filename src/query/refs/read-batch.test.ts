@@ -51,3 +51,11 @@ test('table refs, call refs, malformed refs and more than 1000 refs are 400s', (
   assert.equal(reason(Array.from({ length: 1001 }, () => 'weave:///e/p/object/ds:latest')), 'Too many refs');
   assert.equal(callRoute(engine, '/refs/read_batch', { refs: 'x' }).status, 422);
 });
+
+test('a key step stops at an exact big integer: it is a number, not an object with keys', () => {
+  const engine = testEngine();
+  const created = callRoute(engine, '/obj/create', '{"obj":{"project_id":"e/p","object_id":"big","val":{"n":12345678901234567890}}}') as { body: { digest: string } };
+  const base = `weave:///e/p/object/big:${created.body.digest}`;
+  const answer = callRoute(engine, '/refs/read_batch', { refs: [`${base}/key/n/key/lexeme`, `${base}/key/n/attr/lexeme`] });
+  assert.deepEqual(answer, { status: 200, body: { vals: [null, null] } });
+});

@@ -11,6 +11,7 @@
 import { jsonRoute } from '../../api/json-route.ts';
 import type { Engine, RequestContext } from '../../api/types.ts';
 import { invalidRequest } from '../../core/errors.ts';
+import { isPlainObject } from '../../core/plain-object.ts';
 import { parseRef, type ParsedRef } from '../../core/refs.ts';
 import { list, model, str, validateBody } from '../../core/schema.ts';
 import type { Store } from '../../store/store.ts';
@@ -38,9 +39,7 @@ function step(store: Store, ctx: RequestContext, val: unknown, edge: string, arg
   switch (edge) {
     case 'key':
     case 'attr':
-      return val !== null && typeof val === 'object' && !Array.isArray(val) && Object.prototype.hasOwnProperty.call(val, arg)
-        ? (val as Record<string, unknown>)[arg]
-        : NONE;
+      return isPlainObject(val) && Object.prototype.hasOwnProperty.call(val, arg) ? val[arg] : NONE;
     case 'index':
       return indexed(val, arg);
     case 'id': {

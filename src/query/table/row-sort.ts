@@ -23,6 +23,7 @@
  * Keys 2 and 3 also order the rows inside the "missing" group, as they do in production.
  */
 import { LosslessNumber } from '../../core/json/lossless.ts';
+import { isPlainObject } from '../../core/plain-object.ts';
 import { pyNumber } from '../../core/json/pyjson.ts';
 import { compareStrings, toFloat64OrNull } from '../ch/values.ts';
 import { combine, type PositionComparator } from '../sort.ts';
@@ -38,15 +39,13 @@ export interface RowSortValue {
   float: number | null;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof LosslessNumber);
 const ARRAY_INDEX = /^\d+$/;
 
 /** Presence as `JSONType(json, k1, k2, ...)` sees it: every part is an object key. */
 function isPresent(root: unknown, path: readonly string[]): boolean {
   let v: unknown = root;
   for (const key of path) {
-    if (!isObject(v) || !Object.prototype.hasOwnProperty.call(v, key)) return false;
+    if (!isPlainObject(v) || !Object.prototype.hasOwnProperty.call(v, key)) return false;
     v = v[key];
   }
   return v !== null && v !== undefined;
@@ -61,7 +60,7 @@ function jsonPathValue(root: unknown, path: readonly string[]): unknown {
       if (!Array.isArray(v) || i >= v.length) return undefined;
       v = v[i];
     } else {
-      if (!isObject(v) || !Object.prototype.hasOwnProperty.call(v, key)) return undefined;
+      if (!isPlainObject(v) || !Object.prototype.hasOwnProperty.call(v, key)) return undefined;
       v = v[key];
     }
   }
