@@ -31,6 +31,7 @@ import { allRoutes } from '../src/api/routes.ts';
 import { createEngine } from '../src/engine.ts';
 import { loadFixtures } from '../src/io/load-fixtures.ts';
 import { dropQueryCaches } from '../src/query/caches.ts';
+import { countNewlines, decodeLines } from '../src/api/line-stream.ts';
 import { forEachLine } from '../src/io/lines.ts';
 import { crossCheck, type CheckResult } from './check.ts';
 import { openDuckDb, runJsonSql, type DuckDbSide } from './duckdb.ts';
@@ -82,7 +83,7 @@ export interface QueryResult {
   body: Record<string, unknown>;
   sql: { plain: string; tuned: string };
   rows: number | null;
-  /** Bytes of tq's lines (without newlines). */
+  /** UTF-8 bytes of tq's lines (without newlines). */
   bytes: number | null;
   tq: { cold_ms: number | null; warm: Timing | null };
   duckdb: { plain: Timing | null; tuned: Timing | null };
@@ -168,10 +169,13 @@ function runRoute(route: Route, engine: Engine, body: Record<string, unknown>, k
   const t0 = performance.now();
   const res = route.run(engine, { kind: 'value', value }, CTX);
   if (res.kind === 'stream') {
-    for (const line of res.lines) {
-      rows++;
-      bytes += line.length;
-      texts?.push(line);
+    // What a front end sends: the byte chunks, counted (rows = newlines) and dropped. The texts
+    // kept for the cross-check are those bytes decoded.
+    for (const chunk of res.chunks) {
+      const lines = countNewlines(chunk);
+      rows += lines;
+      bytes += chunk.length - lines;
+      if (texts) for (const line of decodeLines([chunk])) texts.push(line);
     }
   } else {
     const text = res.kind === 'json' ? (res.text ?? JSON.stringify(res.body)) : new TextDecoder().decode(res.bytes);

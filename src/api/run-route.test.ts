@@ -1,3 +1,5 @@
+import { JsonLineWriter } from '../core/json/line-writer.ts';
+import { lineStream } from './line-stream.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PermissionDeniedError } from '../core/errors.ts';
@@ -53,18 +55,20 @@ test('a route that still overflows the stack is a 400, not a crash; other errors
     path: '/deep-stream',
     method: 'POST',
     body: 'json',
-    run: () => ({
-      kind: 'stream',
-      lines: (function* () {
-        try {
-          yield 'first';
-          const f = (n: number): number => f(n + 1) + 1;
-          yield String(f(0));
-        } finally {
-          closed = true;
-        }
-      })(),
-    }),
+    // One line per chunk, so that the first line arrives before the failing one is rendered.
+    run: () =>
+      lineStream(
+        (function* () {
+          try {
+            yield 'first';
+            const f = (n: number): number => f(n + 1) + 1;
+            yield String(f(0));
+          } finally {
+            closed = true;
+          }
+        })(),
+        new JsonLineWriter(1),
+      ),
   };
   const result = runRoute(deepStream, createEngine(), { kind: 'text', text: '{}' }, everything);
   assert.ok(result.kind === 'stream');

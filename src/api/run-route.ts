@@ -10,6 +10,7 @@
 import { invalidRequest, TqError } from '../core/errors.ts';
 import { MAX_BODY_DEPTH, textDepthExceeded, valueDepthExceeded } from '../core/json/depth.ts';
 import { projectIdProblem, showProjectId } from '../core/project-id.ts';
+import { byteStream } from './line-stream.ts';
 import type { PathParams } from './route-path.ts';
 import type { Engine, RequestBody, RequestContext, Route, RouteResult } from './types.ts';
 
@@ -44,12 +45,12 @@ function clientDepthError(e: unknown): unknown {
 
 /**
  * The same guard while a stream is pulled: rendering can nest deeper than any body (an
- * expanded ref puts an object below a call). A plain iterator, not a generator: this runs per line.
+ * expanded ref puts an object below a call). A plain iterator, not a generator: this runs per chunk.
  */
-function guardedLines(lines: Iterable<string>): Iterable<string> {
+function guardedChunks(chunks: Iterable<Uint8Array>): Iterable<Uint8Array> {
   return {
-    [Symbol.iterator](): Iterator<string> {
-      const it = lines[Symbol.iterator]();
+    [Symbol.iterator](): Iterator<Uint8Array> {
+      const it = chunks[Symbol.iterator]();
       return {
         next() {
           try {
@@ -74,5 +75,5 @@ export function runRoute(route: Route, engine: Engine, body: RequestBody, ctx: R
   } catch (e) {
     throw clientDepthError(e);
   }
-  return result.kind === 'stream' ? { kind: 'stream', lines: guardedLines(result.lines) } : result;
+  return result.kind === 'stream' ? byteStream(guardedChunks(result.chunks)) : result;
 }

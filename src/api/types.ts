@@ -61,10 +61,23 @@ export type RouteResult =
    * stored number spellings such as `1.0` exact); front ends send it as it is.
    */
   | { kind: 'json'; body: unknown; text?: string }
-  /** JSON lines without trailing newlines; produced lazily as the consumer pulls. */
-  | { kind: 'stream'; lines: Iterable<string> }
+  /** JSON Lines, produced lazily as the consumer pulls (see StreamResult). */
+  | StreamResult
   /** Raw bytes (`/file/content`), sent with their content type. */
   | { kind: 'bytes'; bytes: Uint8Array; contentType: string };
+
+/**
+ * A JSON Lines answer (semantics.md#wire-jsonl). `chunks` is what every front end sends: UTF-8
+ * bytes, each chunk one or more whole lines, each line ending in `\n`; a pulled chunk belongs
+ * to the consumer (it may be queued on a socket as it is). `lines` is the same bytes decoded,
+ * one string per line without its newline, for tests and library callers. A stream is read
+ * once, through one of the two. Build one with byteStream / lineStream (src/api/line-stream.ts).
+ */
+export interface StreamResult {
+  kind: 'stream';
+  chunks: Iterable<Uint8Array>;
+  readonly lines: Iterable<string>;
+}
 
 export interface Route {
   /** Exact, or a template with `{name}` segments (src/api/route-path.ts). */

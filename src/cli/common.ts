@@ -134,10 +134,24 @@ export async function writeLines(lines: Iterable<string>): Promise<void> {
   }
 }
 
+/** Writes a stream answer's chunks to stdout as they are, waiting for drain; stops quietly when the reader goes away. */
+export async function writeChunks(chunks: Iterable<Uint8Array>): Promise<void> {
+  const out = process.stdout;
+  let closed = false;
+  out.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') closed = true;
+    else throw e;
+  });
+  for (const chunk of chunks) {
+    if (closed) return;
+    if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', r));
+  }
+}
+
 /** Runs a route in-process on the request text and prints its result. */
 export async function runRoute(engine: Engine, route: Route, text: string): Promise<void> {
   const result = runEngineRoute(route, engine, { kind: 'text', text }, localContext);
-  if (result.kind === 'stream') await writeLines(result.lines);
+  if (result.kind === 'stream') await writeChunks(result.chunks);
   else if (result.kind === 'bytes') process.stdout.write(result.bytes);
   else await writeLines([result.text ?? JSON.stringify(result.body)]);
 }

@@ -1,14 +1,12 @@
 /**
- * Writing a route's lines as a JSON Lines response (semantics.md#wire-jsonl: `\n` after every line)
- * with backpressure: the iterator is pulled only while the socket accepts more, so a slow client
- * holds at most one batch plus the socket buffers in memory, never the whole result. When the
- * client disconnects, pulling stops and the iterator is closed (`return()`), so a generator's
- * `finally` blocks run.
+ * Writing a route's stream answer (its byte chunks of whole lines; semantics.md#wire-jsonl: `\n`
+ * after every line) as a JSON Lines response with backpressure: the iterator is pulled only
+ * while the socket accepts more, so a slow client holds at most one chunk plus the socket
+ * buffers in memory, never the whole result. Chunks go to the socket as they are (no copy, no
+ * re-encoding). When the client disconnects, pulling stops and the iterator is closed
+ * (`return()`), so a generator's `finally` blocks run.
  */
 import type { ServerResponse } from 'node:http';
-
-/** Lines are written in batches of about this many characters (fewer, larger chunks). */
-export const BATCH_CHARS = 64 * 1024;
 
 export type StreamOutcome = 'finished' | 'client-gone';
 
@@ -26,11 +24,11 @@ function drainedOrClosed(res: ServerResponse): Promise<void> {
 }
 
 /**
- * Streams `lines` (already started: `pending` holds the lines pulled before the headers were
- * written, possibly none) to `res` and ends the response.
+ * Streams `chunks` (already started: `first` is the chunk pulled before the headers were
+ * written) to `res` and ends the response.
  * @throws whatever the iterator throws mid-stream; the caller must then abort the response.
  */
-export async function pumpLines(res: ServerResponse, lines: Iterator<string>, pending: string[]): Promise<StreamOutcome> {
+export async function pumpChunks(res: ServerResponse, chunks: Iterator<Uint8Array>, first: Uint8Array): Promise<StreamOutcome> {
   let gone = false;
   const onClose = () => {
     gone = true;
@@ -38,27 +36,21 @@ export async function pumpLines(res: ServerResponse, lines: Iterator<string>, pe
   res.on('close', onClose);
   let exhausted = false;
   try {
-    let batch = pending.length > 0 ? pending.join('\n') + '\n' : '';
+    let chunk = first;
     for (;;) {
-      while (batch.length < BATCH_CHARS) {
-        const next = lines.next();
-        if (next.done) {
-          exhausted = true;
-          break;
-        }
-        batch += next.value + '\n';
-      }
-      if (exhausted) {
-        if (!gone) res.end(batch);
+      const next = chunks.next();
+      if (next.done) {
+        exhausted = true;
+        if (!gone) res.end(chunk);
         return gone ? 'client-gone' : 'finished';
       }
-      const accepted = res.write(batch);
-      batch = '';
+      const accepted = res.write(chunk);
+      chunk = next.value;
       if (!accepted && !gone) await drainedOrClosed(res);
       if (gone || res.destroyed) return 'client-gone';
     }
   } finally {
     res.off('close', onClose);
-    if (!exhausted) lines.return?.();
+    if (!exhausted) chunks.return?.();
   }
 }

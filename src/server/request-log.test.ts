@@ -26,27 +26,28 @@ describe('request log formats', () => {
 });
 
 describe('countLines', () => {
-  it('counts pulled lines and passes return() on, so the stream closes', () => {
+  it('counts the lines of pulled chunks and passes return() on, so the stream closes', () => {
     let closed = false;
     const stats = newStats();
-    const lines = countLines(
+    const bytes = (text: string) => new TextEncoder().encode(text);
+    const chunks = countLines(
       (function* () {
         try {
-          yield 'a';
-          yield 'b';
-          yield 'c';
+          yield bytes('a\n');
+          yield bytes('b\nc\n');
+          yield bytes('d\n');
         } finally {
           closed = true;
         }
       })(),
       stats,
     );
-    assert.deepEqual([lines.next(), lines.next()], [{ done: false, value: 'a' }, { done: false, value: 'b' }]);
-    assert.equal(stats.lines, 2);
-    lines.return!();
+    assert.deepEqual([chunks.next(), chunks.next()], [{ done: false, value: bytes('a\n') }, { done: false, value: bytes('b\nc\n') }]);
+    assert.equal(stats.lines, 3);
+    chunks.return!();
     assert.equal(closed, true);
-    const plain = countLines(['x'][Symbol.iterator](), stats);
-    assert.deepEqual([plain.next(), plain.next(), plain.return!()], [{ done: false, value: 'x' }, { done: true, value: undefined }, { done: true, value: undefined }]);
+    const plain = countLines([bytes('x\n')][Symbol.iterator](), stats);
+    assert.deepEqual([plain.next(), plain.next(), plain.return!()], [{ done: false, value: bytes('x\n') }, { done: true, value: undefined }, { done: true, value: undefined }]);
     assert.equal(stats.lines, 1);
   });
 });

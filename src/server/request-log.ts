@@ -5,6 +5,7 @@
  * authorises its project before reading it), lines are counted as the stream pulls them, and
  * bytes are the response body bytes written.
  */
+import { countNewlines } from '../api/line-stream.ts';
 import type { ServerResponse } from 'node:http';
 import type { RequestContext } from '../api/types.ts';
 
@@ -44,17 +45,17 @@ export function observeContext(ctx: RequestContext, stats: RequestStats): Reques
   };
 }
 
-/** Counts the lines pulled from a stream. */
-export function countLines(lines: Iterator<string>, stats: RequestStats): Iterator<string> {
+/** Counts the lines of the chunks pulled from a stream (each line ends in a newline). */
+export function countLines(chunks: Iterator<Uint8Array>, stats: RequestStats): Iterator<Uint8Array> {
   stats.lines = 0;
   return {
     next() {
-      const r = lines.next();
-      if (!r.done) stats.lines!++;
+      const r = chunks.next();
+      if (!r.done) stats.lines! += countNewlines(r.value);
       return r;
     },
     return(value?: unknown) {
-      return lines.return?.(value) ?? { done: true, value: undefined };
+      return chunks.return?.(value) ?? { done: true, value: undefined };
     },
   };
 }

@@ -2,6 +2,7 @@
  * The HTTP front end against a real server on port 0 with a small fake route set (the real
  * routes are tested where they live).
  */
+import { lineStream } from '../api/line-stream.ts';
 import assert from 'node:assert/strict';
 import { request, type IncomingMessage } from 'node:http';
 import { after, before, describe, it } from 'node:test';
@@ -69,10 +70,10 @@ const routes: Route[] = [
       const value = objectBody(body);
       ctx.authorize(String(value.project_id));
       const n = Number(value.n);
-      return { kind: 'stream', lines: (function* () { for (let i = 0; i < n; i++) yield JSON.stringify({ i }); })() };
+      return lineStream((function* () { for (let i = 0; i < n; i++) yield JSON.stringify({ i }); })());
     },
   },
-  { path: '/big', method: 'POST', body: 'json', run: () => ({ kind: 'stream', lines: bigLines() }) },
+  { path: '/big', method: 'POST', body: 'json', run: () => lineStream(bigLines()) },
   {
     path: '/boom',
     method: 'POST',
@@ -85,24 +86,24 @@ const routes: Route[] = [
     path: '/first-line-fails',
     method: 'POST',
     body: 'json',
-    run: () => ({
-      kind: 'stream',
-      lines: (function* (): Generator<string> {
-        throw invalidRequest('TQ_EMPTY_AND');
-      })(),
-    }),
+    run: () =>
+      lineStream(
+        (function* (): Generator<string> {
+          throw invalidRequest('TQ_EMPTY_AND');
+        })(),
+      ),
   },
   {
     path: '/fails-midway',
     method: 'POST',
     body: 'json',
-    run: () => ({
-      kind: 'stream',
-      lines: (function* () {
-        for (let i = 0; i < 200_000; i++) yield JSON.stringify({ i });
-        throw new Error('bug after the headers');
-      })(),
-    }),
+    run: () =>
+      lineStream(
+        (function* () {
+          for (let i = 0; i < 200_000; i++) yield JSON.stringify({ i });
+          throw new Error('bug after the headers');
+        })(),
+      ),
   },
   {
     path: '/upload',

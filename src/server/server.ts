@@ -22,7 +22,7 @@ import { invalidRequest, TqError, TransportError } from '../core/errors.ts';
 import type { WriteRunner } from '../journal/durable-writes.ts';
 import { WWW_AUTHENTICATE, type Users } from './basic-auth.ts';
 import { ClientGoneError, readBody } from './body-reader.ts';
-import { pumpLines } from './jsonl-stream.ts';
+import { pumpChunks } from './jsonl-stream.ts';
 import { MultipartError, multipartBoundary, parseMultipart } from './multipart.ts';
 import { createInjector, type Injector } from './inject.ts';
 import { countBytes, countLines, logEntry, newStats, observeContext, type RequestLogEntry, type RequestStats } from './request-log.ts';
@@ -158,9 +158,10 @@ export function createTqServer(options: TqServerOptions): TqServer {
       res.end(result.bytes);
       return;
     }
-    const lines = countLines(result.lines[Symbol.iterator](), stats);
-    // Pull the first line before the headers: a failure there is still a clean error status.
-    const first = lines.next();
+    const it = result.chunks[Symbol.iterator]();
+    const chunks = requestLog ? countLines(it, stats) : it;
+    // Pull the first chunk before the headers: a failure there is still a clean error status.
+    const first = chunks.next();
     if (first.done) {
       res.writeHead(200, { 'Content-Type': JSONL_TYPE, 'Content-Length': 0 });
       res.end();
@@ -168,7 +169,7 @@ export function createTqServer(options: TqServerOptions): TqServer {
     }
     res.writeHead(200, { 'Content-Type': JSONL_TYPE });
     try {
-      await pumpLines(res, lines, [first.value]);
+      await pumpChunks(res, chunks, first.value);
     } catch (e) {
       // The status is already sent: cut the connection so the client sees a truncated body,
       // never a short result that looks complete.

@@ -2,6 +2,7 @@
  * Issue 11 §3: every connection is bounded in time and number, with small limits so the test
  * is quick. Raw sockets (node:net) stand in for silent, trickling and stalled clients.
  */
+import { lineStream } from '../api/line-stream.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
@@ -22,12 +23,12 @@ const streamRoute = (path: string, lines: number): Route => ({
   path,
   method: 'GET',
   body: 'none',
-  run: () => ({
-    kind: 'stream',
-    lines: (function* () {
-      for (let i = 0; i < lines; i++) yield JSON.stringify({ i, s: LINE });
-    })(),
-  }),
+  run: () =>
+    lineStream(
+      (function* () {
+        for (let i = 0; i < lines; i++) yield JSON.stringify({ i, s: LINE });
+      })(),
+    ),
 });
 /** Larger than loopback's socket buffers, so a reader that stops leaves the server blocked. */
 const HUGE_LINES = 64_000;

@@ -8,7 +8,7 @@
  * filters never scan the project.
  */
 import { parseExact, stringifyExact } from '../core/json/exact.ts';
-import { topLevelValueSpans } from '../core/json/spans.ts';
+import { topLevelValueByteSpans } from '../core/json/byte-spans.ts';
 import { extractRefs } from '../core/refs.ts';
 import { addToIndex, ByteArena, Float64Column, Int32Column, Interner, MultiIndex, removeFromIndex, SparseColumn } from './columns.ts';
 import { isPlainObject } from '../core/plain-object.ts';
@@ -63,6 +63,7 @@ const NULL_OP = -1;
 /** The JSON parts of a call body, in the order of the part spans. */
 export const BODY_PARTS = ['attributes', 'inputs', 'output', 'summary'] as const;
 const PART_INDEX: Record<keyof CallBody, number> = { attributes: 0, inputs: 1, output: 2, summary: 3 };
+const PART_KEY_BYTES = BODY_PARTS.map((k) => new TextEncoder().encode(k));
 /** Span offsets are kept as uint16: longer bodies are scanned every time instead. */
 const SPAN_LIMIT = 0xffff;
 const ABSENT = 0xffff;
@@ -108,12 +109,16 @@ export class CallTable {
   private readonly bodyOffset = new Int32Column();
   private readonly bodyLength = new Int32Column();
   /**
-   * Where each part's value sits in a row's body text (start, end per part, in UTF-16 units),
-   * found on the first read of the row and remembered: rendering a line then slices the parts
-   * instead of scanning the whole body again. Allocated on first use.
+   * Where each part's value sits in a row's stored UTF-8 body: (start, end) per part in
+   * BODY_PARTS order, in bytes from the body's first byte, ABSENT for a part the body lacks.
+   * Found by a byte scan on the first read of a row (or handed over at load through
+   * setPartByteSpans) and remembered as uint16, 16 bytes per row: rendering a line then copies
+   * the parts' bytes without looking at the rest of the body. A body of 64 KiB or more is
+   * scanned on every read instead. Allocated on first use.
    */
   private partSpans = new Uint16Array(0);
   private partSpansKnown = new Uint8Array(0);
+  private readonly spanScratch = new Int32Array(8);
 
   // Indexes.
   readonly byId = new Map<string, number>();
@@ -253,20 +258,63 @@ export class CallTable {
 
   /** The stored JSON text of attributes, inputs, output and summary (null when absent), as they are. */
   bodyPartTexts(row: number): Array<string | null> {
-    const text = this.bodyText(row);
+    const spans = this.spanScratch;
+    this.partByteSpans(row, spans);
+    const chunk = this.bodyChunk.data[row];
     const out: Array<string | null> = [null, null, null, null];
-    if (row < this.partSpansKnown.length && this.partSpansKnown[row] === 1) {
-      const s = this.partSpans;
-      for (let k = 0, at = row * 8; k < 4; k++, at += 2) if (s[at] !== ABSENT) out[k] = text.slice(s[at], s[at + 1]);
-      return out;
-    }
-    const spans = topLevelValueSpans(text, BODY_PARTS);
-    for (let k = 0; k < 4; k++) if (spans[2 * k] >= 0) out[k] = text.slice(spans[2 * k], spans[2 * k + 1]);
-    if (text.length < SPAN_LIMIT) this.rememberSpans(row, spans);
+    for (let k = 0; k < 4; k++) if (spans[2 * k] >= 0) out[k] = this.arena.text(chunk, spans[2 * k], spans[2 * k + 1] - spans[2 * k]);
     return out;
   }
 
-  private rememberSpans(row: number, spans: Int32Array): void {
+  /**
+   * The arena chunk holding a row's body: the body is the bytes
+   * `[bodyStart(row), bodyStart(row) + bodyByteLength(row))` of it. Read-only by contract.
+   */
+  bodyChunkBytes(row: number): Uint8Array {
+    return this.arena.chunkBytes(this.bodyChunk.data[row]);
+  }
+
+  bodyStart(row: number): number {
+    return this.bodyOffset.data[row];
+  }
+
+  bodyByteLength(row: number): number {
+    return this.bodyLength.data[row];
+  }
+
+  /**
+   * Where attributes, inputs, output and summary sit in bodyChunkBytes(row): writes (start,
+   * end) per part, BODY_PARTS order, into `out[0..8)`, as offsets into the chunk; -1, -1 for
+   * a part the body lacks. Scans the body on the first call for a row and remembers.
+   */
+  partByteSpans(row: number, out: Int32Array): void {
+    const base = this.bodyOffset.data[row];
+    if (row < this.partSpansKnown.length && this.partSpansKnown[row] === 1) {
+      const s = this.partSpans;
+      for (let k = 0, at = row * 8; k < 8; k += 2, at += 2) {
+        if (s[at] === ABSENT) out[k] = out[k + 1] = -1;
+        else {
+          out[k] = base + s[at];
+          out[k + 1] = base + s[at + 1];
+        }
+      }
+      return;
+    }
+    const length = this.bodyLength.data[row];
+    topLevelValueByteSpans(this.arena.chunkBytes(this.bodyChunk.data[row]), base, base + length, PART_KEY_BYTES, out);
+    if (length < SPAN_LIMIT) this.setPartByteSpans(row, out);
+    for (let k = 0; k < 8; k++) if (out[k] >= 0) out[k] += base;
+  }
+
+  /**
+   * Hands over the part spans of a row's body, found elsewhere (a loader that scans each line
+   * anyway): (start, end) per part in BODY_PARTS order (attributes, inputs, output, summary),
+   * in bytes from the body's first byte (the `start` given to load()), -1 for an absent part;
+   * values without surrounding whitespace, a repeated key's last occurrence, exactly what
+   * topLevelValueByteSpans reports. Ignored for bodies of 64 KiB or more (scanned per read).
+   */
+  setPartByteSpans(row: number, spans: ArrayLike<number>): void {
+    if (this.bodyLength.data[row] >= SPAN_LIMIT) return;
     if (row >= this.partSpansKnown.length) {
       const cap = Math.max(1024, Math.ceil(this.ids.length * 1.25), row + 1);
       const known = new Uint8Array(cap);

@@ -78,6 +78,11 @@ export class ByteArena {
     return this.chunks[chunk].toString('utf8', offset, offset + length);
   }
 
+  /** The bytes of one chunk (read-only by contract): handles index into it. */
+  chunkBytes(chunk: number): Uint8Array {
+    return this.chunks[chunk];
+  }
+
   /** Bytes held, for memory reports. */
   get byteSize(): number {
     return this.chunks.reduce((n, c) => n + c.length, 0);

@@ -3,6 +3,7 @@
  * query with `call_ids: [id]` and `limit: 1`, so the call is rendered exactly as a stream line
  * (computed summary, costs, storage sizes as asked); an unknown or deleted id is `{"call": null}`.
  */
+import { decodeLines } from '../../api/line-stream.ts';
 import { plainBody } from '../../api/body.ts';
 import type { Engine, RequestBody, RequestContext, Route } from '../../api/types.ts';
 import { bool, maybe, model, str, validateBody } from '../../core/schema.ts';
@@ -40,7 +41,7 @@ export function readCall(engine: Engine, body: unknown, ctx: RequestContext): st
     expand_columns: null,
     return_expanded_column_values: true,
   };
-  const [line] = [...prepareCallsQuery(engine, query, (p) => ctx.canRead(p))];
+  const [line] = [...decodeLines(prepareCallsQuery(engine, query, (p) => ctx.canRead(p)))];
   return `{"call":${line ?? 'null'}}`;
 }
 

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatMicros } from '../../core/datetime.ts';
 import { rng } from '../../gen/generate.ts';
-import { datetimeJsonFormatter, splicedSummary } from './response.ts';
+import { datetimeJsonFormatter } from './datetime-json.ts';
+import { splicedSummary } from './response.ts';
 import { deriveSummary } from './summary.ts';
 
 test('datetimeJsonFormatter: the JSON string of formatMicros for any instant, across days, before 1970, with and without micros', () => {

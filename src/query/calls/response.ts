@@ -4,7 +4,8 @@
  * include_* enrichments (semantics.md#calls-include) applied to the returned page only.
  */
 import { fieldNotAllowed } from '../../core/errors.ts';
-import { formatMicros } from '../../core/datetime.ts';
+import { formatMicros, timedeltaMillis } from '../../core/datetime.ts';
+import { utf8, type JsonLineWriter } from '../../core/json/line-writer.ts';
 import { parseExact, stringifyExact } from '../../core/json/exact.ts';
 import { fromPlain } from '../../core/json/lossless.ts';
 import { pyDumps } from '../../core/json/pyjson.ts';
@@ -15,7 +16,8 @@ import type { Store } from '../../store/store.ts';
 import { resolveObjectRef, type CanRead } from '../resolve-ref.ts';
 import { applyCosts } from './costs.ts';
 import type { CallsQuery } from './request.ts';
-import { deriveSummary, derivedWeaveJson, type SummaryInputs } from './summary.ts';
+import { DatetimeBytes } from './datetime-json.ts';
+import { deriveSummary, derivedWeaveJson, traceName, type SummaryInputs } from './summary.ts';
 
 const ALWAYS = ['id', 'project_id', 'trace_id', 'op_name', 'started_at'];
 const FOR_SUMMARY = ['ended_at', 'exception', 'display_name'];
@@ -64,14 +66,53 @@ export interface LineBuilderOptions {
   canRead: CanRead;
 }
 
+const ALWAYS_BYTES = {
+  open: utf8('{"id":'),
+  projectId: utf8(',"project_id":'),
+  opName: utf8(',"op_name":'),
+  displayName: utf8(',"display_name":'),
+  traceId: utf8(',"trace_id":'),
+  parentId: utf8(',"parent_id":'),
+  threadId: utf8(',"thread_id":'),
+  turnId: utf8(',"turn_id":'),
+  startedAt: utf8(',"started_at":'),
+  attributes: utf8(',"attributes":'),
+  inputs: utf8(',"inputs":'),
+  endedAt: utf8(',"ended_at":'),
+  exception: utf8(',"exception":'),
+  output: utf8(',"output":'),
+  summary: utf8(',"summary":'),
+  deletedAt: utf8(',"deleted_at":null,"storage_size_bytes":'),
+  totalStorage: utf8(',"total_storage_size_bytes":'),
+  close: utf8('}'),
+  emptyObject: utf8('{}'),
+  null: utf8('null'),
+  weaveKey: utf8(',"weave":'),
+  weaveOnly: utf8('{"weave":'),
+  status: utf8('{"status":"'),
+  latency: utf8(',"latency_ms":'),
+  displayNameKey: utf8(',"display_name":'),
+  traceNameKey: utf8(',"trace_name":'),
+};
+const STATUS_BYTES = {
+  error: utf8('error"'),
+  running: utf8('running"'),
+  descendant_error: utf8('descendant_error"'),
+  success: utf8('success"'),
+};
+
 /**
- * Makes the function that renders one row as a JSON line, keys in CallSchema order.
+ * Makes the function that writes one row as a JSON line (keys in CallSchema order, no newline)
+ * into a JsonLineWriter. What the text oracle (response-text.testing.ts, the former renderer)
+ * gives, byte for byte.
  *
- * Fast path (no expansion): `attributes`, `inputs` and `output` are copied from the stored
- * text as they are (CallTable.bodyPartTexts), and only `summary` is parsed, to be recomputed. With
- * `expand_columns` the body is parsed, refs are replaced, and the values are re-serialised.
+ * Common path (no expansion, costs or feedback): `attributes`, `inputs` and `output` are copied
+ * from the stored bytes (CallTable.partByteSpans), the computed `weave` block is spliced into
+ * the stored summary bytes, ids and datetimes are written straight into the buffer: no parse,
+ * no serialisation, no string per row. Otherwise the summary (and with `expand_columns` the
+ * body) is parsed, changed and re-serialised, and that text is written.
  */
-export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
+export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWriter) => void {
   const t = o.project.calls;
   const has = (c: string) => o.selected === null || o.selected.has(c);
   const expandColumns = o.req.return_expanded_column_values
@@ -79,77 +120,205 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
     : [];
   const needsBody = has('attributes') || has('inputs') || has('output') || has('summary');
   const p = o.prefix;
-  const q = (v: unknown) => JSON.stringify(v);
-  const dt = datetimeJsonFormatter();
-  const userKey = q(`${p}user_id`), runKey = q(`${p}run_id`), stepKey = q(`${p}run_step`), stepEndKey = q(`${p}run_step_end`);
-  const projectId = q(o.project.projectId);
-  // Column selection, decided once per query rather than per row.
+  const K = ALWAYS_BYTES;
+  const dt = new DatetimeBytes();
+  const userKey = utf8(`,${JSON.stringify(`${p}user_id`)}:`), runKey = utf8(`,${JSON.stringify(`${p}run_id`)}:`);
+  const stepKey = utf8(`,${JSON.stringify(`${p}run_step`)}:`), stepEndKey = utf8(`,${JSON.stringify(`${p}run_step_end`)}:`);
+  const projectId = utf8(JSON.stringify(o.project.projectId));
   const sel = {
     attributes: has('attributes'), inputs: has('inputs'), output: has('output'), summary: has('summary'),
     ended_at: has('ended_at'), exception: has('exception'), display_name: has('display_name'),
     parent_id: has('parent_id'), thread_id: has('thread_id'), turn_id: has('turn_id'),
     user_id: has(`${p}user_id`), run_id: has(`${p}run_id`), run_step: has(`${p}run_step`), run_step_end: has(`${p}run_step_end`),
   };
-
-  // Without costs or feedback the computed `weave` block is spliced into the stored summary
-  // text (copied as is, like inputs) instead of parsing and re-serialising the summary.
+  // Without expansion, costs or feedback the computed `weave` block is spliced into the stored
+  // summary bytes instead of parsing and re-serialising the summary.
   const spliceSummary = expandColumns.length === 0 && !o.req.include_costs && !o.req.include_feedback;
+  // Per op (interned): the op name and its trace name as JSON bytes, computed once per query.
+  const opBytes: Array<Uint8Array | undefined> = [];
+  const traceNameBytes: Array<Uint8Array | null | undefined> = [];
+  const NO_OP = utf8('""');
+  const spans = new Int32Array(8);
 
-  return (row) => {
-    let attributes = '{}', inputs = '{}', output = 'null';
-    let storedSummary: Record<string, unknown> | null = null;
-    let storedSummaryText: string | null = null;
-    let parsed: CallBody | null = null;
-    if (expandColumns.length > 0) {
-      parsed = t.body(row);
-      storedSummary = sel.summary ? parsed.summary : null;
-    } else if (needsBody) {
-      const [a, i, out, sum] = t.bodyPartTexts(row);
-      if (sel.attributes && a !== null && a !== 'null') attributes = a;
-      if (sel.inputs && i !== null && i !== 'null') inputs = i;
-      if (sel.output && out !== null) output = out;
-      if (sel.summary && sum !== null) storedSummaryText = sum;
+  const writeWeave = (w: JsonLineWriter, row: number, op: number, endedAt: number, exception: string | null, displayName: string | null) => {
+    const errorCount = t.statusErrorCount.data[row];
+    w.bytes(K.status);
+    w.bytes(exception ? STATUS_BYTES.error : Number.isNaN(endedAt) ? STATUS_BYTES.running : errorCount > 0 ? STATUS_BYTES.descendant_error : STATUS_BYTES.success);
+    if (!Number.isNaN(endedAt)) {
+      w.bytes(K.latency);
+      w.num(timedeltaMillis(t.startedAt.data[row], endedAt));
     }
+    if (displayName) {
+      w.bytes(K.displayNameKey);
+      w.str(displayName);
+    } else {
+      let name = op < 0 ? undefined : traceNameBytes[op];
+      if (name === undefined) {
+        const text = traceName(t.opName(row) ?? '');
+        name = text === null ? null : utf8(JSON.stringify(text));
+        if (op >= 0) traceNameBytes[op] = name;
+      }
+      if (name !== null) {
+        w.bytes(K.traceNameKey);
+        w.bytes(name);
+      }
+    }
+    w.bytes(K.close);
+  };
+
+  // The stored summary with the weave block spliced in, or false when it must be parsed
+  // (splicedSummary's rules, on bytes).
+  const writeSplicedSummary = (w: JsonLineWriter, b: Uint8Array, start: number, end: number, row: number, op: number, endedAt: number, exception: string | null, displayName: string | null): boolean => {
+    if (start >= 0 && !isNullBytes(b, start, end)) {
+      if (b[start] !== 0x7b || hasWeaveOrEscape(b, start, end)) return false;
+      const close = b.lastIndexOf(0x7d, end - 1);
+      for (let i = start + 1; i < close; i++) {
+        const ch = b[i];
+        if (ch !== 0x20 && ch !== 0x09 && ch !== 0x0a && ch !== 0x0d) {
+          w.bytes(b, start, close);
+          w.bytes(K.weaveKey);
+          writeWeave(w, row, op, endedAt, exception, displayName);
+          w.bytes(b, close, end);
+          return true;
+        }
+      }
+    }
+    w.bytes(K.weaveOnly);
+    writeWeave(w, row, op, endedAt, exception, displayName);
+    w.bytes(K.close);
+    return true;
+  };
+
+  return (row, w) => {
+    const op = t.opIndex.data[row];
+    let opJson = op < 0 ? NO_OP : opBytes[op];
+    if (opJson === undefined) opJson = opBytes[op] = utf8(JSON.stringify(t.opName(row) ?? ''));
     const endedAt = sel.ended_at ? t.endedAt.data[row] : NaN;
     const exception = sel.exception ? t.exceptions.get(row) : null;
     const displayName = sel.display_name ? t.displayNames.get(row) : null;
-    const opName = t.opName(row) ?? '';
-    const computed = { opName, startedAt: t.startedAt.data[row], endedAt: Number.isNaN(endedAt) ? null : endedAt, exception, displayName };
-    let summaryJson = spliceSummary ? splicedSummary(storedSummaryText, computed, t.statusErrorCount.data[row]) : null;
-    if (summaryJson === null) {
-      if (storedSummaryText !== null) storedSummary = parseExact(storedSummaryText) as Record<string, unknown> | null;
-      const summary = deriveSummary({ summary: storedSummary, ...computed });
-      if (o.req.include_costs) applyCosts(summary, o.store.prices, t.startedAt.data[row], o.project.projectId);
-      if (o.req.include_feedback) {
-        const rows = o.project.feedbackByRef.get(callRefUri(o.project.projectId, t.ids[row])) ?? [];
-        (summary.weave as Record<string, unknown>).feedback = rows.map((f) => feedbackItem(f, p));
+
+    w.bytes(K.open);
+    w.str(t.ids[row]);
+    w.bytes(K.projectId);
+    w.bytes(projectId);
+    w.bytes(K.opName);
+    w.bytes(opJson);
+    w.bytes(K.displayName);
+    w.str(displayName);
+    w.bytes(K.traceId);
+    w.str(t.traceIds[row]);
+    w.bytes(K.parentId);
+    w.str(sel.parent_id ? t.parentIds[row] : null);
+    w.bytes(K.threadId);
+    w.str(sel.thread_id ? t.threadIds[row] : null);
+    w.bytes(K.turnId);
+    w.str(sel.turn_id ? t.turnIds[row] : null);
+    w.bytes(K.startedAt);
+    dt.write(w, t.startedAt.data[row]);
+
+    if (expandColumns.length === 0) {
+      let b: Uint8Array | null = null;
+      if (needsBody) {
+        b = t.bodyChunkBytes(row);
+        t.partByteSpans(row, spans);
+      } else spans.fill(-1);
+      w.bytes(K.attributes);
+      if (b !== null && sel.attributes && spans[0] >= 0 && !isNullBytes(b, spans[0], spans[1])) w.bytes(b, spans[0], spans[1]);
+      else w.bytes(K.emptyObject);
+      w.bytes(K.inputs);
+      if (b !== null && sel.inputs && spans[2] >= 0 && !isNullBytes(b, spans[2], spans[3])) w.bytes(b, spans[2], spans[3]);
+      else w.bytes(K.emptyObject);
+      w.bytes(K.endedAt);
+      dt.write(w, endedAt);
+      w.bytes(K.exception);
+      w.str(exception);
+      w.bytes(K.output);
+      if (b !== null && sel.output && spans[4] >= 0) w.bytes(b, spans[4], spans[5]);
+      else w.bytes(K.null);
+      w.bytes(K.summary);
+      const sumStart = b !== null && sel.summary ? spans[6] : -1;
+      if (!(spliceSummary && writeSplicedSummary(w, b!, sumStart, spans[7], row, op, endedAt, exception, displayName))) {
+        const storedText = sumStart >= 0 ? t.bodyPartText(row, 'summary') : null;
+        const stored = storedText === null ? null : (parseExact(storedText) as Record<string, unknown> | null);
+        w.text(stringifyExact(computedSummary(o, row, stored, endedAt, exception, displayName)));
       }
-      if (parsed === null) summaryJson = stringifyExact(summary);
-      else {
-        const out = expandedParts(o.store, o.canRead, parsed, summary, sel, expandColumns);
-        [attributes, inputs, output, summaryJson] = [stringifyExact(out.attributes), stringifyExact(out.inputs), stringifyExact(out.output), stringifyExact(out.summary)];
-      }
+    } else {
+      const parsed = t.body(row);
+      const summary = computedSummary(o, row, sel.summary ? parsed.summary : null, endedAt, exception, displayName);
+      const out = expandedParts(o.store, o.canRead, parsed, summary, sel, expandColumns);
+      w.bytes(K.attributes);
+      w.text(stringifyExact(out.attributes));
+      w.bytes(K.inputs);
+      w.text(stringifyExact(out.inputs));
+      w.bytes(K.endedAt);
+      dt.write(w, endedAt);
+      w.bytes(K.exception);
+      w.str(exception);
+      w.bytes(K.output);
+      w.text(stringifyExact(out.output));
+      w.bytes(K.summary);
+      w.text(stringifyExact(out.summary));
     }
-    const storage = o.req.include_storage_size ? String(storageSize(t, row)) : 'null';
-    const totalStorage = o.req.include_total_storage_size && t.parentIds[row] === null ? String(traceStorageSize(t, row)) : 'null';
-    return (
-      `{"id":${q(t.ids[row])},"project_id":${projectId},"op_name":${q(opName)},"display_name":${q(displayName)}` +
-      `,"trace_id":${q(t.traceIds[row])},"parent_id":${q(sel.parent_id ? t.parentIds[row] : null)}` +
-      `,"thread_id":${q(sel.thread_id ? t.threadIds[row] : null)},"turn_id":${q(sel.turn_id ? t.turnIds[row] : null)}` +
-      `,"started_at":${dt(t.startedAt.data[row])},"attributes":${attributes},"inputs":${inputs}` +
-      `,"ended_at":${dt(endedAt)},"exception":${q(exception)},"output":${output},"summary":${summaryJson}` +
-      `,${userKey}:${q(sel.user_id ? t.userIds[row] : null)},${runKey}:${q(sel.run_id ? t.runIds.get(row) : null)}` +
-      `,${stepKey}:${q(sel.run_step ? t.runStep.get(row) : null)},${stepEndKey}:${q(sel.run_step_end ? t.runStepEnd.get(row) : null)}` +
-      `,"deleted_at":null,"storage_size_bytes":${storage},"total_storage_size_bytes":${totalStorage}}`
-    );
+
+    w.bytes(userKey);
+    w.str(sel.user_id ? t.userIds[row] : null);
+    w.bytes(runKey);
+    w.str(sel.run_id ? t.runIds.get(row) : null);
+    w.bytes(stepKey);
+    w.num(sel.run_step ? t.runStep.get(row) : null);
+    w.bytes(stepEndKey);
+    w.num(sel.run_step_end ? t.runStepEnd.get(row) : null);
+    w.bytes(K.deletedAt);
+    if (o.req.include_storage_size) w.num(storageSize(t, row));
+    else w.bytes(K.null);
+    w.bytes(K.totalStorage);
+    if (o.req.include_total_storage_size && t.parentIds[row] === null) w.num(traceStorageSize(t, row));
+    else w.bytes(K.null);
+    w.bytes(K.close);
   };
+}
+
+/**
+ * The response summary of a row, parsed and computed (semantics.md#calls-summary-response), with
+ * costs and feedback when asked for (semantics.md#calls-include).
+ */
+export function computedSummary(o: LineBuilderOptions, row: number, stored: Record<string, unknown> | null, endedAt: number, exception: string | null, displayName: string | null): Record<string, unknown> {
+  const t = o.project.calls;
+  const summary = deriveSummary({ summary: stored, opName: t.opName(row) ?? '', startedAt: t.startedAt.data[row], endedAt: Number.isNaN(endedAt) ? null : endedAt, exception, displayName });
+  if (o.req.include_costs) applyCosts(summary, o.store.prices, t.startedAt.data[row], o.project.projectId);
+  if (o.req.include_feedback) {
+    const rows = o.project.feedbackByRef.get(callRefUri(o.project.projectId, t.ids[row])) ?? [];
+    (summary.weave as Record<string, unknown>).feedback = rows.map((f) => feedbackItem(f, o.prefix));
+  }
+  return summary;
+}
+
+/** Whether `b[start, end)` is the literal `null`. */
+function isNullBytes(b: Uint8Array, start: number, end: number): boolean {
+  return end - start === 4 && b[start] === 0x6e && b[start + 1] === 0x75 && b[start + 2] === 0x6c && b[start + 3] === 0x6c;
+}
+
+const WEAVE_KEY = utf8('"weave"');
+
+/** splicedSummary's test on bytes: a `"weave"` anywhere, or any `\u` escape. */
+function hasWeaveOrEscape(b: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = b[i];
+    if (c === 0x5c && i + 1 < end && b[i + 1] === 0x75) return true;
+    if (c === 0x22 && i + 7 <= end && b[i + 6] === 0x22) {
+      let k = 1;
+      while (k < 6 && b[i + k] === WEAVE_KEY[k]) k++;
+      if (k === 6) return true;
+    }
+  }
+  return false;
 }
 
 /**
  * The body parts with the expand columns' refs replaced by their values
  * (semantics.md#calls-expand).
  */
-function expandedParts(
+export function expandedParts(
   store: Store,
   canRead: CanRead,
   body: CallBody,
@@ -186,33 +355,7 @@ export function splicedSummary(stored: string | null, c: Omit<SummaryInputs, 'su
   return `{"weave":${derivedWeaveJson(c, errorCount)}}`;
 }
 
-const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
-const DAY_US = 86_400_000_000;
-
-/**
- * A datetime renderer for one query's lines: formatMicros' output as a JSON string, with the
- * date part reused while rows fall on the same day (most pages span a few days).
- */
-export function datetimeJsonFormatter(): (us: number) => string {
-  let day = NaN;
-  let prefix = '';
-  return (us) => {
-    if (Number.isNaN(us)) return 'null';
-    const d = Math.floor(us / DAY_US);
-    if (d !== day) {
-      const text = formatMicros(d * DAY_US);
-      day = d;
-      prefix = `"${text.slice(0, text.indexOf('T') + 1)}`;
-    }
-    const inDay = us - d * DAY_US;
-    const micros = inDay % 1_000_000;
-    const secs = (inDay - micros) / 1_000_000;
-    const time = `${TWO_DIGITS[Math.floor(secs / 3600)]}:${TWO_DIGITS[Math.floor((secs % 3600) / 60)]}:${TWO_DIGITS[secs % 60]}`;
-    return micros === 0 ? `${prefix}${time}Z"` : `${prefix}${time}.${String(micros).padStart(6, '0')}Z"`;
-  };
-}
-
-function feedbackItem(f: FeedbackRow, prefix: string): Record<string, unknown> {
+export function feedbackItem(f: FeedbackRow, prefix: string): Record<string, unknown> {
   return {
     id: f.id,
     feedback_type: f.feedback_type,
@@ -250,7 +393,7 @@ function sizeMemo(t: CallTable, row: number): Float64Array {
  * Sum of the JSON dump lengths of attributes, inputs, output and summary
  * (semantics.md#calls-storage-size).
  */
-function storageSize(t: CallTable, row: number): number {
+export function storageSize(t: CallTable, row: number): number {
   const sizes = sizeMemo(t, row);
   if (!Number.isNaN(sizes[row])) return sizes[row];
   return (sizes[row] = computeStorageSize(t, row));

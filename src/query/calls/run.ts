@@ -7,6 +7,7 @@
  */
 import type { Engine, RequestContext, RequestBody, Route } from '../../api/types.ts';
 import { losslessBody } from '../../api/body.ts';
+import { byteStream, rowChunks } from '../../api/line-stream.ts';
 import { exactPlain } from '../../core/json/exact.ts';
 import { LosslessObject, toPlain } from '../../core/json/lossless.ts';
 import { ProjectStore } from '../../store/project.ts';
@@ -16,7 +17,7 @@ import { compileExpr, indexableEqualities } from './expr/compile.ts';
 import { planFilter, type FilterPlan } from './filter.ts';
 import { effectiveSortTerms, orderRows, validateSortTerms } from './order.ts';
 import { parseCallsQuery, type CallsQuery, type SortTerm } from './request.ts';
-import { lineBuilder, selectColumns } from './response.ts';
+import { rowWriter, selectColumns } from './response.ts';
 import { startOrderPage } from './start-walk.ts';
 
 /** A validated calls query, planned: what finds its rows, before ordering and paging. */
@@ -55,8 +56,11 @@ export function matchingRows(plan: CallsPlan): number[] {
   return plan.filter === null ? [] : scanRows(plan.filter, plan.expr, plan.project.calls.size);
 }
 
-/** Validates and plans a calls query; the returned iterable yields JSON lines. */
-export function prepareCallsQuery(engine: Engine, req: CallsQuery, canRead: CanRead): Iterable<string> {
+/**
+ * Validates and plans a calls query; the returned iterable yields chunks of JSON lines as
+ * bytes (StreamResult.chunks), rendered as they are pulled.
+ */
+export function prepareCallsQuery(engine: Engine, req: CallsQuery, canRead: CanRead): Iterable<Uint8Array> {
   const prefix = engine.options.fieldPrefix;
   const plan = planCallsQuery(engine, req, canRead);
   const { project, resolver, terms, filter, expr } = plan;
@@ -64,10 +68,7 @@ export function prepareCallsQuery(engine: Engine, req: CallsQuery, canRead: CanR
   const offset = req.offset ?? 0;
   const page = startOrderPage(project.calls, filter, expr, terms, offset, req.limit) ?? orderRows(matchingRows(plan), terms, resolver, offset, req.limit);
   const selected = selectColumns(req, prefix);
-  const render = lineBuilder({ store: engine.store, project, req, prefix, selected, canRead });
-  return (function* () {
-    for (const row of page) yield render(row);
-  })();
+  return rowChunks(page, rowWriter({ store: engine.store, project, req, prefix, selected, canRead }));
 }
 
 /** The rows that pass the filter plan and the expression, ascending. Tight loops: this runs per call. */
@@ -110,6 +111,6 @@ export const callsStreamQueryRoute: Route = {
   run(engine: Engine, body: RequestBody, ctx: RequestContext) {
     const req = parseCallsQuery(queryBody(body), engine.options.fieldPrefix);
     ctx.authorize(req.project_id);
-    return { kind: 'stream', lines: prepareCallsQuery(engine, req, (p) => ctx.canRead(p)) };
+    return byteStream(prepareCallsQuery(engine, req, (p) => ctx.canRead(p)));
   },
 };

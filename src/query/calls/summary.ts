@@ -88,7 +88,7 @@ export function forgetTraceNames(): void {
  * semantics.md#calls-summary-response step 4: the ref's name part for object/op refs, none for
  * other refs, else op_name.
  */
-function traceName(opName: string): string | null {
+export function traceName(opName: string): string | null {
   let name = traceNames.get(opName);
   if (name !== undefined) return name;
   // Only object/op refs give a trace name; other ref-looking names give none.

@@ -4,6 +4,7 @@
  * `{rows: [...]}`, what the TS SDK's Dataset code reads) and `/table/query_stats`. Everything is
  * validated before the result is returned (semantics.md#errors-before-stream).
  */
+import { lineStream } from '../../api/line-stream.ts';
 import { plainBody } from '../../api/body.ts';
 import type { Engine, RequestBody, RequestContext, Route, RouteResult } from '../../api/types.ts';
 import { parseTableQuery, parseTableQueryStats } from './request.ts';
@@ -17,12 +18,9 @@ export const tableQueryStreamRoute: Route = {
     const req = parseTableQuery(plainBody(body));
     ctx.authorize(req.project_id);
     const hits = queryTableRows(engine, req);
-    return {
-      kind: 'stream',
-      lines: (function* () {
-        for (const hit of hits) yield tableRowLine(hit);
-      })(),
-    };
+    return lineStream((function* () {
+      for (const hit of hits) yield tableRowLine(hit);
+    })());
   },
 };
 

@@ -3,6 +3,7 @@
  * full, statistics computed, then lines produced lazily. Every error is raised before the stream
  * starts (semantics.md#errors-before-stream).
  */
+import { lineStream } from '../../api/line-stream.ts';
 import { plainBody } from '../../api/body.ts';
 import type { Engine, RequestBody, RequestContext, Route, RouteResult } from '../../api/types.ts';
 import { parseThreadsQuery } from './request.ts';
@@ -16,12 +17,9 @@ export const threadsStreamQueryRoute: Route = {
     const req = parseThreadsQuery(plainBody(body));
     ctx.authorize(req.project_id);
     const threads = queryThreads(engine, req);
-    return {
-      kind: 'stream',
-      lines: (function* () {
-        for (const t of threads) yield threadLine(t);
-      })(),
-    };
+    return lineStream((function* () {
+      for (const t of threads) yield threadLine(t);
+    })());
   },
 };
 

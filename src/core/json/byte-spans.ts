@@ -1,0 +1,95 @@
+/**
+ * Where the values of chosen top-level keys sit in a JSON object's UTF-8 bytes, without
+ * decoding or parsing it: the byte twin of spans.ts.
+ *
+ * The calls query writes each returned call by copying the stored bytes of its parts
+ * (attributes, inputs, output, summary) into the output buffer; this finds those parts. The
+ * bytes are known-valid JSON (they were parsed when stored), so this only tracks strings and
+ * nesting depth. Multi-byte UTF-8 sequences never contain bytes below 0x80, so every structural
+ * byte found here is a real one.
+ */
+
+const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c, COLON = 0x3a;
+const OPEN_OBJ = 0x7b, CLOSE_OBJ = 0x7d, OPEN_ARR = 0x5b, CLOSE_ARR = 0x5d;
+
+/** Index just past the string opening at `i` (its quote), or `end` when it does not close. */
+function skipString(b: Uint8Array, i: number, end: number): number {
+  for (let j = i + 1; j < end; j++) {
+    const c = b[j];
+    if (c === QUOTE) return j + 1;
+    if (c === BACKSLASH) j++; // the escaped byte (a quote or backslash included) is content
+  }
+  return end;
+}
+
+/** Whether `b[start, end)` holds exactly the bytes of `key`. */
+function sameBytes(b: Uint8Array, start: number, end: number, key: Uint8Array): boolean {
+  if (end - start !== key.length) return false;
+  for (let k = 0; k < key.length; k++) if (b[start + k] !== key[k]) return false;
+  return true;
+}
+
+const decoder = new TextDecoder();
+
+/** Which of `keys` the key string `b[quote, keyEnd)` (quotes included) spells, or -1. */
+function keyIndex(b: Uint8Array, quote: number, keyEnd: number, keys: readonly Uint8Array[]): number {
+  for (let i = quote + 1; i < keyEnd - 1; i++) {
+    if (b[i] === BACKSLASH) {
+      // An escaped spelling (`"\u0069nputs"`) names the same key once decoded, as for JSON.parse.
+      const name = JSON.parse(decoder.decode(b.subarray(quote, keyEnd))) as string;
+      const bytes = new TextEncoder().encode(name);
+      return keys.findIndex((k) => sameBytes(bytes, 0, bytes.length, k));
+    }
+  }
+  for (let k = 0; k < keys.length; k++) if (sameBytes(b, quote + 1, keyEnd - 1, keys[k])) return k;
+  return -1;
+}
+
+/**
+ * For each of `keys` (UTF-8), the `[start, end)` of its value in the top-level object held in
+ * `b[from, to)`, relative to `from`, written into `out` (2 entries per key); `[-1, -1]` when
+ * absent. A repeated key reports its last occurrence, as JSON.parse keeps the last value.
+ * Values keep their bytes exactly (whitespace inside them included, around them trimmed).
+ */
+export function topLevelValueByteSpans(b: Uint8Array, from: number, to: number, keys: readonly Uint8Array[], out: Int32Array): void {
+  out.fill(-1, 0, keys.length * 2);
+  let i = from;
+  while (i < to && b[i] !== OPEN_OBJ) i++;
+  i++;
+  while (i < to) {
+    // The next key (or the end of the object).
+    let c = b[i];
+    while (c !== QUOTE && c !== CLOSE_OBJ && i < to) c = b[++i];
+    if (c !== QUOTE || i >= to) break;
+    const keyEnd = skipString(b, i, to);
+    const k = keyIndex(b, i, keyEnd, keys);
+    i = keyEnd;
+    while (i < to && b[i] !== COLON) i++;
+    i++;
+    while (i < to && b[i] <= 0x20) i++;
+    // The value: up to the comma or brace that closes it at this depth.
+    const start = i;
+    let depth = 0;
+    for (; i < to; i++) {
+      c = b[i];
+      if (c === QUOTE) {
+        i = skipString(b, i, to) - 1;
+      } else if (c === OPEN_OBJ || c === OPEN_ARR) {
+        depth++;
+      } else if (c === CLOSE_OBJ || c === CLOSE_ARR) {
+        if (depth === 0) break;
+        depth--;
+      } else if (c === COMMA && depth === 0) {
+        break;
+      }
+    }
+    let end = i;
+    while (end > start && b[end - 1] <= 0x20) end--;
+    if (k >= 0) {
+      out[2 * k] = start - from;
+      out[2 * k + 1] = end - from;
+    }
+    if (i >= to || b[i] === CLOSE_OBJ) break;
+    i++; // past the comma
+  }
+}

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { JsonLineWriter, utf8 } from './line-writer.ts';
+
+const dec = new TextDecoder();
+const written = (f: (w: JsonLineWriter) => void) => {
+  const w = new JsonLineWriter();
+  f(w);
+  return dec.decode(w.take());
+};
+
+test('str spells every string as JSON.stringify does (escapes, unicode, lone surrogates), null as null', () => {
+  fc.assert(
+    fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme-ascii' }), (a, b) => {
+      assert.equal(written((w) => w.str(a)), JSON.stringify(a));
+      assert.equal(written((w) => w.str(b)), JSON.stringify(b));
+    }),
+  );
+  for (const s of ['', '"', '\\', '\u0000\u001f\u007f', '\ud800', 'é😀', '\u2028']) assert.equal(written((w) => w.str(s)), JSON.stringify(s));
+  assert.equal(written((w) => w.str(null)), 'null');
+});
+
+test('num spells every number as JSON.stringify does', () => {
+  fc.assert(fc.property(fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.double()), (n) => assert.equal(written((w) => w.num(n)), JSON.stringify(n))));
+  for (const n of [0, -0, 9, 10, -10, 2 ** 53, 2 ** 53 - 1, -(2 ** 53) + 1, 1e21, NaN, Infinity, 0.1]) assert.equal(written((w) => w.num(n)), JSON.stringify(n), String(n));
+  assert.equal(written((w) => w.num(null)), 'null');
+});
+
+test('text writes UTF-8 of any text; bytes copies ranges', () => {
+  fc.assert(fc.property(fc.string({ unit: 'grapheme' }), (s) => assert.equal(written((w) => w.text(s)), s)));
+  const src = utf8('0123456789'.repeat(10));
+  assert.equal(written((w) => (w.bytes(src, 3, 5), w.bytes(src, 0, 40))), '34' + '0123456789'.repeat(4));
+});
+
+test('chunks hold whole lines; a chunk is cut after the line that reaches the target', () => {
+  const w = new JsonLineWriter(10);
+  w.text('abcd');
+  assert.equal(w.endLine(), false);
+  w.text('efgh');
+  assert.equal(w.endLine(), true);
+  assert.equal(w.lineCount, 2);
+  const first = w.take();
+  assert.equal(dec.decode(first), 'abcd\nefgh\n');
+  assert.equal(w.size, 0);
+  // A taken chunk is the taker's: writing on does not touch it.
+  w.text('zzzz');
+  w.endLine();
+  assert.equal(dec.decode(first), 'abcd\nefgh\n');
+});
+
+test('a line larger than the buffer grows it for that chunk alone, kept whole', () => {
+  const w = new JsonLineWriter(16);
+  const big = 'é'.repeat(5000);
+  w.text('x');
+  w.endLine();
+  w.str(big);
+  assert.equal(w.endLine(), true);
+  assert.equal(dec.decode(w.take()), `x\n${JSON.stringify(big)}\n`);
+  w.text('y');
+  w.endLine();
+  assert.equal(dec.decode(w.take()), 'y\n');
+});

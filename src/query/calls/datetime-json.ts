@@ -1,0 +1,78 @@
+/**
+ * Datetimes of response lines as JSON strings (formatMicros' spelling): as text
+ * (datetimeJsonFormatter) and written straight into a line's bytes (DatetimeBytes), without
+ * building a string per row. Both encode the date part once per day and reuse it while rows
+ * fall on the same day (most results span a few days).
+ */
+import { formatMicros } from '../../core/datetime.ts';
+import { utf8, type JsonLineWriter } from '../../core/json/line-writer.ts';
+
+const DAY_US = 86_400_000_000;
+const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
+
+/**
+ * A datetime renderer for one query's lines: formatMicros' output as a JSON string, with the
+ * date part reused while rows fall on the same day.
+ */
+export function datetimeJsonFormatter(): (us: number) => string {
+  let day = NaN;
+  let prefix = '';
+  return (us) => {
+    if (Number.isNaN(us)) return 'null';
+    const d = Math.floor(us / DAY_US);
+    if (d !== day) {
+      const text = formatMicros(d * DAY_US);
+      day = d;
+      prefix = `"${text.slice(0, text.indexOf('T') + 1)}`;
+    }
+    const inDay = us - d * DAY_US;
+    const micros = inDay % 1_000_000;
+    const secs = (inDay - micros) / 1_000_000;
+    const time = `${TWO_DIGITS[Math.floor(secs / 3600)]}:${TWO_DIGITS[Math.floor((secs % 3600) / 60)]}:${TWO_DIGITS[secs % 60]}`;
+    return micros === 0 ? `${prefix}${time}Z"` : `${prefix}${time}.${String(micros).padStart(6, '0')}Z"`;
+  };
+}
+const COLON = 0x3a, DOT = 0x2e, ZERO = 0x30;
+const NULL = utf8('null');
+const Z_QUOTE = utf8('Z"');
+
+/** datetimeJsonFormatter's output, written as bytes. */
+export class DatetimeBytes {
+  private day = NaN;
+  /** `"YYYY-MM-DDT` of `day`. */
+  private prefix: Uint8Array = new Uint8Array(0);
+  /** For what has no byte form here (fractional microseconds): the text formatter. */
+  private readonly text = datetimeJsonFormatter();
+
+  /** Writes `us` (µs since the epoch) as a JSON datetime string, NaN as `null`. */
+  write(w: JsonLineWriter, us: number): void {
+    if (Number.isNaN(us)) return w.bytes(NULL);
+    if (!Number.isSafeInteger(us)) return w.text(this.text(us));
+    const d = Math.floor(us / DAY_US);
+    if (d !== this.day) {
+      const text = formatMicros(d * DAY_US);
+      this.day = d;
+      this.prefix = utf8(`"${text.slice(0, text.indexOf('T') + 1)}`);
+    }
+    w.bytes(this.prefix);
+    const inDay = us - d * DAY_US;
+    const micros = inDay % 1_000_000;
+    const secs = (inDay - micros) / 1_000_000;
+    two(w, Math.floor(secs / 3600));
+    w.ascii(COLON);
+    two(w, Math.floor((secs % 3600) / 60));
+    w.ascii(COLON);
+    two(w, secs % 60);
+    if (micros !== 0) {
+      w.ascii(DOT);
+      for (let div = 100_000; div >= 1; div /= 10) w.ascii(ZERO + (Math.floor(micros / div) % 10));
+    }
+    w.bytes(Z_QUOTE);
+  }
+}
+
+/** Two digits (hours, minutes, seconds: always below 100). */
+function two(w: JsonLineWriter, v: number): void {
+  w.ascii(ZERO + Math.floor(v / 10));
+  w.ascii(ZERO + (v % 10));
+}
