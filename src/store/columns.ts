@@ -45,6 +45,8 @@ export class Int32Column {
  */
 export class ByteArena {
   private chunks: Buffer[] = [];
+  /** Plain views of the chunks, made on first use (chunkBytes). */
+  private views: Uint8Array[] = [];
   private current: Buffer;
   private used = 0;
   // 1 MiB chunks: large enough that chunk headers do not matter, small enough that the
@@ -78,9 +80,17 @@ export class ByteArena {
     return this.chunks[chunk].toString('utf8', offset, offset + length);
   }
 
-  /** The bytes of one chunk (read-only by contract): handles index into it. */
+  /**
+   * The bytes of one chunk (read-only by contract), handles index into it: a plain Uint8Array
+   * view, not the Buffer, so that byte copies out of it stay monomorphic (see JsonLineWriter).
+   */
   chunkBytes(chunk: number): Uint8Array {
-    return this.chunks[chunk];
+    let view = this.views[chunk];
+    if (view === undefined) {
+      const b = this.chunks[chunk];
+      view = this.views[chunk] = new Uint8Array(b.buffer, b.byteOffset, b.length);
+    }
+    return view;
   }
 
   /** Bytes held, for memory reports. */

@@ -32,9 +32,8 @@ export function datetimeJsonFormatter(): (us: number) => string {
     return micros === 0 ? `${prefix}${time}Z"` : `${prefix}${time}.${String(micros).padStart(6, '0')}Z"`;
   };
 }
-const COLON = 0x3a, DOT = 0x2e, ZERO = 0x30;
+const COLON = 0x3a, DOT = 0x2e, ZERO = 0x30, Z = 0x5a, QUOTE = 0x22;
 const NULL = utf8('null');
-const Z_QUOTE = utf8('Z"');
 
 /** datetimeJsonFormatter's output, written as bytes. */
 export class DatetimeBytes {
@@ -58,21 +57,26 @@ export class DatetimeBytes {
     const inDay = us - d * DAY_US;
     const micros = inDay % 1_000_000;
     const secs = (inDay - micros) / 1_000_000;
-    two(w, Math.floor(secs / 3600));
-    w.ascii(COLON);
-    two(w, Math.floor((secs % 3600) / 60));
-    w.ascii(COLON);
-    two(w, secs % 60);
+    const b = w.room(17);
+    let at = w.position;
+    at = two(b, at, Math.floor(secs / 3600));
+    b[at++] = COLON;
+    at = two(b, at, Math.floor((secs % 3600) / 60));
+    b[at++] = COLON;
+    at = two(b, at, secs % 60);
     if (micros !== 0) {
-      w.ascii(DOT);
-      for (let div = 100_000; div >= 1; div /= 10) w.ascii(ZERO + (Math.floor(micros / div) % 10));
+      b[at++] = DOT;
+      for (let div = 100_000; div >= 1; div /= 10) b[at++] = ZERO + (Math.floor(micros / div) % 10);
     }
-    w.bytes(Z_QUOTE);
+    b[at++] = Z;
+    b[at++] = QUOTE;
+    w.advance(at - w.position);
   }
 }
 
-/** Two digits (hours, minutes, seconds: always below 100). */
-function two(w: JsonLineWriter, v: number): void {
-  w.ascii(ZERO + Math.floor(v / 10));
-  w.ascii(ZERO + (v % 10));
+/** Two digits (hours, minutes, seconds: always below 100) at `at`; returns the next index. */
+function two(b: Uint8Array, at: number, v: number): number {
+  b[at] = ZERO + Math.floor(v / 10);
+  b[at + 1] = ZERO + (v % 10);
+  return at + 2;
 }

@@ -66,33 +66,46 @@ export interface LineBuilderOptions {
   canRead: CanRead;
 }
 
-const ALWAYS_BYTES = {
+/**
+ * The constant pieces of a line, as bytes: each key with the separator before it, and (`null`
+ * + key) for a null value followed by that key, so that a null costs one copy.
+ */
+const key = (name: string) => utf8(`,"${name}":`);
+const nullThen = (name: string) => utf8(`null,"${name}":`);
+const K = {
   open: utf8('{"id":'),
-  projectId: utf8(',"project_id":'),
-  opName: utf8(',"op_name":'),
-  displayName: utf8(',"display_name":'),
-  traceId: utf8(',"trace_id":'),
-  parentId: utf8(',"parent_id":'),
-  threadId: utf8(',"thread_id":'),
-  turnId: utf8(',"turn_id":'),
-  startedAt: utf8(',"started_at":'),
-  attributes: utf8(',"attributes":'),
-  inputs: utf8(',"inputs":'),
-  endedAt: utf8(',"ended_at":'),
-  exception: utf8(',"exception":'),
-  output: utf8(',"output":'),
-  summary: utf8(',"summary":'),
-  deletedAt: utf8(',"deleted_at":null,"storage_size_bytes":'),
-  totalStorage: utf8(',"total_storage_size_bytes":'),
+  traceId: key('trace_id'),
+  nullTraceId: nullThen('trace_id'),
+  parentId: key('parent_id'),
+  threadId: key('thread_id'),
+  nullThreadId: nullThen('thread_id'),
+  turnId: key('turn_id'),
+  nullTurnId: nullThen('turn_id'),
+  startedAt: key('started_at'),
+  nullStartedAt: nullThen('started_at'),
+  attributes: key('attributes'),
+  inputs: key('inputs'),
+  emptyInputs: utf8('{},"inputs":'),
+  endedAt: key('ended_at'),
+  emptyEndedAt: utf8('{},"ended_at":'),
+  exception: key('exception'),
+  output: key('output'),
+  nullOutput: nullThen('output'),
+  summary: key('summary'),
+  nullSummary: nullThen('summary'),
+  tail: utf8(',"deleted_at":null,"storage_size_bytes":'),
+  totalStorage: key('total_storage_size_bytes'),
+  nullTotalStorage: nullThen('total_storage_size_bytes'),
   close: utf8('}'),
+  nullClose: utf8('null}'),
   emptyObject: utf8('{}'),
   null: utf8('null'),
-  weaveKey: utf8(',"weave":'),
+  weaveKey: key('weave'),
   weaveOnly: utf8('{"weave":'),
   status: utf8('{"status":"'),
-  latency: utf8(',"latency_ms":'),
-  displayNameKey: utf8(',"display_name":'),
-  traceNameKey: utf8(',"trace_name":'),
+  latency: key('latency_ms'),
+  displayNameKey: key('display_name'),
+  traceNameKey: key('trace_name'),
 };
 const STATUS_BYTES = {
   error: utf8('error"'),
@@ -120,11 +133,11 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
     : [];
   const needsBody = has('attributes') || has('inputs') || has('output') || has('summary');
   const p = o.prefix;
-  const K = ALWAYS_BYTES;
   const dt = new DatetimeBytes();
-  const userKey = utf8(`,${JSON.stringify(`${p}user_id`)}:`), runKey = utf8(`,${JSON.stringify(`${p}run_id`)}:`);
-  const stepKey = utf8(`,${JSON.stringify(`${p}run_step`)}:`), stepEndKey = utf8(`,${JSON.stringify(`${p}run_step_end`)}:`);
-  const projectId = utf8(JSON.stringify(o.project.projectId));
+  const userKey = key(`${p}user_id`), runKey = key(`${p}run_id`), nullRunKey = nullThen(`${p}run_id`);
+  const stepKey = key(`${p}run_step`), nullStepKey = nullThen(`${p}run_step`);
+  const stepEndKey = key(`${p}run_step_end`), nullStepEndKey = nullThen(`${p}run_step_end`);
+  const projectHead = `,"project_id":${JSON.stringify(o.project.projectId)},"op_name":`;
   const sel = {
     attributes: has('attributes'), inputs: has('inputs'), output: has('output'), summary: has('summary'),
     ended_at: has('ended_at'), exception: has('exception'), display_name: has('display_name'),
@@ -134,10 +147,11 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
   // Without expansion, costs or feedback the computed `weave` block is spliced into the stored
   // summary bytes instead of parsing and re-serialising the summary.
   const spliceSummary = expandColumns.length === 0 && !o.req.include_costs && !o.req.include_feedback;
-  // Per op (interned): the op name and its trace name as JSON bytes, computed once per query.
-  const opBytes: Array<Uint8Array | undefined> = [];
+  // Per op (interned), computed once per query: the bytes from the project id to the display
+  // name's key (the op name in the middle), and the trace name as JSON.
+  const opHeads: Array<Uint8Array | undefined> = [];
   const traceNameBytes: Array<Uint8Array | null | undefined> = [];
-  const NO_OP = utf8('""');
+  const noOpHead = utf8(`${projectHead}"","display_name":`);
   const spans = new Int32Array(8);
 
   const writeWeave = (w: JsonLineWriter, row: number, op: number, endedAt: number, exception: string | null, displayName: string | null) => {
@@ -191,29 +205,40 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
 
   return (row, w) => {
     const op = t.opIndex.data[row];
-    let opJson = op < 0 ? NO_OP : opBytes[op];
-    if (opJson === undefined) opJson = opBytes[op] = utf8(JSON.stringify(t.opName(row) ?? ''));
+    let head = op < 0 ? noOpHead : opHeads[op];
+    if (head === undefined) head = opHeads[op] = utf8(`${projectHead}${JSON.stringify(t.opName(row) ?? '')},"display_name":`);
     const endedAt = sel.ended_at ? t.endedAt.data[row] : NaN;
     const exception = sel.exception ? t.exceptions.get(row) : null;
     const displayName = sel.display_name ? t.displayNames.get(row) : null;
 
     w.bytes(K.open);
     w.str(t.ids[row]);
-    w.bytes(K.projectId);
-    w.bytes(projectId);
-    w.bytes(K.opName);
-    w.bytes(opJson);
-    w.bytes(K.displayName);
-    w.str(displayName);
-    w.bytes(K.traceId);
+    w.bytes(head);
+    if (displayName === null) w.bytes(K.nullTraceId);
+    else {
+      w.str(displayName);
+      w.bytes(K.traceId);
+    }
     w.str(t.traceIds[row]);
     w.bytes(K.parentId);
-    w.str(sel.parent_id ? t.parentIds[row] : null);
-    w.bytes(K.threadId);
-    w.str(sel.thread_id ? t.threadIds[row] : null);
-    w.bytes(K.turnId);
-    w.str(sel.turn_id ? t.turnIds[row] : null);
-    w.bytes(K.startedAt);
+    const parent = sel.parent_id ? t.parentIds[row] : null;
+    if (parent === null) w.bytes(K.nullThreadId);
+    else {
+      w.str(parent);
+      w.bytes(K.threadId);
+    }
+    const thread = sel.thread_id ? t.threadIds[row] : null;
+    if (thread === null) w.bytes(K.nullTurnId);
+    else {
+      w.str(thread);
+      w.bytes(K.turnId);
+    }
+    const turn = sel.turn_id ? t.turnIds[row] : null;
+    if (turn === null) w.bytes(K.nullStartedAt);
+    else {
+      w.str(turn);
+      w.bytes(K.startedAt);
+    }
     dt.write(w, t.startedAt.data[row]);
 
     if (expandColumns.length === 0) {
@@ -221,21 +246,27 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
       if (needsBody) {
         b = t.bodyChunkBytes(row);
         t.partByteSpans(row, spans);
-      } else spans.fill(-1);
+      }
       w.bytes(K.attributes);
-      if (b !== null && sel.attributes && spans[0] >= 0 && !isNullBytes(b, spans[0], spans[1])) w.bytes(b, spans[0], spans[1]);
-      else w.bytes(K.emptyObject);
-      w.bytes(K.inputs);
-      if (b !== null && sel.inputs && spans[2] >= 0 && !isNullBytes(b, spans[2], spans[3])) w.bytes(b, spans[2], spans[3]);
-      else w.bytes(K.emptyObject);
-      w.bytes(K.endedAt);
+      if (b !== null && sel.attributes && spans[0] >= 0 && !isNullBytes(b, spans[0], spans[1])) {
+        w.bytes(b, spans[0], spans[1]);
+        w.bytes(K.inputs);
+      } else w.bytes(K.emptyInputs);
+      if (b !== null && sel.inputs && spans[2] >= 0 && !isNullBytes(b, spans[2], spans[3])) {
+        w.bytes(b, spans[2], spans[3]);
+        w.bytes(K.endedAt);
+      } else w.bytes(K.emptyEndedAt);
       dt.write(w, endedAt);
       w.bytes(K.exception);
-      w.str(exception);
-      w.bytes(K.output);
-      if (b !== null && sel.output && spans[4] >= 0) w.bytes(b, spans[4], spans[5]);
-      else w.bytes(K.null);
-      w.bytes(K.summary);
+      if (exception === null) w.bytes(K.nullOutput);
+      else {
+        w.str(exception);
+        w.bytes(K.output);
+      }
+      if (b !== null && sel.output && spans[4] >= 0) {
+        w.bytes(b, spans[4], spans[5]);
+        w.bytes(K.summary);
+      } else w.bytes(K.nullSummary);
       const sumStart = b !== null && sel.summary ? spans[6] : -1;
       if (!(spliceSummary && writeSplicedSummary(w, b!, sumStart, spans[7], row, op, endedAt, exception, displayName))) {
         const storedText = sumStart >= 0 ? t.bodyPartText(row, 'summary') : null;
@@ -261,20 +292,34 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
     }
 
     w.bytes(userKey);
-    w.str(sel.user_id ? t.userIds[row] : null);
-    w.bytes(runKey);
-    w.str(sel.run_id ? t.runIds.get(row) : null);
-    w.bytes(stepKey);
-    w.num(sel.run_step ? t.runStep.get(row) : null);
-    w.bytes(stepEndKey);
+    const user = sel.user_id ? t.userIds[row] : null;
+    if (user === null) w.bytes(nullRunKey);
+    else {
+      w.str(user);
+      w.bytes(runKey);
+    }
+    const run = sel.run_id ? t.runIds.get(row) : null;
+    if (run === null) w.bytes(nullStepKey);
+    else {
+      w.str(run);
+      w.bytes(stepKey);
+    }
+    const step = sel.run_step ? t.runStep.get(row) : null;
+    if (step === null) w.bytes(nullStepEndKey);
+    else {
+      w.num(step);
+      w.bytes(stepEndKey);
+    }
     w.num(sel.run_step_end ? t.runStepEnd.get(row) : null);
-    w.bytes(K.deletedAt);
-    if (o.req.include_storage_size) w.num(storageSize(t, row));
-    else w.bytes(K.null);
-    w.bytes(K.totalStorage);
-    if (o.req.include_total_storage_size && t.parentIds[row] === null) w.num(traceStorageSize(t, row));
-    else w.bytes(K.null);
-    w.bytes(K.close);
+    w.bytes(K.tail);
+    if (o.req.include_storage_size) {
+      w.num(storageSize(t, row));
+      w.bytes(K.totalStorage);
+    } else w.bytes(K.nullTotalStorage);
+    if (o.req.include_total_storage_size && t.parentIds[row] === null) {
+      w.num(traceStorageSize(t, row));
+      w.bytes(K.close);
+    } else w.bytes(K.nullClose);
   };
 }
 
