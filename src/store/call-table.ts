@@ -8,7 +8,7 @@
  * filters never scan the project.
  */
 import { parseExact, stringifyExact } from '../core/json/exact.ts';
-import { topLevelValueByteSpans } from '../core/json/byte-spans.ts';
+import { mentionsWeaveOrEscape, topLevelValueByteSpans } from '../core/json/byte-spans.ts';
 import { extractRefs } from '../core/refs.ts';
 import { addToIndex, ByteArena, Float64Column, Int32Column, Interner, MultiIndex, removeFromIndex, SparseColumn } from './columns.ts';
 import { isPlainObject } from '../core/plain-object.ts';
@@ -67,6 +67,8 @@ const PART_KEY_BYTES = BODY_PARTS.map((k) => new TextEncoder().encode(k));
 /** Span offsets are kept as uint16: longer bodies are scanned every time instead. */
 const SPAN_LIMIT = 0xffff;
 const ABSENT = 0xffff;
+/** Bits of partSpansKnown: spans remembered; summary checked for `"weave"`; and its answer. */
+const SPANS_KNOWN = 1, SUMMARY_CHECKED = 2, SUMMARY_MENTIONS_WEAVE = 4;
 
 /** A complete record whose id is already stored (fixtures hold each call once). */
 export class DuplicateCallError extends Error {
@@ -289,7 +291,7 @@ export class CallTable {
    */
   partByteSpans(row: number, out: Int32Array): void {
     const base = this.bodyOffset.data[row];
-    if (row < this.partSpansKnown.length && this.partSpansKnown[row] === 1) {
+    if (row < this.partSpansKnown.length && (this.partSpansKnown[row] & SPANS_KNOWN) !== 0) {
       const s = this.partSpans;
       for (let k = 0, at = row * 8; k < 8; k += 2, at += 2) {
         if (s[at] === ABSENT) out[k] = out[k + 1] = -1;
@@ -325,7 +327,24 @@ export class CallTable {
       this.partSpans = s;
     }
     for (let k = 0; k < 8; k++) this.partSpans[row * 8 + k] = spans[k] < 0 ? ABSENT : spans[k];
-    this.partSpansKnown[row] = 1;
+    this.partSpansKnown[row] = SPANS_KNOWN;
+  }
+
+  /**
+   * Whether the stored summary's bytes hold `"weave"` or a `\u` escape anywhere
+   * (mentionsWeaveOrEscape; false without a summary): checked once per row body and remembered
+   * beside the part spans.
+   */
+  summaryMentionsWeave(row: number): boolean {
+    const known = row < this.partSpansKnown.length ? this.partSpansKnown[row] : 0;
+    if ((known & SUMMARY_CHECKED) !== 0) return (known & SUMMARY_MENTIONS_WEAVE) !== 0;
+    const spans = this.spanScratch;
+    this.partByteSpans(row, spans);
+    const mentions = spans[6] >= 0 && mentionsWeaveOrEscape(this.bodyChunkBytes(row), spans[6], spans[7]);
+    if (row < this.partSpansKnown.length && (this.partSpansKnown[row] & SPANS_KNOWN) !== 0) {
+      this.partSpansKnown[row] |= SUMMARY_CHECKED | (mentions ? SUMMARY_MENTIONS_WEAVE : 0);
+    }
+    return mentions;
   }
 
   bodyText(row: number): string {

@@ -93,3 +93,23 @@ export function topLevelValueByteSpans(b: Uint8Array, from: number, to: number, 
     i++; // past the comma
   }
 }
+
+const WEAVE = [0x22, 0x77, 0x65, 0x61, 0x76, 0x65, 0x22]; // "weave"
+
+/**
+ * Whether `b[start, end)` holds the bytes `"weave"` or a `\u` escape anywhere: the stored
+ * summaries a renderer may not splice its computed `weave` block into without parsing (the key
+ * may be there, or spelled with escapes).
+ */
+export function mentionsWeaveOrEscape(b: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = b[i];
+    if (c === 0x5c && i + 1 < end && b[i + 1] === 0x75) return true;
+    if (c === 0x22 && i + 7 <= end && b[i + 6] === 0x22) {
+      let k = 1;
+      while (k < 6 && b[i + k] === WEAVE[k]) k++;
+      if (k === 6) return true;
+    }
+  }
+  return false;
+}

@@ -184,7 +184,7 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
   // (splicedSummary's rules, on bytes).
   const writeSplicedSummary = (w: JsonLineWriter, b: Uint8Array, start: number, end: number, row: number, op: number, endedAt: number, exception: string | null, displayName: string | null): boolean => {
     if (start >= 0 && !isNullBytes(b, start, end)) {
-      if (b[start] !== 0x7b || hasWeaveOrEscape(b, start, end)) return false;
+      if (b[start] !== 0x7b || t.summaryMentionsWeave(row)) return false;
       const close = b.lastIndexOf(0x7d, end - 1);
       for (let i = start + 1; i < close; i++) {
         const ch = b[i];
@@ -343,21 +343,6 @@ function isNullBytes(b: Uint8Array, start: number, end: number): boolean {
   return end - start === 4 && b[start] === 0x6e && b[start + 1] === 0x75 && b[start + 2] === 0x6c && b[start + 3] === 0x6c;
 }
 
-const WEAVE_KEY = utf8('"weave"');
-
-/** splicedSummary's test on bytes: a `"weave"` anywhere, or any `\u` escape. */
-function hasWeaveOrEscape(b: Uint8Array, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const c = b[i];
-    if (c === 0x5c && i + 1 < end && b[i + 1] === 0x75) return true;
-    if (c === 0x22 && i + 7 <= end && b[i + 6] === 0x22) {
-      let k = 1;
-      while (k < 6 && b[i + k] === WEAVE_KEY[k]) k++;
-      if (k === 6) return true;
-    }
-  }
-  return false;
-}
 
 /**
  * The body parts with the expand columns' refs replaced by their values
