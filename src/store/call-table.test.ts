@@ -171,3 +171,33 @@ test('bodyPartTexts: the stored part texts, remembered per row and refreshed whe
     assert.equal(parts[2], '1');
   }
 });
+
+test('partByteSpans: offsets into the arena chunk; setPartByteSpans hands spans over at load; the summary check is remembered', () => {
+  const t = new CallTable();
+  const rec = { ...start('c1'), ended_at: null, exception: null, output: null, summary: null, run_step_end: null, deleted_at: null };
+  const text = (row: number, spans: Int32Array, k: number) => Buffer.from(t.bodyChunkBytes(row).subarray(spans[2 * k], spans[2 * k + 1])).toString();
+  const line = Buffer.from('xx{"inputs":{"é":"😀"},"summary":{"a":{"weave":1}}}yy');
+  const row = t.load(rec, line, 2, line.length - 2);
+  const spans = new Int32Array(8);
+  for (let i = 0; i < 2; i++) {
+    t.partByteSpans(row, spans);
+    assert.equal(spans[0], -1);
+    assert.equal(text(row, spans, 1), '{"é":"😀"}');
+    assert.equal(text(row, spans, 3), '{"a":{"weave":1}}');
+    assert.equal(spans[6] - t.bodyStart(row), 34); // bytes, not characters
+    assert.equal(t.summaryMentionsWeave(row), true);
+  }
+  // Spans handed over (relative to the body) are used as they are: here deliberately the
+  // inputs' span alone, to show that no scan replaced them.
+  const other = Buffer.from('{"inputs":{"q":1},"summary":{"n":"\\u0041"}}');
+  const r2 = t.load({ ...rec, id: 'c2' }, other, 0, other.length);
+  t.setPartByteSpans(r2, [-1, -1, 10, 17, -1, -1, -1, -1]);
+  assert.deepEqual(t.bodyPartTexts(r2), [null, '{"q":1}', null, null]);
+  assert.equal(t.summaryMentionsWeave(r2), false);
+  // A new body (an end) forgets both.
+  const r3 = t.start(start('c3'));
+  t.end(end('c3', { summary: { weave: { x: 1 } } }));
+  assert.equal(t.summaryMentionsWeave(r3), true);
+  t.partByteSpans(r3, spans);
+  assert.equal(text(r3, spans, 3), '{"weave":{"x":1}}');
+});
