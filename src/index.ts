@@ -8,7 +8,7 @@
 // The engine and its contract.
 export { createEngine } from './engine.ts';
 export { Store } from './store/store.ts';
-export type { Engine, EngineOptions, FieldPrefix, RequestBody, RequestContext, Route, RouteResult } from './api/types.ts';
+export type { Engine, EngineOptions, FieldPrefix, RequestBody, RequestContext, Route, RouteResult, StreamResult } from './api/types.ts';
 
 // Running routes: by path with a body text (as a client sends it), or a Route object.
 export { runRoute } from './api/run-route.ts';
