@@ -248,14 +248,22 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
         t.partByteSpans(row, spans);
       }
       w.bytes(K.attributes);
-      if (b !== null && sel.attributes && spans[0] >= 0 && !isNullBytes(b, spans[0], spans[1])) {
-        w.bytes(b, spans[0], spans[1]);
-        w.bytes(K.inputs);
-      } else w.bytes(K.emptyInputs);
-      if (b !== null && sel.inputs && spans[2] >= 0 && !isNullBytes(b, spans[2], spans[3])) {
-        w.bytes(b, spans[2], spans[3]);
+      const attributes = b !== null && sel.attributes && spans[0] >= 0 && !isNullBytes(b, spans[0], spans[1]);
+      const inputs = b !== null && sel.inputs && spans[2] >= 0 && !isNullBytes(b, spans[2], spans[3]);
+      if (attributes && inputs && spans[2] - spans[1] === INPUTS_SEPARATOR.length && sameBytes(b!, spans[1], INPUTS_SEPARATOR)) {
+        // Stored as the response spells them (`A,"inputs":I`, the usual key order): one copy.
+        w.bytes(b!, spans[0], spans[3]);
         w.bytes(K.endedAt);
-      } else w.bytes(K.emptyEndedAt);
+      } else {
+        if (attributes) {
+          w.bytes(b!, spans[0], spans[1]);
+          w.bytes(K.inputs);
+        } else w.bytes(K.emptyInputs);
+        if (inputs) {
+          w.bytes(b!, spans[2], spans[3]);
+          w.bytes(K.endedAt);
+        } else w.bytes(K.emptyEndedAt);
+      }
       dt.write(w, endedAt);
       w.bytes(K.exception);
       if (exception === null) w.bytes(K.nullOutput);
@@ -336,6 +344,14 @@ export function computedSummary(o: LineBuilderOptions, row: number, stored: Reco
     (summary.weave as Record<string, unknown>).feedback = rows.map((f) => feedbackItem(f, o.prefix));
   }
   return summary;
+}
+
+const INPUTS_SEPARATOR = utf8(',"inputs":');
+
+/** Whether `b` holds `piece` at `at`. */
+function sameBytes(b: Uint8Array, at: number, piece: Uint8Array): boolean {
+  for (let i = 0; i < piece.length; i++) if (b[at + i] !== piece[i]) return false;
+  return true;
 }
 
 /** Whether `b[start, end)` is the literal `null`. */
