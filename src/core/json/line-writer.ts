@@ -124,12 +124,6 @@ export class JsonLineWriter {
     } while (v > 0);
   }
 
-  /** Raw bytes by code (ASCII only): the small computed pieces (datetime digits). */
-  ascii(code: number): void {
-    this.ensure(1);
-    this.buf[this.pos++] = code;
-  }
-
   /**
    * For writers of fixed-size pieces (datetime digits): makes room for `n` bytes and returns the
    * buffer; write at `position`, then advance(). Valid until the next call on the writer.
