@@ -6,7 +6,7 @@
  * `not: {anyOf: [{required: ['body']}, ...]}` names properties that the enclosing object
  * defines, which is valid JSON Schema that ajv's extra lint rejects.
  */
-import Ajv2020, { type ErrorObject } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 
 export type JsonSchema = boolean | Record<string, unknown>;
 

@@ -20,12 +20,17 @@ export { fullAccessContext } from './api/context.ts';
 // Errors: every request error is a TqError (HTTP status, stable code, JSON body).
 export {
   AuthenticationError,
+  DigestMismatchError,
   ERROR_CATALOGUE,
   FixtureError,
   InvalidFieldError,
   InvalidRequestError,
+  NotFoundError,
+  ObjectDeletedError,
   PermissionDeniedError,
   RequestSchemaError,
+  RequestTooLargeError,
+  ServerError,
   TqError,
   TransportError,
   type ErrorCode,
