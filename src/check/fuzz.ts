@@ -7,7 +7,8 @@
  * write API, the reference in-process) and the same request; their answers must agree. Where
  * the request's sort leaves rows tied, tied rows may come in any order (semantics.md#order-ties).
  * On a mismatch fast-check shrinks the data and request to a minimal case, printed as a case file
- * ready for spec-tests/cases (after checking its expectation against the spec by hand).
+ * ready for spec-tests/cases (after checking its expectation against the spec by hand), its
+ * query in the canonical spelling the engine reads it in (expr/print.ts).
  *
  * Deterministic for a given seed: every random choice comes from fast-check's seeded source,
  * and the projects are named by seed and run number.
@@ -16,6 +17,8 @@ import fc from 'fast-check';
 import stableStringify from 'fast-json-stable-stringify';
 import { rowDigest, tableDigest } from '../core/digest.ts';
 import { parseLossless } from '../core/json/lossless.ts';
+import { parseQuery } from '../query/calls/expr/parse.ts';
+import { printQuery } from '../query/calls/expr/print.ts';
 import type { CaseRequest, ConformanceCase } from './case.ts';
 import { createEngineTarget } from './engine-target.ts';
 import { casePrefixed } from './prefix.ts';
@@ -342,11 +345,22 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzResult> {
     spec: `found by tq fuzz --seed ${opts.seed}; expectation is tq's answer: check it against the spec before adding`,
     project: `fuzz/seed-${opts.seed}`,
     setup,
-    request,
+    request: withCanonicalQuery(request),
     expect,
   };
   log(`difference after ${details.numRuns} runs (seed ${opts.seed}), shrunk ${details.numShrinks} times: ${lastDifference ?? ''}`);
   return { ok: false, runs: details.numRuns, counterexample, difference: lastDifference };
+}
+
+/**
+ * A calls request with its `$expr` query (if any) printed back from the engine's reading of it:
+ * every operator in its `$` spelling, defaults written out (`case_insensitive`), so a case
+ * file shows exactly the expression that was run.
+ */
+export function withCanonicalQuery(request: CaseRequest): CaseRequest {
+  const body = request.body as Json | undefined;
+  if (request.path !== '/calls/stream_query' || body?.query === undefined) return request;
+  return { ...request, body: { ...body, query: printQuery(parseQuery(body.query, ['body', 'query'])) } };
 }
 
 /** A table's digest (content-addressed: the same rows give the same digest on every server). */
