@@ -12,10 +12,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ConformanceCase } from '../src/check/case.ts';
 import { compileSchema, type JsonSchema, type SchemaCheck } from './case-schema.ts';
 
-export const SPEC_TESTS_DIR = dirname(fileURLToPath(import.meta.url));
-export const CASES_DIR = join(SPEC_TESTS_DIR, 'cases');
+const SPEC_TESTS_DIR = dirname(fileURLToPath(import.meta.url));
+const CASES_DIR = join(SPEC_TESTS_DIR, 'cases');
 export const BUNDLE_PATH = join(SPEC_TESTS_DIR, 'cases.json');
-export const SCHEMA_PATH = join(SPEC_TESTS_DIR, 'case.schema.json');
+const SCHEMA_PATH = join(SPEC_TESTS_DIR, 'case.schema.json');
 
 export interface CaseBundle {
   version: 1;

@@ -11,7 +11,7 @@ export type { PathParams };
 
 const PARAM = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
-export const isTemplate = (path: string) => path.includes('{');
+const isTemplate = (path: string) => path.includes('{');
 
 /** The parameters of `path` under `template`, or null when it does not match. */
 export function matchPath(template: string, path: string): PathParams | null {

@@ -28,7 +28,7 @@ import type { Target, TargetResponse } from './target.ts';
 type Json = Record<string, unknown>;
 
 /** One generated scenario: the writes that create its data and the request under test. */
-export interface FuzzScenario {
+interface FuzzScenario {
   setup: CaseRequest[];
   request: CaseRequest;
   /** The request's sort fields (how lines may tie), in the response's own terms. */
@@ -210,7 +210,7 @@ const tableRequest = fc
   });
 
 /** The scenario arbitrary: data plus one request on a random endpoint. */
-export const scenario: fc.Arbitrary<FuzzScenario & { tableRows: Json[] }> = fc
+const scenario: fc.Arbitrary<FuzzScenario & { tableRows: Json[] }> = fc
   .tuple(fc.array(callSpec, { minLength: 1, maxLength: 14 }), fc.array(tableRow, { maxLength: 8 }), fc.nat(2))
   .chain(([specs, rows, which]) => {
     const { batch, ids } = callWrites(specs as CallSpec[]);
@@ -241,7 +241,7 @@ function tieGroups(lines: unknown[], sortPaths: string[]): string[][] {
 }
 
 /** Why the target's answer differs from the reference's, or undefined when they agree. */
-export function compareAnswers(reference: TargetResponse, got: TargetResponse, sortPaths: string[]): string | undefined {
+function compareAnswers(reference: TargetResponse, got: TargetResponse, sortPaths: string[]): string | undefined {
   if (reference.status !== got.status) return `status: expected ${reference.status}, got ${got.status} ${stableStringify(got.json ?? got.text ?? null)}`;
   if (reference.status !== 200) {
     const a = stableStringify(reference.json ?? null), b = stableStringify(got.json ?? null);

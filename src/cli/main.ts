@@ -24,7 +24,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   dump: async () => (await import('./dump.ts')).dumpCommand(),
 };
 
-export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
+async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command('tq')
     .description('tq: the reference trace query service (Weave-exact calls, table and threads queries)')
     .version(TQ_VERSION, '-V, --version')

@@ -9,7 +9,7 @@
 import { invalidRequest, ServerError } from '../core/errors.ts';
 
 /** The longest delay a request may ask for. */
-export const MAX_DELAY_MS = 60_000;
+const MAX_DELAY_MS = 60_000;
 
 export interface DelayRange {
   min: number;

@@ -10,7 +10,7 @@ import { model, str, validateBody } from '../../core/schema.ts';
 
 const contentModel = model('FileContentReadReq', { project_id: str(), digest: str() }, { strict: true });
 
-export function readFileContent(engine: Engine, body: unknown, ctx: RequestContext): Uint8Array {
+function readFileContent(engine: Engine, body: unknown, ctx: RequestContext): Uint8Array {
   const req = validateBody(contentModel, body);
   ctx.authorize(req.project_id);
   const bytes = engine.store.project(req.project_id)?.files.get(req.digest);
