@@ -13,7 +13,7 @@ import { invalidRequest } from '../../core/errors.ts';
 import { fromPlain } from '../../core/json/lossless.ts';
 import { pyDumps } from '../../core/json/pyjson.ts';
 import { bool, int, list, maybe, model, str, validateBody } from '../../core/schema.ts';
-import { sortBy } from '../calls/request.ts';
+import { sortBy } from '../../core/request/sort-by.ts';
 import type { ObjectVersion } from '../../store/project.ts';
 import { objectSchema } from '../../write/objects.ts';
 import { compareStrings } from '../ch/values.ts';

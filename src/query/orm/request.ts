@@ -5,7 +5,7 @@
  */
 import { invalidRequest } from '../../core/errors.ts';
 import { int, list, maybe, model, str } from '../../core/schema.ts';
-import { sortBy } from '../calls/request.ts';
+import { sortBy } from '../../core/request/sort-by.ts';
 import type { Expr } from '../calls/expr/ast.ts';
 import { compileExpr } from '../calls/expr/compile.ts';
 import { parseQuery } from '../calls/expr/parse.ts';
