@@ -89,10 +89,11 @@ const textIssue = (issues: ValidationIssue[], loc: Loc, input: string, error: st
  */
 export const datetime = (): Schema<number> => ({
   check(v, loc, issues) {
-    if (v instanceof LosslessNumber) v = Number(v.lexeme); // an integer beyond 2^53 (core/json/exact.ts)
-    if (typeof v === 'number') {
-      const problem = timestampProblem(v);
-      return problem === null ? parseDatetimeInput(v) : parsingIssue(issues, loc, v, problem.error);
+    // An integer beyond 2^53 arrives exact (core/json/exact.ts); the issue echoes it so.
+    const n = v instanceof LosslessNumber ? Number(v.lexeme) : v;
+    if (typeof n === 'number') {
+      const problem = timestampProblem(n);
+      return problem === null ? parseDatetimeInput(n) : parsingIssue(issues, loc, v, problem.error);
     }
     if (typeof v !== 'string') return issue(issues, 'datetime_type', loc, 'Input should be a valid datetime', v);
     const timestamp = numericText(v);
