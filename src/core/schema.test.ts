@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RequestSchemaError } from './errors.ts';
+import { RequestSchemaError, type ValidationIssue } from './errors.ts';
 import { alias, bool, int, jsonInvalid, list, literal, maybe, model, str, validateBody } from './schema.ts';
 
 const Sort = model('SortBy', { field: str(), direction: literal(['asc', 'desc'] as const) }, { strict: true });
@@ -99,4 +99,16 @@ test('an aliased field is read from its wire key and named by its shape key; iss
     { type: 'missing', loc: ['body', 'wb_step'], msg: 'Field required', input: { project_id: 'a/b', wb_user_id: 5, user_id: 'u' } },
     { type: 'extra_forbidden', loc: ['body', 'user_id'], msg: 'Extra inputs are not permitted', input: 'u' },
   ]);
+});
+
+test('str limits: pydantic\'s string_too_short / string_too_long, counted in code points, singular at 1', () => {
+  const check = (limits: { minLength?: number; maxLength?: number }, v: string) => {
+    const issues: ValidationIssue[] = [];
+    str(limits).check(v, ['s'], issues);
+    return issues.map(({ type, msg, ctx }) => ({ type, msg, ctx }));
+  };
+  assert.deepEqual(check({ minLength: 1 }, ''), [{ type: 'string_too_short', msg: 'String should have at least 1 character', ctx: { min_length: 1 } }]);
+  assert.deepEqual(check({ minLength: 2 }, '👍'), [{ type: 'string_too_short', msg: 'String should have at least 2 characters', ctx: { min_length: 2 } }]);
+  assert.deepEqual(check({ maxLength: 1 }, 'ab'), [{ type: 'string_too_long', msg: 'String should have at most 1 character', ctx: { max_length: 1 } }]);
+  assert.deepEqual(check({ maxLength: 3 }, '👍👍👍'), []);
 });

@@ -41,9 +41,18 @@ export function issue(issues: ValidationIssue[], type: string, loc: Loc, msg: st
   return INVALID;
 }
 
-export const str = (): Schema<string> => ({
+const characters = (n: number) => `${n} character${n === 1 ? '' : 's'}`;
+
+/** `str`, optionally with `Field(min_length=…, max_length=…)` (counted in code points, as Python does). */
+export const str = (limits: { minLength?: number; maxLength?: number } = {}): Schema<string> => ({
   check(v, loc, issues) {
-    return typeof v === 'string' ? v : issue(issues, 'string_type', loc, 'Input should be a valid string', v);
+    if (typeof v !== 'string') return issue(issues, 'string_type', loc, 'Input should be a valid string', v);
+    if (limits.minLength === undefined && limits.maxLength === undefined) return v;
+    const length = [...v].length;
+    const { minLength: min, maxLength: max } = limits;
+    if (min !== undefined && length < min) return issue(issues, 'string_too_short', loc, `String should have at least ${characters(min)}`, v, { min_length: min });
+    if (max !== undefined && length > max) return issue(issues, 'string_too_long', loc, `String should have at most ${characters(max)}`, v, { max_length: max });
+    return v;
   },
 });
 

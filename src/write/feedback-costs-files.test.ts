@@ -42,6 +42,13 @@ test('reserved feedback types: reaction needs exactly one emoji, note 1..1024 ch
     body: { reason: 'Invalid payload for feedback_type wandb.note.1: note: String should have at least 1 character' },
   });
   assert.equal(call(e, '/feedback/create', fb({ feedback_type: 'wandb.note.1', payload: { note: 'ok' } })).status, 200);
+  const reason = (type: string, payload: Record<string, unknown>) => (call(e, '/feedback/create', fb({ feedback_type: type, payload })).body as { reason?: string }).reason;
+  assert.equal(reason('wandb.reaction.1', { other: 1 }), 'Invalid payload for feedback_type wandb.reaction.1: emoji: Field required');
+  assert.equal(reason('wandb.reaction.1', { emoji: 5 }), 'Invalid payload for feedback_type wandb.reaction.1: emoji: Input should be a valid string');
+  assert.equal(reason('wandb.note.1', { note: null }), 'Invalid payload for feedback_type wandb.note.1: note: Input should be a valid string');
+  // Characters are code points: 1024 emoji fit, 1025 do not.
+  assert.equal(call(e, '/feedback/create', fb({ feedback_type: 'wandb.note.1', payload: { note: '👍'.repeat(1024) } })).status, 200);
+  assert.equal(reason('wandb.note.1', { note: '👍'.repeat(1025) }), 'Invalid payload for feedback_type wandb.note.1: note: String should have at most 1024 characters');
 });
 
 test('feedback refs must fit the type (Weave\'s validate_feedback_create_req wording)', () => {
