@@ -49,8 +49,8 @@ export interface RefinedRouteSpec<T, R> extends Steps<R> {
   refine: (req: T) => R;
 }
 
-// Written here so that values holding big integers (object `val`s) keep every digit.
-const json = (body: unknown): RouteResult => ({ kind: 'json', body, text: stringifyExact(body) });
+/** A JSON answer written here, so that values holding big integers (object `val`s) keep every digit. */
+export const exactJson = (body: unknown): RouteResult => ({ kind: 'json', body, text: stringifyExact(body) });
 
 function build<T, R>(steps: Steps<R>, model: (prefix: FieldPrefix) => Schema<T>, refine: (req: T) => R): Route {
   return {
@@ -63,7 +63,7 @@ function build<T, R>(steps: Steps<R>, model: (prefix: FieldPrefix) => Schema<T>,
       const req = refine(validateBody(model(engine.options.fieldPrefix), lossless !== undefined ? toPlain(lossless) : plainBody(body)));
       const projects = steps.project(req, params);
       for (const projectId of typeof projects === 'string' ? [projects] : projects) ctx.authorize(projectId);
-      return json(steps.run(req, { engine, ctx, params, lossless }));
+      return exactJson(steps.run(req, { engine, ctx, params, lossless }));
     },
   };
 }

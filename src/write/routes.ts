@@ -5,13 +5,12 @@
  * digest (tables, objects) are parsed losslessly so that `1` and `1.0` digest differently
  * (semantics.md#digest-lossless); the others are plain JSON.
  */
-import { stringifyExact } from '../core/json/exact.ts';
 import type { Engine, RequestBody, RequestContext, Route, RouteResult } from '../api/types.ts';
 import { RequestSchemaError } from '../core/errors.ts';
 import type { LosslessObject, LosslessValue } from '../core/json/lossless.ts';
 import { batchItem, deleteCalls, endCall, startCall, updateCall, upsertBatch } from './calls.ts';
 import { createCosts } from './costs.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute, exactJson } from './define-route.ts';
 import { createFeedback } from './feedback.ts';
 import { createFile } from './files.ts';
 import { writeModels } from './models.ts';
@@ -44,11 +43,9 @@ export const callUpsertBatchRoute = defineRoute({
   model: (p) => writeModels(p).callBatchReq,
   // An item's `mode` must agree with its shape (400), checked before any grant.
   refine: (req) =>
-    req.batch.map((item) => {
-      const isStart = item.member === 'CallBatchStartMode';
-      const mode = item.value.mode ?? (isStart ? 'start' : 'end');
-      return item.member === 'CallBatchStartMode' ? batchItem(mode, item.value.req.start, null) : batchItem(mode, null, item.value.req.end);
-    }),
+    req.batch.map(({ member, value }) =>
+      member === 'CallBatchStartMode' ? batchItem(value.mode ?? 'start', value.req.start, null) : batchItem(value.mode ?? 'end', null, value.req.end),
+    ),
   project: (items) => items.map((item) => (item.mode === 'start' ? item.start.project_id : item.end.project_id)),
   run: (items, { engine, ctx }) => upsertBatch(engine, items, ctx.userId),
 });
@@ -136,9 +133,6 @@ export const callsDeleteRoute = defineRoute({
   run: (req, { engine }) => deleteCalls(engine, req.project_id, req.call_ids),
 });
 
-// Written here so that values holding big integers keep every digit (as defineRoute does).
-const json = (body: unknown): RouteResult => ({ kind: 'json', body, text: stringifyExact(body) });
-
 /** The multipart form's missing part, worded as FastAPI words a missing form field. */
 function missingFormField(field: string): RequestSchemaError {
   return new RequestSchemaError([{ type: 'missing', loc: ['body', field], msg: 'Field required', input: null }]);
@@ -167,7 +161,7 @@ function fileUploadRoute(path: string): Route {
       if (projectId === undefined) throw missingFormField('project_id');
       if (file === undefined) throw missingFormField('file');
       ctx.authorize(projectId);
-      return json(createFile(engine, projectId, file));
+      return exactJson(createFile(engine, projectId, file));
     },
   };
 }
