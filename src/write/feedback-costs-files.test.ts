@@ -148,7 +148,11 @@ test('/file/create without its form parts is a 422 naming them', () => {
     status: 422,
     body: { detail: [{ type: 'missing', loc: ['body', 'file'], msg: 'Field required', input: null }] },
   });
-  assert.equal((call(e, '/file/create', multipart({}, {})).body as { detail: unknown[] }).detail.length, 2);
+  const missing = (field: string) => ({ type: 'missing', loc: ['body', field], msg: 'Field required', input: null });
+  assert.deepEqual(call(e, '/file/create', multipart({}, {})).body, { detail: [missing('project_id'), missing('file')] });
+  assert.deepEqual(call(e, '/file/create', multipart({}, { file: new Uint8Array([1]) })).body, { detail: [missing('project_id')] });
+  // A body that is no form at all is reported at its first field.
+  assert.deepEqual(call(e, '/file/create', { project_id: P }).body, { detail: [missing('project_id')] });
 });
 
 test('write routes authorize the project they write to', () => {

@@ -4,6 +4,9 @@
  * id's form first: 400), and only then writes (src/write/define-route.ts). Bodies that feed a
  * digest (tables, objects) are parsed losslessly so that `1` and `1.0` digest differently
  * (semantics.md#digest-lossless); the others are plain JSON.
+ *
+ * A new write route touches three files: its request model (models.ts), a `defineRoute` here
+ * listed in `writeRoutes`, and the write itself in its own file (with its test beside it).
  */
 import type { Engine, RequestBody, RequestContext, Route, RouteResult } from '../api/types.ts';
 import { RequestSchemaError } from '../core/errors.ts';
@@ -133,9 +136,9 @@ export const callsDeleteRoute = defineRoute({
   run: (req, { engine }) => deleteCalls(engine, req.project_id, req.call_ids),
 });
 
-/** The multipart form's missing part, worded as FastAPI words a missing form field. */
-function missingFormField(field: string): RequestSchemaError {
-  return new RequestSchemaError([{ type: 'missing', loc: ['body', field], msg: 'Field required', input: null }]);
+/** The multipart form's missing parts, worded as FastAPI words missing form fields. */
+function missingFormFields(fields: readonly string[]): RequestSchemaError {
+  return new RequestSchemaError(fields.map((field) => ({ type: 'missing', loc: ['body', field], msg: 'Field required', input: null })));
 }
 
 /**
@@ -149,17 +152,12 @@ function fileUploadRoute(path: string): Route {
     method: 'POST',
     body: 'multipart',
     run(engine: Engine, body: RequestBody, ctx: RequestContext): RouteResult {
-      if (body.kind !== 'multipart') throw missingFormField('project_id');
+      if (body.kind !== 'multipart') throw missingFormFields(['project_id']);
       const projectId = body.fields.get('project_id');
       const file = body.files.get('file');
-      if (projectId === undefined && file === undefined) {
-        throw new RequestSchemaError([
-          { type: 'missing', loc: ['body', 'project_id'], msg: 'Field required', input: null },
-          { type: 'missing', loc: ['body', 'file'], msg: 'Field required', input: null },
-        ]);
+      if (projectId === undefined || file === undefined) {
+        throw missingFormFields([...(projectId === undefined ? ['project_id'] : []), ...(file === undefined ? ['file'] : [])]);
       }
-      if (projectId === undefined) throw missingFormField('project_id');
-      if (file === undefined) throw missingFormField('file');
       ctx.authorize(projectId);
       return exactJson(createFile(engine, projectId, file));
     },
