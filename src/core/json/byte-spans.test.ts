@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { topLevelValueByteSpans } from './byte-spans.ts';
-import { topLevelValueSpans } from './spans.ts';
+import { topLevelValueSpans } from './spans.testing.ts';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

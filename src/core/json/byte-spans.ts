@@ -1,6 +1,6 @@
 /**
  * Where the values of chosen top-level keys sit in a JSON object's UTF-8 bytes, without
- * decoding or parsing it: the byte twin of spans.ts.
+ * decoding or parsing it: the byte twin of spans.testing.ts (the former text scanner).
  *
  * The calls query writes each returned call by copying the stored bytes of its parts
  * (attributes, inputs, output, summary) into the output buffer; this finds those parts. The

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { topLevelValueSpans } from './spans.ts';
+import { topLevelValueSpans } from './spans.testing.ts';
 
 const values = (text: string, keys: string[]) => {
   const s = topLevelValueSpans(text, keys);

@@ -4,7 +4,7 @@
  * (response-bytes.test.ts, render-corpus.test.ts).
  */
 import { parseExact, stringifyExact } from '../../core/json/exact.ts';
-import { topLevelValueSpans } from '../../core/json/spans.ts';
+import { topLevelValueSpans } from '../../core/json/spans.testing.ts';
 import { callRefUri } from '../../core/refs.ts';
 import { BODY_PARTS, type CallBody, type CallTable } from '../../store/call-table.ts';
 import { applyCosts } from './costs.ts';

@@ -1,9 +1,9 @@
 /**
- * Where the values of chosen top-level keys sit in a JSON object's text, without parsing it.
+ * For tests: where the values of chosen top-level keys sit in a JSON object's text, without
+ * parsing it. This is how the former text renderer found a call's parts; the byte renderer
+ * uses byte-spans.ts, and the text renderer kept as its oracle (response-text.testing.ts) and
+ * the byte scanner's tests use this one.
  *
- * The calls query renders each returned call from its stored JSON text. Parsing a whole call
- * body to re-serialise `inputs` and `output` unchanged is most of the cost of a line, so the
- * renderer copies those values' text instead and parses only what it must compute (summary).
  * The text is known-valid JSON (it was parsed when stored), so this only tracks strings and
  * nesting depth.
  */
