@@ -16,6 +16,7 @@ import fc from 'fast-check';
 import stableStringify from 'fast-json-stable-stringify';
 import { rowDigest, tableDigest } from '../core/digest.ts';
 import { parseLossless } from '../core/json/lossless.ts';
+import { THREAD_SORT_FIELD_NAMES } from '../query/threads/sort-fields.ts';
 import type { CaseRequest, ConformanceCase } from './case.ts';
 import { createEngineTarget } from './engine-target.ts';
 import { casePrefixed } from './prefix.ts';
@@ -178,10 +179,8 @@ function callsRequest(ids: string[]): fc.Arbitrary<{ body: Json; sortPaths: stri
     });
 }
 
-const THREAD_SORT = ['thread_id', 'turn_count', 'start_time', 'last_updated', 'p50_turn_duration_ms', 'p99_turn_duration_ms'];
-
 const threadsRequest = fc
-  .record({ sort: fc.option(fc.record({ field: fc.constantFrom(...THREAD_SORT), direction }), { nil: undefined }), paging, window: fc.option(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 4, max: 9 })), { nil: undefined }) })
+  .record({ sort: fc.option(fc.record({ field: fc.constantFrom(...THREAD_SORT_FIELD_NAMES), direction }), { nil: undefined }), paging, window: fc.option(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 4, max: 9 })), { nil: undefined }) })
   .map(({ sort, paging: p, window }) => {
     const body: Json = { project_id: '{{project}}', ...p };
     if (sort) body.sort_by = [sort];

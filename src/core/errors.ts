@@ -49,8 +49,8 @@ export const ERROR_CATALOGUE = {
   TQ_LITERAL_TYPE: { status: 400, message: (a) => `Unknown value type: ${a.type}` },
   TQ_THREAD_SORT_FIELD: {
     status: 400,
-    message: (a) =>
-      `Unsupported sort field: ${a.field}. Supported fields: ['thread_id', 'turn_count', 'start_time', 'last_updated', 'p50_turn_duration_ms', 'p99_turn_duration_ms']`,
+    // `supported`: the sortable fields as a Python list (query/threads/sort-fields.ts).
+    message: (a) => `Unsupported sort field: ${a.field}. Supported fields: ${a.supported}`,
   },
   TQ_TABLE_SORT_EMPTY: { status: 400, message: fixed('Sort field cannot be empty') },
   TQ_TABLE_SORT_DOTS: {

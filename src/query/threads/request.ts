@@ -8,17 +8,7 @@
 import { invalidRequest, type ValidationIssue } from '../../core/errors.ts';
 import { parseDatetimeInput } from '../../core/datetime.ts';
 import { INVALID, int, list, literal, maybe, model, str, validateBody, type Loc, type Schema } from '../../core/schema.ts';
-
-/** semantics.md#threads-sort: the only sortable thread fields. */
-export const THREAD_SORT_FIELDS = [
-  'thread_id',
-  'turn_count',
-  'start_time',
-  'last_updated',
-  'p50_turn_duration_ms',
-  'p99_turn_duration_ms',
-] as const;
-export type ThreadSortField = (typeof THREAD_SORT_FIELDS)[number];
+import { isThreadSortField, THREAD_SORT_FIELDS_REPR, type ThreadSortField } from './sort-fields.ts';
 
 export interface ThreadSortTerm {
   field: ThreadSortField;
@@ -85,13 +75,11 @@ const threadsQuerySchema = model(
   { strict: true },
 );
 
-const isThreadSortField = (f: string): f is ThreadSortField => (THREAD_SORT_FIELDS as readonly string[]).includes(f);
-
 /** Validates a /threads/stream_query body; throws 422 / 400 errors. */
 export function parseThreadsQuery(body: unknown): ThreadsQuery {
   const req = validateBody(threadsQuerySchema, body);
   const sortBy = (req.sort_by ?? []).map((s, i): ThreadSortTerm => {
-    if (!isThreadSortField(s.field)) throw invalidRequest('TQ_THREAD_SORT_FIELD', { field: s.field }, ['body', 'sort_by', i, 'field']);
+    if (!isThreadSortField(s.field)) throw invalidRequest('TQ_THREAD_SORT_FIELD', { field: s.field, supported: THREAD_SORT_FIELDS_REPR }, ['body', 'sort_by', i, 'field']);
     return { field: s.field, direction: s.direction };
   });
   const limit = req.limit ?? null;
