@@ -16,6 +16,7 @@ import fc from 'fast-check';
 import stableStringify from 'fast-json-stable-stringify';
 import { rowDigest, tableDigest } from '../core/digest.ts';
 import { parseLossless } from '../core/json/lossless.ts';
+import { COMPUTED_SUMMARY_FIELD_NAMES, COMPUTED_SUMMARY_PREFIX } from '../query/calls/summary-fields.ts';
 import { THREAD_SORT_FIELD_NAMES } from '../query/threads/sort-fields.ts';
 import type { CaseRequest, ConformanceCase } from './case.ts';
 import { createEngineTarget } from './engine-target.ts';
@@ -124,7 +125,7 @@ function callWrites(specs: CallSpec[]): { batch: Json[]; ids: string[] } {
 // ---------------------------------------------------------------------------------------------
 // Requests
 
-const CALL_FIELDS = ['inputs.x', 'inputs.s', 'op_name', 'display_name', 'exception', 'started_at', 'ended_at', 'summary.weave.status', 'summary.weave.latency_ms', 'summary.weave.trace_name', 'thread_id', 'parent_id'];
+const CALL_FIELDS = ['inputs.x', 'inputs.s', 'op_name', 'display_name', 'exception', 'started_at', 'ended_at', ...COMPUTED_SUMMARY_FIELD_NAMES.map((f) => COMPUTED_SUMMARY_PREFIX + f), 'thread_id', 'parent_id'];
 const LITERALS: unknown[] = [0, 1, 2, 2.5, 10, '3', 'abc', 'hello', '', true, null, 'success', 'error', 'running', '2024-05-01T12:00:03Z'];
 
 const operand = fc.oneof(

@@ -95,8 +95,8 @@ export const ERROR_CATALOGUE = {
   TQ_FIELD_NOT_ALLOWED: { status: 403, message: (a) => `Field ${a.field} is not allowed` },
   TQ_SUMMARY_FIELD_NOT_ALLOWED: {
     status: 403,
-    message: (a) =>
-      `Summary field '${a.field}' is not allowed. Supported fields are: latency_ms, status, trace_name`,
+    // `supported`: the computed summary fields, listed (query/calls/summary-fields.ts).
+    message: (a) => `Summary field '${a.field}' is not allowed. Supported fields are: ${a.supported}`,
   },
 
   // Auth.
