@@ -50,3 +50,9 @@ test('semantics.md#calls-summary-filter: any other summary.weave field is a 403 
     });
   }
 });
+
+test('readsJson: paths under a dynamic root or feedback parse JSON per row; columns and computed summary fields do not', () => {
+  const r = resolver();
+  for (const path of ['inputs', 'inputs.x', 'output', 'attributes.env', 'summary', 'summary.usage', 'summary.weave', 'feedback.[*].payload.x']) assert.equal(r.readsJson(path), true, path);
+  for (const path of ['id', 'op_name', 'summary.weave.status', 'inputsx.y', 'started_at', 'outputs']) assert.equal(r.readsJson(path), false, path);
+});

@@ -10,7 +10,7 @@
 import { fieldNotAllowed, InvalidFieldError, type ErrorPath } from '../../core/errors.ts';
 import { parseLossless, type LosslessValue } from '../../core/json/lossless.ts';
 import { callRefUri } from '../../core/refs.ts';
-import type { CallBody, CallTable } from '../../store/call-table.ts';
+import { BODY_PARTS, type CallBody, type CallTable } from '../../store/call-table.ts';
 import type { ProjectStore } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
 import { jsonValueString, toFloat64OrNull, toInt64OrNull } from '../ch/values.ts';
@@ -24,7 +24,8 @@ type JsonAccessor = Extract<FieldAccessor, { kind: 'json' }>;
 /** Reads the raw value at a row, or MISSING. */
 type RawReader = (row: number) => unknown;
 
-const DYNAMIC_ROOTS = new Set(['inputs', 'output', 'attributes', 'summary']);
+/** The dynamic JSON roots (semantics.md#calls-expr-fields): the JSON parts of a stored call body. */
+const DYNAMIC_ROOTS: ReadonlySet<string> = new Set(BODY_PARTS);
 const STORAGE_FIELDS = new Set(['storage_size_bytes', 'total_storage_size_bytes']);
 
 /** Per-row memo of one dynamic path: rendering, casts and existence, filled on demand. */
@@ -257,6 +258,12 @@ export class CallFieldResolver implements FieldResolver {
     const value = this.rootReader(root, rest, negative ? 'hops' : 'json-value');
     const existence = !negative && rest.some(isIndexPart) ? this.rootReader(root, rest, 'hops') : undefined;
     return jsonAccessor(value, sharedMemo(this.table, path), this.table.size, existence);
+  }
+
+  /** Reading these parses JSON per row: a dynamic root's body part or a feedback payload. */
+  readsJson(path: string): boolean {
+    const root = path.split('.', 1)[0];
+    return (DYNAMIC_ROOTS.has(root) || root === 'feedback') && !path.startsWith(COMPUTED_SUMMARY_PREFIX);
   }
 
   private readsThroughExpand(path: string): boolean {

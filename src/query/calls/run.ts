@@ -13,7 +13,7 @@ import { ProjectStore } from '../../store/project.ts';
 import type { CanRead } from '../resolve-ref.ts';
 import { CallFieldResolver } from './call-fields.ts';
 import { compileExpr, indexableEqualities } from './expr/compile.ts';
-import { planFilter, type FilterPlan } from './filter.ts';
+import { INDEXED_COLUMNS, planFilter, type FilterPlan } from './filter.ts';
 import { effectiveSortTerms, orderRows, validateSortTerms } from './order.ts';
 import { parseCallsQuery, type CallsQuery, type SortTerm } from './request.ts';
 import { lineBuilder, selectColumns } from './response.ts';
@@ -46,7 +46,7 @@ export function planCallsQuery(engine: Engine, req: CallsQuery, canRead: CanRead
   const terms = effectiveSortTerms(req.sort_by);
   validateSortTerms(terms, resolver);
 
-  const filter = req.limit === 0 ? null : planFilter(project.calls, req.filter, req.query ? indexableEqualities(req.query) : []);
+  const filter = req.limit === 0 ? null : planFilter(project.calls, req.filter, req.query ? indexableEqualities(req.query, (f) => INDEXED_COLUMNS.has(f)) : []);
   return { project, resolver, terms, filter, expr };
 }
 

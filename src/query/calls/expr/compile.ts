@@ -313,27 +313,27 @@ function compareNodes(op: ComparisonOp, left: Node, right: Node): BoolNode {
   };
 }
 
-/** Whether evaluating `e` may read a dynamic JSON field (the costly kind of read). */
-function readsJson(e: Expr): boolean {
+/** Whether evaluating `e` may read a field the resolver calls costly (a dynamic JSON field). */
+function readsJson(e: Expr, costly: (path: string) => boolean): boolean {
   switch (e.op) {
     case 'literal':
       return false;
     case 'getField':
-      return /^(inputs|output|attributes|summary|feedback)(\.|$)/.test(e.path) && !e.path.startsWith('summary.weave.');
+      return costly(e.path);
     case 'convert':
-      return readsJson(e.input);
+      return readsJson(e.input, costly);
     case 'and':
     case 'or':
-      return e.args.some(readsJson);
+      return e.args.some((a) => readsJson(a, costly));
     case 'not':
-      return readsJson(e.arg);
+      return readsJson(e.arg, costly);
     case 'in':
-      return readsJson(e.left) || e.options.some(readsJson);
+      return readsJson(e.left, costly) || e.options.some((o) => readsJson(o, costly));
     case 'contains':
     case 'containsToken':
-      return readsJson(e.input) || readsJson(e.substr);
+      return readsJson(e.input, costly) || readsJson(e.substr, costly);
     default:
-      return readsJson(e.left) || readsJson(e.right);
+      return readsJson(e.left, costly) || readsJson(e.right, costly);
   }
 }
 
@@ -369,7 +369,11 @@ function perDistinctValue(field: Node, other: Node, test: BoolNode): BoolNode {
 // The compiler.
 
 class Compiler {
-  constructor(private readonly resolver: FieldResolver) {}
+  private readonly costly: (path: string) => boolean;
+
+  constructor(private readonly resolver: FieldResolver) {
+    this.costly = resolver.readsJson ? (path) => resolver.readsJson!(path) : () => false;
+  }
 
   /** A node of any kind (`compile_operand`). */
   operand(e: Expr, loc: ErrorPath): Node {
@@ -508,7 +512,7 @@ class Compiler {
     // test that settles most rows saves parsing JSON bodies for them (first, cold scans).
     const nodes = args.map((a, i) => this.operand(a, [...loc, key, i]));
     const parts = nodes
-      .map((node, i) => ({ get: truthGetter(node), cost: readsJson(args[i]) ? 1 : 0 }))
+      .map((node, i) => ({ get: truthGetter(node), cost: readsJson(args[i], this.costly) ? 1 : 0 }))
       .sort((a, b) => a.cost - b.cost)
       .map((p) => p.get);
     const n = parts.length;
@@ -673,29 +677,27 @@ export function compileExpr(
   return truthGetter(root);
 }
 
-/** Plain columns with a store index (see filter.ts planFilter). */
-const INDEXED_COLUMNS = new Set(['id', 'trace_id', 'parent_id', 'thread_id', 'turn_id']);
-
 /**
- * Equalities on indexed columns that every matching row must satisfy: `$eq` of such a column
+ * Equalities on indexed columns (`isIndexed`, the store's list: filter.ts INDEXED_COLUMNS) that
+ * every matching row must satisfy: `$eq` of such a column
  * with a string literal, or `$in` of such a column with literal options, found at the top level
  * or inside `$and` (and one-operand `$or`), never under `$or`/`$not`. For each entry, a matching
  * row's column value is one of `values`, so the rows holding those values are a superset of the
  * matches. Non-string literal options are dropped (they never equal a string column).
  */
-export function indexableEqualities(e: Expr): Array<{ field: string; values: string[] }> {
+export function indexableEqualities(e: Expr, isIndexed: (field: string) => boolean): Array<{ field: string; values: string[] }> {
   const out: Array<{ field: string; values: string[] }> = [];
   const visit = (x: Expr): void => {
     if ((x.op === 'and' || x.op === 'or') && x.args.length === 1) return visit(x.args[0]);
     if (x.op === 'and') return x.args.forEach(visit);
     if (x.op === 'eq') {
       const [f, l] = x.left.op === 'getField' ? [x.left, x.right] : [x.right, x.left];
-      if (f.op === 'getField' && INDEXED_COLUMNS.has(f.path) && l.op === 'literal' && l.value.type === 'string') {
+      if (f.op === 'getField' && isIndexed(f.path) && l.op === 'literal' && l.value.type === 'string') {
         out.push({ field: f.path, values: [l.value.value] });
       }
       return;
     }
-    if (x.op === 'in' && x.left.op === 'getField' && INDEXED_COLUMNS.has(x.left.path)) {
+    if (x.op === 'in' && x.left.op === 'getField' && isIndexed(x.left.path)) {
       const values: string[] = [];
       for (const o of x.options) {
         if (o.op !== 'literal') return; // a computed option could equal anything
