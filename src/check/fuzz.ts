@@ -16,6 +16,7 @@ import fc from 'fast-check';
 import stableStringify from 'fast-json-stable-stringify';
 import { rowDigest, tableDigest } from '../core/digest.ts';
 import { parseLossless } from '../core/json/lossless.ts';
+import { aliasOf, operationsOfShape } from '../query/calls/expr/operators.ts';
 import { COMPUTED_SUMMARY_FIELD_NAMES, COMPUTED_SUMMARY_PREFIX } from '../query/calls/summary-fields.ts';
 import { THREAD_SORT_FIELD_NAMES } from '../query/threads/sort-fields.ts';
 import type { CaseRequest, ConformanceCase } from './case.ts';
@@ -134,12 +135,15 @@ const operand = fc.oneof(
 );
 
 const comparison = fc
-  .tuple(fc.constantFrom('$eq', '$gt', '$gte', '$lt', '$lte'), fc.constantFrom(...CALL_FIELDS), fc.constantFrom(...LITERALS))
+  .tuple(fc.constantFrom(...operationsOfShape('binary').map((o) => aliasOf(o.op))), fc.constantFrom(...CALL_FIELDS), fc.constantFrom(...LITERALS))
   .map(([op, f, v]) => ({ [op]: [{ $getField: f }, { $literal: v }] }));
 
 const leaf = fc.oneof(
   comparison,
-  fc.record({ input: operand, substr: fc.constantFrom('', 'a', 'ell', 'HELLO', '\u{1F600}', '{').map((s) => ({ $literal: s })), case_insensitive: fc.boolean() }).map((c) => ({ $contains: c })),
+  fc.tuple(
+    fc.constantFrom(...operationsOfShape('substring').map((o) => aliasOf(o.op))),
+    fc.record({ input: operand, substr: fc.constantFrom('', 'a', 'ell', 'HELLO', '\u{1F600}', '{').map((s) => ({ $literal: s })), case_insensitive: fc.boolean() }),
+  ).map(([op, c]) => ({ [op]: c })),
   fc.tuple(fc.constantFrom(...CALL_FIELDS), fc.subarray(LITERALS, { minLength: 1, maxLength: 3 })).map(([f, vs]) => ({ $in: [{ $getField: f }, vs.map((v) => ({ $literal: v }))] })),
   fc.tuple(fc.constantFrom('inputs.x', 'inputs.s'), fc.constantFrom('int', 'double', 'bool', 'string', 'exists'), fc.constantFrom(...LITERALS)).map(([f, to, v]) => ({ $eq: [{ $convert: { input: { $getField: f }, to } }, { $literal: v }] })),
 );

@@ -37,7 +37,8 @@ import {
   toInt64OrNull,
   toUInt8OrNull,
 } from '../../ch/values.ts';
-import type { CastTo, ComparisonOp, ContainsExpr, Expr, InExpr, LiteralValue } from './ast.ts';
+import type { CastTo, ComparisonOp, ContainsExpr, Expr, InExpr, LiteralValue, SubstringOp } from './ast.ts';
+import { aliasOf } from './operators.ts';
 import type { FieldAccessor, FieldResolver, ValueCodes } from './fields.ts';
 
 type JsonAccessor = Extract<FieldAccessor, { kind: 'json' }>;
@@ -244,6 +245,15 @@ const ARRAY_CMP: Record<ComparisonOp, Cmp<readonly string[]>> = {
   lte: (a, b) => compareArrays(a, b) <= 0,
 };
 
+/**
+ * The test of each 'substring' operation on two strings (semantics.md#calls-expr-contains): a
+ * `$containsToken` substr that is not a single token matches nothing (NULL), as hasTokenOrNull.
+ */
+const SUBSTRING_TESTS: Record<SubstringOp, (haystack: string, needle: string, caseInsensitive: boolean) => boolean | null> = {
+  contains: containsSubstring,
+  containsToken: (h, n, ci) => (isValidToken(n) ? hasToken(h, n, ci) : null),
+};
+
 /** The comparison class of a kind: bools compare as numbers (0/1). */
 type CompareKind = 'number' | 'string' | 'datetime' | 'array' | 'null';
 const compareKind = (n: Node): CompareKind => (n.kind === 'bool' ? 'number' : n.kind);
@@ -329,10 +339,8 @@ function readsJson(e: Expr, costly: (path: string) => boolean): boolean {
       return readsJson(e.arg, costly);
     case 'in':
       return readsJson(e.left, costly) || e.options.some((o) => readsJson(o, costly));
-    case 'contains':
-    case 'containsToken':
-      return readsJson(e.input, costly) || readsJson(e.substr, costly);
     default:
+      if ('substr' in e) return readsJson(e.input, costly) || readsJson(e.substr, costly);
       return readsJson(e.left, costly) || readsJson(e.right, costly);
   }
 }
@@ -397,17 +405,12 @@ class Compiler {
           },
         };
       }
-      case 'eq':
-      case 'gt':
-      case 'gte':
-      case 'lt':
-      case 'lte':
-        return this.comparison(e.op, e.left, e.right, [...loc, `$${e.op}`]);
       case 'in':
         return this.in(e, [...loc, '$in']);
-      case 'contains':
-      case 'containsToken':
-        return this.contains(e, [...loc, `$${e.op}`]);
+      default:
+        // The 'substring' and 'binary' shapes of operators.ts.
+        if ('substr' in e) return this.contains(e, [...loc, aliasOf(e.op)]);
+        return this.comparison(e.op, e.left, e.right, [...loc, aliasOf(e.op)]);
     }
   }
 
@@ -635,24 +638,14 @@ class Compiler {
     const ci = e.caseInsensitive;
     const hay = input.get;
     const needle = substr.get;
-    if (e.op === 'contains') {
-      return perDistinctValue(input, substr, {
-        kind: 'bool',
-        get: (row) => {
-          const h = hay(row);
-          if (h === null) return null;
-          const n = needle(row);
-          return n === null ? null : containsSubstring(h, n, ci);
-        },
-      });
-    }
+    const found = SUBSTRING_TESTS[e.op];
     return perDistinctValue(input, substr, {
       kind: 'bool',
       get: (row) => {
         const h = hay(row);
         if (h === null) return null;
         const n = needle(row);
-        return n === null || !isValidToken(n) ? null : hasToken(h, n, ci);
+        return n === null ? null : found(h, n, ci);
       },
     });
   }
