@@ -8,9 +8,9 @@
  *  - Every model has `populate_by_name`: `expr_`, `and_`, `literal_`, ... are accepted besides
  *    the `$` aliases (the alias wins when both are present).
  *  - `$expr` holds an Operation; an operand position holds an Operand (`$literal`, `$getField`,
- *    `$convert`, then the operations): the models and their order are operators.ts's. These are smart-mode unions: the
- *    first model (in that order) that validates wins; if none does, every member's errors are
- *    reported, each `loc` tagged with the model's class name.
+ *    `$convert`, then the operations); the models and their order are operators.ts's. These are
+ *    smart-mode unions: the first model (in that order) that validates wins; if none does, every
+ *    member's errors are reported, each `loc` tagged with the model's class name.
  *  - `$not` is a 1-tuple, comparisons 2-tuples, `$in` a (operand, list) tuple.
  *
  * Only shape errors (422) are raised here. Value errors (empty `$and`/`$or`, dict/list literals)
