@@ -4,7 +4,7 @@
  */
 import { Command } from 'commander';
 import type { Route } from '../api/types.ts';
-import { callsStreamQueryRoute } from '../query/calls/run.ts';
+import { callsStreamQueryRoute } from '../query/calls/route.ts';
 import { tableRoutes } from '../query/table/route.ts';
 import { threadsRoutes } from '../query/threads/route.ts';
 import { THREAD_SORT_FIELD_NAMES } from '../query/threads/sort-fields.ts';
