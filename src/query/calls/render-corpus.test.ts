@@ -17,7 +17,7 @@ import { runCases } from '../../check/runner.ts';
 import type { Target } from '../../check/target.ts';
 import { createEngine } from '../../engine.ts';
 import { textCallsQueryLines } from './response-text.testing.ts';
-import { callsStreamQueryRoute } from './run.ts';
+import { callsStreamQueryRoute } from './route.ts';
 
 const decoder = new TextDecoder();
 

@@ -13,7 +13,7 @@ import type { FieldPrefix } from '../../api/types.ts';
 import { createEngine } from '../../engine.ts';
 import { parseCallRecord } from '../../load/call-record.ts';
 import { textCallsQueryLines } from './response-text.testing.ts';
-import { callsStreamQueryRoute } from './run.ts';
+import { callsStreamQueryRoute } from './route.ts';
 
 const PROJECT = 'e/p';
 const enc = new TextEncoder();

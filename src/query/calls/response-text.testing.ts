@@ -14,7 +14,8 @@ import type { CanRead } from '../resolve-ref.ts';
 import { orderRows } from './order.ts';
 import { parseCallsQuery } from './request.ts';
 import { expandedParts, feedbackItem, selectColumns, splicedSummary, storageSize, traceStorageSize, type LineBuilderOptions } from './response.ts';
-import { matchingRows, planCallsQuery, queryBody } from './run.ts';
+import { queryBody } from '../../api/body.ts';
+import { matchingRows, planCallsQuery } from './run.ts';
 import { startOrderPage } from './start-walk.ts';
 import { deriveSummary } from './summary.ts';
 

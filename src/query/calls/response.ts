@@ -10,7 +10,7 @@ import { parseExact, stringifyExact } from '../../core/json/exact.ts';
 import { fromPlain } from '../../core/json/lossless.ts';
 import { pyDumps } from '../../core/json/pyjson.ts';
 import { callRefUri, parseObjectRef } from '../../core/refs.ts';
-import type { CallBody, CallTable } from '../../store/call-table.ts';
+import { BODY_PARTS, type CallBody, type CallTable } from '../../store/call-table.ts';
 import type { FeedbackRow, ProjectStore } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
 import { resolveObjectRef, type CanRead } from '../resolve-ref.ts';
@@ -131,7 +131,7 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
   const expandColumns = o.req.return_expanded_column_values
     ? [...(o.req.expand_columns ?? [])].sort((a, b) => a.split('.').length - b.split('.').length)
     : [];
-  const needsBody = has('attributes') || has('inputs') || has('output') || has('summary');
+  const needsBody = BODY_PARTS.some(has);
   const p = o.prefix;
   const dt = new DatetimeBytes();
   const userKey = key(`${p}user_id`), runKey = key(`${p}run_id`), nullRunKey = nullThen(`${p}run_id`);
