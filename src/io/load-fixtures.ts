@@ -52,7 +52,7 @@ export function resolveFixturesPath(explicit: string | undefined, env: NodeJS.Pr
   return BUNDLED_FIXTURES;
 }
 
-function filesOf(path: string): FixtureFile[] {
+export function filesOf(path: string): FixtureFile[] {
   if (!existsSync(path)) throw new FixtureError(path, 0, 'no such file or directory');
   if (statSync(path).isFile()) {
     if (!/\.jsonl(\.gz)?$/.test(path)) throw new FixtureError(path, 0, 'a fixtures file must end in .jsonl or .jsonl.gz');

@@ -75,12 +75,46 @@ export class ByteArena {
   }
 
   text(chunk: number, offset: number, length: number): string {
-    return this.chunks[chunk].toString('utf8', offset, offset + length);
+    return (this.chunks[chunk] ?? this.readChunk(chunk)).toString('utf8', offset, offset + length);
   }
 
   /** Bytes held, for memory reports. */
   get byteSize(): number {
     return this.chunks.reduce((n, c) => n + c.length, 0);
+  }
+
+  // Load snapshots (src/store/snapshot.ts): the chunks go to the file as raw bytes and come
+  // back on first use, so a process that reads a few bodies reads a few chunks.
+
+  /** Reads a chunk a snapshot restore left on disk (set by lazy()). */
+  private chunkReader: ((chunk: number) => Buffer) | null = null;
+
+  private readChunk(chunk: number): Buffer {
+    if (this.chunkReader === null || chunk < 0 || chunk >= this.chunks.length) throw new RangeError(`no arena chunk ${chunk}`);
+    return (this.chunks[chunk] = this.chunkReader(chunk));
+  }
+
+  get chunkCount(): number {
+    return this.chunks.length;
+  }
+
+  /** The first `end` bytes of chunk `i` (a view, not a copy). */
+  usedChunkBytes(i: number, end: number): Uint8Array {
+    return (this.chunks[i] ?? this.readChunk(i)).subarray(0, end);
+  }
+
+  /**
+   * An arena of `count` chunks, each read by `read` on first use (and kept); appends go to new
+   * chunks after them. Until read, a chunk costs nothing (byteSize counts the chunks held).
+   */
+  static lazy(count: number, read: (chunk: number) => Buffer): ByteArena {
+    const arena = new ByteArena();
+    if (count === 0) return arena;
+    arena.chunks = new Array<Buffer>(count);
+    arena.chunkReader = read;
+    arena.current = Buffer.alloc(0);
+    arena.used = 0;
+    return arena;
   }
 }
 
@@ -140,6 +174,11 @@ export class SparseColumn<T> {
     this.bits[word] |= 1 << (row & 31);
     this.cells.set(row, value);
   }
+
+  /** The non-null cells, [row, value] (load snapshots write them; init() reads them back). */
+  entries(): IterableIterator<[number, T]> {
+    return this.cells.entries();
+  }
 }
 
 /**
@@ -151,23 +190,23 @@ export class MultiIndex<K> {
   private readonly map = new Map<K, number | number[]>();
 
   get size(): number {
-    return this.map.size;
+    return this.built().size;
   }
 
   get(key: K): readonly number[] | undefined {
-    const v = this.map.get(key);
+    const v = this.built().get(key);
     return v === undefined ? undefined : typeof v === 'number' ? [v] : v;
   }
 
   add(key: K, row: number): void {
-    const v = this.map.get(key);
+    const v = this.built().get(key);
     if (v === undefined) this.map.set(key, row);
     else if (typeof v === 'number') this.map.set(key, [v, row]);
     else v.push(row);
   }
 
   remove(key: K, row: number): void {
-    const v = this.map.get(key);
+    const v = this.built().get(key);
     if (v === undefined) return;
     if (typeof v === 'number') {
       if (v === row) this.map.delete(key);
@@ -179,7 +218,29 @@ export class MultiIndex<K> {
   }
 
   keys(): IterableIterator<K> {
-    return this.map.keys();
+    return this.built().keys();
+  }
+
+  /** Set by deferred(): fills the index on its first use. */
+  private pendingBuild: ((index: MultiIndex<K>) => void) | null = null;
+
+  private built(): Map<K, number | number[]> {
+    const build = this.pendingBuild;
+    if (build !== null) {
+      this.pendingBuild = null;
+      build(this);
+    }
+    return this.map;
+  }
+
+  /**
+   * An index filled by `build` (through add()) when first used: after a snapshot restore, an
+   * index no query asks for is never built.
+   */
+  static deferred<K>(build: (index: MultiIndex<K>) => void): MultiIndex<K> {
+    const index = new MultiIndex<K>();
+    index.pendingBuild = build;
+    return index;
   }
 }
 

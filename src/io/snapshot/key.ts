@@ -1,0 +1,82 @@
+/**
+ * What a load snapshot is keyed by: everything that changes what loading the calls file
+ * produces. The calls file's real path, size, mtime and ctime (in nanoseconds), inode and
+ * device; the field prefix; tq's version and a stamp of the code that ran (the build stamp of
+ * dist/, or the sources' sizes and mtimes when running from src/); the snapshot format. Any
+ * difference means the snapshot is not used (and is rewritten by the load that follows).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FieldPrefix } from '../../api/types.ts';
+
+/** Bumped whenever the file layout or the meaning of a block changes. */
+export const SNAPSHOT_FORMAT = 1;
+
+export interface FileIdentity {
+  path: string;
+  size: string;
+  mtimeNs: string;
+  ctimeNs: string;
+  ino: string;
+  dev: string;
+}
+
+export interface SnapshotKey {
+  format: number;
+  tq: string;
+  code: string;
+  prefix: FieldPrefix;
+  calls: FileIdentity;
+}
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The file's identity now (bigint stat, so nanoseconds are exact). */
+export function fileIdentity(file: string): FileIdentity {
+  const path = realpathSync(file);
+  const s = statSync(path, { bigint: true });
+  return { path, size: String(s.size), mtimeNs: String(s.mtimeNs), ctimeNs: String(s.ctimeNs), ino: String(s.ino), dev: String(s.dev) };
+}
+
+let codeStampMemo: string | undefined;
+
+/**
+ * Which code is running: a built package is stamped when built (dist/BUILT); running from the
+ * sources, any edit to a source file changes the stamp (a snapshot is never read by code other
+ * than the code that wrote it).
+ */
+export function codeStamp(): string {
+  if (codeStampMemo !== undefined) return codeStampMemo;
+  const fromDist = fileURLToPath(import.meta.url).includes(`${join(ROOT, 'dist')}`);
+  const built = join(ROOT, 'dist', 'BUILT');
+  if (fromDist && existsSync(built)) return (codeStampMemo = `dist:${readFileSync(built, 'utf8').trim()}`);
+  const hash = createHash('sha256');
+  const src = join(ROOT, 'src');
+  for (const entry of readdirSync(src, { recursive: true, withFileTypes: true }).sort((a, b) => (a.parentPath + a.name < b.parentPath + b.name ? -1 : 1))) {
+    if (!entry.isFile() || !entry.name.endsWith('.ts') || entry.name.endsWith('.test.ts')) continue;
+    const file = join(entry.parentPath, entry.name);
+    const s = statSync(file);
+    hash.update(`${file.slice(src.length)}\0${s.size}\0${s.mtimeMs}\n`);
+  }
+  return (codeStampMemo = `src:${hash.digest('hex').slice(0, 32)}`);
+}
+
+function tqVersion(): string {
+  return (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+export function snapshotKey(callsFile: string, prefix: FieldPrefix): SnapshotKey {
+  return { format: SNAPSHOT_FORMAT, tq: tqVersion(), code: codeStamp(), prefix, calls: fileIdentity(callsFile) };
+}
+
+/** Two keys are the same key (compared as canonical JSON: the fields are in a fixed order). */
+export function sameKey(a: SnapshotKey, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The cache file of one calls file and prefix: one snapshot per source, replaced when stale. */
+export function snapshotFileName(key: SnapshotKey): string {
+  return createHash('sha256').update(`${key.calls.path}\0${key.prefix}`).digest('hex').slice(0, 40) + '.tqsnap';
+}
