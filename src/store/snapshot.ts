@@ -3,13 +3,16 @@
  * (typed columns and arena chunks as they are in memory, strings as one text plus offsets), and
  * back. src/io/snapshot/ writes and reads the blocks; nothing here touches a file.
  *
- * What a snapshot holds is what loading calls.jsonl produces: every project's CallTable. The
- * other fixture kinds (tables, objects, feedback, costs) are small and go through their write
- * paths on every load (they may draw fresh ids and times, as a load does). Indexes (byId,
- * byTrace, ...) are rebuilt from the columns; derived caches start empty and fill on use.
+ * What a snapshot holds is what loading calls.jsonl produces, every project's CallTable, and
+ * what loading feedback.jsonl produces (the rows, as JSON) unless that load drew ids or times
+ * (records without id or created_at get fresh ones on every load, so they are not frozen). The
+ * other kinds (tables, objects, costs) are small and go through their write paths on every
+ * load. Indexes (byId, byTrace, feedbackByRef, ...) are rebuilt; derived caches start empty.
  * SNAPSHOT_COVERAGE says, for every field, which of these it is; a test holds it to the classes.
  */
+import { holdsLosslessNumber, parseExact, stringifyExact } from '../core/json/exact.ts';
 import { ByteArena } from './columns.ts';
+import type { FeedbackRow } from './project.ts';
 import type { Store } from './store.ts';
 
 export interface SparseNumbers {
@@ -82,10 +85,12 @@ export const SNAPSHOT_COVERAGE = {
     emptyAfterLoad: ['pendingEnds', 'version', 'startVersion'],
   },
   ProjectStore: {
-    imaged: ['calls'],
+    imaged: ['calls', 'feedback'],
     identity: ['projectId'],
-    /** Filled by tables/objects/feedback files, which load normally after the snapshot. */
-    loadedNormally: ['rows', 'tables', 'objects', 'feedback', 'feedbackByRef', 'files'],
+    /** Rebuilt from the feedback rows (addFeedback). */
+    rebuilt: ['feedbackByRef'],
+    /** Filled by the tables and objects files, which load normally after the snapshot. */
+    loadedNormally: ['rows', 'tables', 'objects', 'files'],
   },
   Store: {
     imaged: ['projects'],
@@ -123,7 +128,12 @@ export type StringEncoding = 'latin1' | 'utf8' | 'utf16le';
 export interface SnapshotLayout {
   strings: { count: number; encoding: StringEncoding; textBytes: number };
   projects: Array<{ projectId: string; size: number; blockBytes: number[]; chunkBytes: number[] }>;
+  /** Feedback rows per project (store order), or null when the snapshot holds none. */
+  feedback: null | Array<{ projectId: string; rows: number; lossless: boolean; encoding: StringEncoding; textBytes: number }>;
 }
+
+/** A feedback row without its project and time: [id, weave_ref, feedback_type, payload, creator, user_id, 4 refs]. */
+type FeedbackTuple = [string, string, string, Record<string, unknown>, string | null, string, string | null, string | null, string | null, string | null];
 
 /** A store's call tables as bytes: `data` (strings and columns, 8-byte aligned) and `arena`. */
 export interface EncodedSnapshot {
@@ -146,8 +156,11 @@ function get(image: CallTableImage, path: string): Block {
   return (b === undefined ? v : v[b]) as Block;
 }
 
-/** The call tables of every project, encoded. Throws when a table is not as a fixture load leaves it. */
-export function encodeCallTables(store: Store): EncodedSnapshot {
+/**
+ * The call tables of every project holding calls, and with `withFeedback` the feedback rows of
+ * every project, encoded. Throws when a table is not as a fixture load leaves it.
+ */
+export function encodeCallTables(store: Store, withFeedback = false): EncodedSnapshot {
   const numbers = new Map<string, number>();
   const list: string[] = [];
   const str = (s: string) => {
@@ -159,7 +172,7 @@ export function encodeCallTables(store: Store): EncodedSnapshot {
     }
     return i;
   };
-  const images = [...store.projects.values()].map((p) => ({ projectId: p.projectId, image: p.calls.toImage(str) }));
+  const images = [...store.projects.values()].filter((p) => p.calls.size > 0).map((p) => ({ projectId: p.projectId, image: p.calls.toImage(str) }));
   const text = list.join('');
   const ascii = Buffer.byteLength(text, 'utf8') === text.length;
   // Lone surrogates do not survive UTF-8; UTF-16 keeps every string exactly.
@@ -178,14 +191,29 @@ export function encodeCallTables(store: Store): EncodedSnapshot {
     data.push(...blocks);
     projects.push({ projectId, size: image.size, blockBytes: blocks.map((b) => b.byteLength), chunkBytes: image.arenaChunks.map((c) => c.byteLength) });
   }
+  let feedback: SnapshotLayout['feedback'] = null;
+  if (withFeedback) {
+    feedback = [];
+    for (const p of store.projects.values()) {
+      if (p.feedback.length === 0) continue;
+      const tuples: FeedbackTuple[] = p.feedback.map((f) => [f.id, f.weave_ref, f.feedback_type, f.payload, f.creator, f.user_id, f.annotation_ref, f.runnable_ref, f.call_ref, f.trigger_ref]);
+      const lossless = tuples.some((t) => holdsLosslessNumber(t[3]));
+      const text = lossless ? stringifyExact(tuples) : JSON.stringify(tuples);
+      const textEncoding: StringEncoding = LONE_SURROGATE.test(text) ? 'utf16le' : 'utf8';
+      const bytes = Buffer.from(text, textEncoding);
+      data.push(bytesOf(Float64Array.from(p.feedback, (f) => f.created_at)), bytes);
+      feedback.push({ projectId: p.projectId, rows: tuples.length, lossless, encoding: textEncoding, textBytes: bytes.byteLength });
+    }
+  }
   const arena = images.flatMap(({ image }) => image.arenaChunks);
-  return { layout: { strings: { count: list.length, encoding, textBytes: textBytes.byteLength }, projects }, data, arena };
+  return { layout: { strings: { count: list.length, encoding, textBytes: textBytes.byteLength }, projects, feedback }, data, arena };
 }
 
 /** Bytes the data region takes (every block padded to 8). */
 export function dataRegionBytes(layout: SnapshotLayout): number {
   let n = align8(4 * (layout.strings.count + 1)) + align8(layout.strings.textBytes);
   for (const p of layout.projects) for (const b of p.blockBytes) n += align8(b);
+  for (const f of layout.feedback ?? []) n += align8(8 * f.rows) + align8(f.textBytes);
   return n;
 }
 
@@ -207,7 +235,7 @@ export type ArenaReader = (offset: number, length: number) => Buffer;
  * a mismatch is a SnapshotFormatError, never a wrong table. Arena chunks are read through
  * `readArena` when a body in them is first needed.
  */
-export function decodeCallTables(layout: SnapshotLayout, data: Uint8Array, readArena: ArenaReader, store: Store): void {
+export function decodeCallTables(layout: SnapshotLayout, data: Uint8Array, readArena: ArenaReader, store: Store): DecodedFeedback {
   if (data.byteOffset % 8 !== 0) throw new SnapshotFormatError('data region not aligned');
   if (data.byteLength !== dataRegionBytes(layout)) throw new SnapshotFormatError('region lengths do not match the layout');
   let at = 0;
@@ -248,6 +276,36 @@ export function decodeCallTables(layout: SnapshotLayout, data: Uint8Array, readA
     checkImage(image, p.projectId, lengths);
     const arena = ByteArena.lazy(lengths.length, (i) => readArena(starts[i], lengths[i]));
     store.projectForWrite(p.projectId).calls.restoreImage(image, strings, arena);
+  }
+  if (layout.feedback === null) return null;
+  const feedback: NonNullable<DecodedFeedback> = [];
+  for (const f of layout.feedback) {
+    const created = take(8 * f.rows);
+    const createdAt = new Float64Array(created.buffer, created.byteOffset, f.rows);
+    const bytes = take(f.textBytes);
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(f.encoding);
+    const tuples = (f.lossless ? parseExact(text) : JSON.parse(text)) as FeedbackTuple[];
+    if (!Array.isArray(tuples) || tuples.length !== f.rows) throw new SnapshotFormatError(`feedback of ${f.projectId}: ${f.rows} rows expected`);
+    feedback.push({
+      projectId: f.projectId,
+      rows: tuples.map((t, i) => {
+        if (!Array.isArray(t) || t.length !== 10) throw new SnapshotFormatError(`feedback of ${f.projectId}: row ${i} malformed`);
+        const [id, weave_ref, feedback_type, payload, creator, user_id, annotation_ref, runnable_ref, call_ref, trigger_ref] = t;
+        return { id, project_id: f.projectId, weave_ref, feedback_type, payload, creator, created_at: createdAt[i], user_id, annotation_ref, runnable_ref, call_ref, trigger_ref };
+      }),
+    });
+  }
+  return feedback;
+}
+
+/** Feedback rows per project, in store order, to add once tables and objects are loaded (null: none snapshotted). */
+export type DecodedFeedback = Array<{ projectId: string; rows: FeedbackRow[] }> | null;
+
+/** Adds decoded feedback rows to a store, as the feedback file's load would have. */
+export function restoreFeedback(feedback: NonNullable<DecodedFeedback>, store: Store): void {
+  for (const { projectId, rows } of feedback) {
+    const project = store.projectForWrite(projectId);
+    for (const row of rows) project.addFeedback(row);
   }
 }
 

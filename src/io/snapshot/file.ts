@@ -19,7 +19,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { arenaRegionBytes, dataRegionBytes, decodeCallTables, SnapshotFormatError, type EncodedSnapshot, type SnapshotLayout } from '../../store/snapshot.ts';
+import { arenaRegionBytes, dataRegionBytes, decodeCallTables, SnapshotFormatError, type DecodedFeedback, type EncodedSnapshot, type SnapshotLayout } from '../../store/snapshot.ts';
 import type { Store } from '../../store/store.ts';
 import { sameKey, SNAPSHOT_FORMAT, type SnapshotKey } from './key.ts';
 
@@ -102,7 +102,7 @@ export function writeSnapshotFile(path: string, key: SnapshotKey, encoded: Encod
 /** Why a snapshot file was not used. `stale` is the ordinary case (the fixtures changed). */
 export type SnapshotMiss = { kind: 'missing' } | { kind: 'stale' } | { kind: 'invalid'; reason: string };
 
-export type SnapshotRead = { kind: 'restored'; bytes: number } | SnapshotMiss;
+export type SnapshotRead = { kind: 'restored'; bytes: number; feedback: DecodedFeedback } | SnapshotMiss;
 
 /**
  * Restores the snapshot at `path` into `store` (which must be empty) when it is whole and its
@@ -137,10 +137,10 @@ export function readSnapshotFile(path: string, key: SnapshotKey, store: Store): 
     if (createHash('sha256').update(data).digest('hex') !== header.dataSha256) return { kind: 'invalid', reason: 'data checksum mismatch' };
     if (arenaRegionBytes(header.layout) !== header.arenaBytes) return { kind: 'invalid', reason: 'arena length does not match the layout' };
     const arena = new ArenaFile(fd, path, dataAt + header.dataBytes, header.layout);
-    decodeCallTables(header.layout, data, (offset, length) => arena.read(offset, length), store);
+    const feedback = decodeCallTables(header.layout, data, (offset, length) => arena.read(offset, length), store);
     for (const project of store.projects.values()) arena.heldBy(project.calls);
     fd = -1; // the arena file owns it now
-    return { kind: 'restored', bytes: size };
+    return { kind: 'restored', bytes: size, feedback };
   } catch (e) {
     if (e instanceof SnapshotFormatError || e instanceof SyntaxError || e instanceof TypeError || e instanceof RangeError) return { kind: 'invalid', reason: e.message };
     throw e;

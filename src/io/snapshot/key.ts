@@ -1,7 +1,7 @@
 /**
- * What a load snapshot is keyed by: everything that changes what loading the calls file
- * produces. The calls file's real path, size, mtime and ctime (in nanoseconds), inode and
- * device; the field prefix; tq's version and a stamp of the code that ran (the build stamp of
+ * What a load snapshot is keyed by: everything that changes what loading the fixtures
+ * produces. Every fixture file's kind, real path, size, mtime and ctime (in nanoseconds), inode
+ * and device (a feedback row's check reads objects, so any file counts); the field prefix; tq's version and a stamp of the code that ran (the build stamp of
  * dist/, or the sources' sizes and mtimes when running from src/); the snapshot format. Any
  * difference means the snapshot is not used (and is rewritten by the load that follows).
  */
@@ -15,6 +15,7 @@ import type { FieldPrefix } from '../../api/types.ts';
 export const SNAPSHOT_FORMAT = 1;
 
 export interface FileIdentity {
+  kind: string;
   path: string;
   size: string;
   mtimeNs: string;
@@ -28,16 +29,17 @@ export interface SnapshotKey {
   tq: string;
   code: string;
   prefix: FieldPrefix;
-  calls: FileIdentity;
+  /** The fixture files in load order; the first is the calls file. */
+  files: FileIdentity[];
 }
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** The file's identity now (bigint stat, so nanoseconds are exact). */
-export function fileIdentity(file: string): FileIdentity {
+export function fileIdentity(kind: string, file: string): FileIdentity {
   const path = realpathSync(file);
   const s = statSync(path, { bigint: true });
-  return { path, size: String(s.size), mtimeNs: String(s.mtimeNs), ctimeNs: String(s.ctimeNs), ino: String(s.ino), dev: String(s.dev) };
+  return { kind, path, size: String(s.size), mtimeNs: String(s.mtimeNs), ctimeNs: String(s.ctimeNs), ino: String(s.ino), dev: String(s.dev) };
 }
 
 let codeStampMemo: string | undefined;
@@ -67,8 +69,8 @@ function tqVersion(): string {
   return (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-export function snapshotKey(callsFile: string, prefix: FieldPrefix): SnapshotKey {
-  return { format: SNAPSHOT_FORMAT, tq: tqVersion(), code: codeStamp(), prefix, calls: fileIdentity(callsFile) };
+export function snapshotKey(files: ReadonlyArray<{ kind: string; file: string }>, prefix: FieldPrefix): SnapshotKey {
+  return { format: SNAPSHOT_FORMAT, tq: tqVersion(), code: codeStamp(), prefix, files: files.map((f) => fileIdentity(f.kind, f.file)) };
 }
 
 /** Two keys are the same key (compared as canonical JSON: the fields are in a fixed order). */
@@ -78,5 +80,5 @@ export function sameKey(a: SnapshotKey, b: unknown): boolean {
 
 /** The cache file of one calls file and prefix: one snapshot per source, replaced when stale. */
 export function snapshotFileName(key: SnapshotKey): string {
-  return createHash('sha256').update(`${key.calls.path}\0${key.prefix}`).digest('hex').slice(0, 40) + '.tqsnap';
+  return createHash('sha256').update(`${key.files[0].path}\0${key.prefix}`).digest('hex').slice(0, 40) + '.tqsnap';
 }

@@ -24,8 +24,10 @@ let dirs = 0;
 function fixturesCopy(): string {
   const dir = join(scratch, `fx-${++dirs}`);
   mkdirSync(dir);
-  for (const f of fixtureFilesIn(BUNDLED_FIXTURES)) copyFileSync(f.file, join(dir, f.file.slice(BUNDLED_FIXTURES.length)));
-  age(join(dir, 'calls.jsonl'));
+  for (const f of fixtureFilesIn(BUNDLED_FIXTURES)) {
+    copyFileSync(f.file, join(dir, f.file.slice(BUNDLED_FIXTURES.length)));
+    age(join(dir, f.file.slice(BUNDLED_FIXTURES.length)));
+  }
   return dir;
 }
 
@@ -69,6 +71,43 @@ test('the first load writes a snapshot, the next restores it and answers exactly
   assert.deepEqual(readdirSync(s.dir).filter((n) => n.endsWith('.tqsnap')).length, 1);
 });
 
+test('feedback is in the snapshot unless its load drew ids or times; any other fixture file changing is a normal load', async () => {
+  const dir = fixturesCopy();
+  const s = settings();
+  // A payload with an integer no double holds (kept as its digits) and a lone surrogate.
+  const fb = join(dir, 'feedback.jsonl');
+  const base = readFileSync(fb, 'utf8').split('\n')[0];
+  appendFileSync(fb, base.replace(/"id":"[^"]+"/, '"id":"big-one"').replace(/"payload":\{/, '"payload":{"big":12345678901234567890,"odd":"\\ud800",') + '\n');
+  age(fb);
+  const first = await load(dir, s);
+  assert.equal(first.report.snapshot.status, 'written');
+  assert.equal((first.report.snapshot as { feedback: boolean }).feedback, true);
+  const second = await load(dir, s);
+  assert.deepEqual(second.report.snapshot.status === 'restored' && second.report.snapshot.feedback, true);
+  assert.deepEqual(second.engine.store.counts(), first.engine.store.counts());
+  assertSameAnswers(await plain(dir), second.engine);
+  const big = [...second.engine.store.projects.values()].flatMap((p) => p.feedback).find((f) => f.id === 'big-one')!;
+  assert.equal(String((big.payload.big as { lexeme: string }).lexeme ?? big.payload.big), '12345678901234567890');
+  assert.equal(big.payload.odd, '\ud800');
+  // A feedback record without id or created_at: its row gets fresh values on every load.
+  const feedback = join(dir, 'feedback.jsonl');
+  const line = JSON.parse(readFileSync(feedback, 'utf8').split('\n')[0]) as Record<string, unknown>;
+  delete line.id;
+  delete line.created_at;
+  appendFileSync(feedback, JSON.stringify(line) + '\n');
+  age(feedback);
+  const third = await load(dir, s);
+  assert.equal(third.report.snapshot.status, 'written');
+  assert.equal((third.report.snapshot as { feedback: boolean }).feedback, false);
+  const fourth = await load(dir, s);
+  assert.equal(fourth.report.snapshot.status === 'restored' && fourth.report.snapshot.feedback, false);
+  assertSameAnswers(await plain(dir), fourth.engine);
+  // An objects file changing (feedback checks read objects) makes the snapshot stale.
+  appendFileSync(join(dir, 'objects.jsonl'), '\n');
+  age(join(dir, 'objects.jsonl'));
+  assert.equal((await load(dir, s)).report.snapshot.status, 'written');
+});
+
 test('generated data through a snapshot, with each prefix: one snapshot per prefix, identical answers', async () => {
   for (const prefix of ['svc_', 'wb_'] as const) {
     const dir = join(scratch, `gen-${prefix}`);
@@ -82,7 +121,7 @@ test('generated data through a snapshot, with each prefix: one snapshot per pref
     assertSameAnswers(await plain(dir, prefix), restored);
     // The other prefix is another load: it does not use this snapshot.
     const other: FieldPrefix = prefix === 'svc_' ? 'wb_' : 'svc_';
-    assert.notEqual(snapshotFileName(snapshotKey(join(dir, 'calls.jsonl'), other)), snapshotFileName(snapshotKey(join(dir, 'calls.jsonl'), prefix)));
+    assert.notEqual(snapshotFileName(snapshotKey(filesOf(dir), other)), snapshotFileName(snapshotKey(filesOf(dir), prefix)));
   }
 });
 
@@ -106,9 +145,9 @@ test('never stale: a touched or grown calls file, another tq version or code mea
   assert.equal(again.report.snapshot.status, 'restored');
   assertSameAnswers(await plain(dir), again.engine);
   // Same size, same mtime, other content: the ctime (and inode, when replaced) still differ.
-  const key = snapshotKey(calls, 'svc_');
+  const key = snapshotKey(filesOf(dir), 'svc_');
   const file = join(s.dir, snapshotFileName(key));
-  for (const changed of [{ ...key, tq: '999.0.0' }, { ...key, code: 'other' }, { ...key, calls: { ...key.calls, ctimeNs: '1' } }, { ...key, calls: { ...key.calls, ino: '1' } }]) {
+  for (const changed of [{ ...key, tq: '999.0.0' }, { ...key, code: 'other' }, { ...key, files: [{ ...key.files[0], ctimeNs: '1' }, ...key.files.slice(1)] }, { ...key, files: [{ ...key.files[0], ino: '1' }, ...key.files.slice(1)] }]) {
     assert.equal(readSnapshotFile(file, changed, new Store()).kind, 'stale');
   }
   assert.equal(readSnapshotFile(file, key, new Store()).kind, 'restored');
@@ -118,7 +157,7 @@ test('a corrupt, truncated or foreign snapshot is ignored with a one-line notice
   const dir = fixturesCopy();
   const s = settings();
   await load(dir, s);
-  const file = join(s.dir, snapshotFileName(snapshotKey(join(dir, 'calls.jsonl'), 'svc_')));
+  const file = join(s.dir, snapshotFileName(snapshotKey(filesOf(dir), 'svc_')));
   const good = readFileSync(file);
   const reference = await plain(dir);
   const damage: Array<[string, () => void, RegExp]> = [
