@@ -290,3 +290,22 @@ test('two processes writing the same snapshot at once leave one whole snapshot a
   const c = await runTq(args, env);
   assert.equal(c.out, a.out);
 });
+
+test('a --data directory restores its fixtures from the snapshot (the journal replays after it)', async () => {
+  const { openDataDir } = await import('../../journal/data-dir.ts');
+  const dir = fixturesCopy();
+  const s = settings();
+  const open = () => openDataDir(dir, { fieldPrefix: 'svc_', writable: false, say: () => {}, snapshot: s });
+  const first = await open();
+  const names = readdirSync(s.dir).filter((n) => n.endsWith('.tqsnap'));
+  assert.equal(names.length, 1);
+  const inode = statSync(join(s.dir, names[0])).ino;
+  const second = await open();
+  assert.equal(statSync(join(s.dir, names[0])).ino, inode, 'restored, not rewritten');
+  const reference = await plain(dir);
+  for (const projectId of reference.store.projects.keys()) {
+    const body = { project_id: projectId, include_feedback: true, sort_by: [{ field: 'started_at', direction: 'desc' }] };
+    assert.equal(answer(second.engine, '/calls/stream_query', body), answer(reference, '/calls/stream_query', body), projectId);
+    assert.equal(answer(first.engine, '/calls/stream_query', body), answer(reference, '/calls/stream_query', body), projectId);
+  }
+});
