@@ -508,18 +508,17 @@ export class CallTable {
     f64(t.endedAt, image.endedAt);
     f64(t.deletedAt, image.deletedAt);
     f64(t.statusErrorCount, image.statusErrorCount);
-    const numbers = (c: SparseColumn<number>, from: SparseNumbers) => {
-      for (let k = 0; k < from.rows.length; k++) c.init(from.rows[k], from.values[k]);
-    };
-    const texts = (c: SparseColumn<string>, from: SparseStrings) => {
-      for (let k = 0; k < from.rows.length; k++) c.init(from.rows[k], strings[from.values[k]]);
-    };
+    // Sparse cells are made when first read (most queries read a few rows of them).
+    const numbers = (c: SparseColumn<number>, from: SparseNumbers) => c.restore(from.rows, (k) => from.values[k]);
+    const texts = (c: SparseColumn<string>, from: SparseStrings) => c.restore(from.rows, (k) => strings[from.values[k]]);
     const lists = (c: SparseColumn<string[]>, from: SparseStringLists) => {
-      for (let k = 0, at = 0; k < from.rows.length; k++) {
+      const starts = new Int32Array(from.counts.length + 1);
+      for (let k = 0; k < from.counts.length; k++) starts[k + 1] = starts[k] + from.counts[k];
+      c.restore(from.rows, (k) => {
         const list: string[] = [];
-        for (const end = at + from.counts[k]; at < end; at++) list.push(strings[from.values[at]]);
-        c.init(from.rows[k], list);
-      }
+        for (let at = starts[k]; at < starts[k + 1]; at++) list.push(strings[from.values[at]]);
+        return list;
+      });
     };
     numbers(t.runStep, image.runStep);
     numbers(t.runStepEnd, image.runStepEnd);

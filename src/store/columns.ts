@@ -149,10 +149,11 @@ export class SparseColumn<T> {
   get(row: number): T | null {
     const word = row >>> 5;
     if (word >= this.bits.length || ((this.bits[word] >>> (row & 31)) & 1) === 0) return null;
-    return this.cells.get(row) ?? null;
+    return this.cells.get(row) ?? (this.restored === null ? null : this.restoredCell(row));
   }
 
   set(row: number, value: T | null): void {
+    if (this.restored !== null) this.materialize();
     if (value === null) {
       const word = row >>> 5;
       if (word < this.bits.length) this.bits[word] &= ~(1 << (row & 31));
@@ -165,6 +166,7 @@ export class SparseColumn<T> {
   /** The first value of a new row: nothing to remove, so a null costs nothing. */
   init(row: number, value: T | null): void {
     if (value === null) return;
+    if (this.restored !== null) this.materialize();
     const word = row >>> 5;
     if (word >= this.bits.length) {
       const grown = new Uint32Array(Math.max(word + 1, Math.ceil(this.bits.length * 1.5)));
@@ -175,9 +177,60 @@ export class SparseColumn<T> {
     this.cells.set(row, value);
   }
 
-  /** The non-null cells, [row, value] (load snapshots write them; init() reads them back). */
+  /** The non-null cells, [row, value] (load snapshots write them; restore() reads them back). */
   entries(): IterableIterator<[number, T]> {
+    if (this.restored !== null) this.materialize();
     return this.cells.entries();
+  }
+
+  /**
+   * Cells a snapshot restore handed over and not yet read: rows ascending, the k-th value made
+   * by value(k) when its row is first read. A column nobody reads costs only its bits.
+   */
+  private restored: { rows: Int32Array; value: (k: number) => T } | null = null;
+
+  /** Fills an empty column with the cells of a snapshot: `rows` ascending, `value(k)` the k-th. */
+  restore(rows: Int32Array, value: (k: number) => T): void {
+    if (this.cells.size !== 0 || this.restored !== null) throw new Error('restore() fills an empty column only');
+    let last = -1;
+    for (const row of rows) {
+      if (row <= last) throw new RangeError('restored rows must ascend');
+      last = row;
+    }
+    const words = (last >>> 5) + 1;
+    if (words > this.bits.length) this.bits = new Uint32Array(Math.max(words, Math.ceil(this.bits.length * 1.5)));
+    for (const row of rows) this.bits[row >>> 5] |= 1 << (row & 31);
+    if (rows.length > 0) this.restored = { rows, value };
+  }
+
+  private restoredCell(row: number): T | null {
+    const { rows, value } = this.restored!;
+    let lo = 0, hi = rows.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (rows[mid] < row) lo = mid + 1;
+      else if (rows[mid] > row) hi = mid - 1;
+      else {
+        const v = value(mid);
+        this.cells.set(row, v);
+        return v;
+      }
+    }
+    return null;
+  }
+
+  /** Every restored cell into the map, in row order (before any change or a full read). */
+  private materialize(): void {
+    const { rows, value } = this.restored!;
+    this.restored = null;
+    if (this.cells.size === 0) {
+      for (let k = 0; k < rows.length; k++) this.cells.set(rows[k], value(k));
+      return;
+    }
+    // Some cells were read already: keep those objects, fill the rest in row order.
+    const read = this.cells;
+    (this as unknown as { cells: Map<number, T> }).cells = new Map();
+    for (let k = 0; k < rows.length; k++) this.cells.set(rows[k], read.get(rows[k]) ?? value(k));
   }
 }
 

@@ -6,6 +6,7 @@ import { BUNDLED_FIXTURES, fixtureFilesIn, loadFixtureFiles, loadFixtureText } f
 import { generateCalls } from '../gen/generate.ts';
 import { arenaRegionBytes, dataRegionBytes, decodeCallTables, encodeCallTables, SNAPSHOT_COVERAGE, SnapshotFormatError, type EncodedSnapshot } from './snapshot.ts';
 import { Store } from './store.ts';
+import { SparseColumn } from './columns.ts';
 import { assertSameAnswers } from './snapshot.testing.ts';
 
 function engine(prefix: FieldPrefix = 'svc_'): Engine {
@@ -140,4 +141,26 @@ test('corrupt blocks are refused, never restored', async () => {
   short.projects[0].size += 1;
   assert.throws(() => decodeCallTables(short, data, read, new Store()), SnapshotFormatError);
   assert.throws(() => decodeCallTables(encoded.layout, data.subarray(8), read, new Store()), SnapshotFormatError);
+});
+
+test('a restored sparse column makes each cell on first read, and materialises before any change', () => {
+  const made: number[] = [];
+  const c = new SparseColumn<string[]>();
+  c.restore(Int32Array.from([2, 40, 41, 1000]), (k) => (made.push(k), [`v${k}`]));
+  assert.equal(c.get(0), null);
+  assert.equal(c.get(39), null);
+  assert.deepEqual(c.get(40), ['v1']);
+  assert.equal(c.get(40), c.get(40), 'one object per cell');
+  assert.deepEqual(made, [1]);
+  const read = c.get(40);
+  c.set(41, null);
+  assert.deepEqual(made, [1, 0, 2, 3]);
+  assert.equal(c.get(41), null);
+  assert.equal(c.get(40), read);
+  c.init(2000, ['new']);
+  assert.deepEqual([...c.entries()].map(([r]) => r), [2, 40, 1000, 2000]);
+  assert.throws(() => new SparseColumn<number>().restore(Int32Array.from([3, 3]), () => 1), /ascend/);
+  const filled = new SparseColumn<number>();
+  filled.init(1, 1);
+  assert.throws(() => filled.restore(Int32Array.from([2]), () => 2), /empty column/);
 });

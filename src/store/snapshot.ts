@@ -101,7 +101,7 @@ export const SNAPSHOT_COVERAGE = {
   Float64Column: { imaged: ['data', 'length'] },
   Int32Column: { imaged: ['data', 'length'] },
   Interner: { imaged: ['values'], rebuilt: ['ids'] },
-  SparseColumn: { imaged: ['cells'], rebuilt: ['bits'] },
+  SparseColumn: { imaged: ['cells'], rebuilt: ['bits'], bookkeeping: ['restored'] },
   MultiIndex: { rebuilt: ['map', 'pendingBuild'] },
   ByteArena: { imaged: ['chunks'], bookkeeping: ['current', 'used', 'chunkSize', 'chunkReader'] },
 } as const;
