@@ -485,22 +485,28 @@ export class CallTable {
     if (this.size !== 0 || this.version !== 0) throw new Error('a snapshot restores into an empty call table only');
     const t = this as CallTable;
     const n = image.size;
-    const fill = (into: Array<string | null>, from: Int32Array) => {
-      for (let r = 0; r < n; r++) into.push(from[r] < 0 ? null : strings[from[r]]);
+    const fill = (into: Array<string | null>, from: Int32Array, nullable = true) => {
+      for (let r = 0; r < n; r++) {
+        const i = from[r];
+        if (i >= 0 && i < strings.length) into.push(strings[i]);
+        else if (i === -1 && nullable) into.push(null);
+        else throw new RangeError(`snapshot: string number ${i} out of range in row ${r}`);
+      }
     };
-    fill(t.ids, image.ids);
-    fill(t.traceIds, image.traceIds);
+    fill(t.ids, image.ids, false);
+    fill(t.traceIds, image.traceIds, false);
     fill(t.parentIds, image.parentIds);
     fill(t.threadIds, image.threadIds);
     fill(t.turnIds, image.turnIds);
     fill(t.userIds, image.userIds);
     for (const i of image.opNames) t.opNames.id(strings[i]);
+    // Views of the snapshot's bytes, not copies (an append past them grows into a new array).
     const f64 = (c: Float64Column, from: Float64Array) => {
-      c.data = from.slice();
+      c.data = from;
       c.length = n;
     };
     const i32 = (c: Int32Column, from: Int32Array) => {
-      c.data = from.slice();
+      c.data = from;
       c.length = n;
     };
     i32(t.opIndex, image.opIndex);

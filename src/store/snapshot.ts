@@ -119,8 +119,11 @@ const BLOCKS: ReadonlyArray<[string, 'i32' | 'f64']> = [
   ['outputRefs.rows', 'i32'], ['outputRefs.counts', 'i32'], ['outputRefs.values', 'i32'],
   ['bodyChunk', 'i32'], ['bodyOffset', 'i32'], ['bodyLength', 'i32'],
 ];
-/** Blocks holding string numbers (checked against the string count on decode). */
-const STRING_BLOCKS = new Set(['ids', 'traceIds', 'parentIds', 'threadIds', 'turnIds', 'userIds', 'opNames', 'displayNames.values', 'exceptions.values', 'runIds.values', 'inputRefs.values', 'outputRefs.values']);
+/**
+ * Blocks holding string numbers, checked against the string count on decode (the per-row id
+ * columns are checked by restoreImage() as it reads them).
+ */
+const STRING_BLOCKS = new Set(['opNames', 'displayNames.values', 'exceptions.values', 'runIds.values', 'inputRefs.values', 'outputRefs.values']);
 
 export type StringEncoding = 'latin1' | 'utf8' | 'utf16le';
 
@@ -263,7 +266,9 @@ export function decodeCallTables(layout: SnapshotLayout, data: Uint8Array, readA
       const width = type === 'i32' ? 4 : 8;
       if (bytes.byteLength % width !== 0) throw new SnapshotFormatError(`block ${path} has a partial element`);
       const block = type === 'i32' ? new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4) : new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
-      if (STRING_BLOCKS.has(path)) for (const i of block as Int32Array) if (i < -1 || i >= count) throw new SnapshotFormatError(`block ${path}: string number out of range`);
+      if (STRING_BLOCKS.has(path)) {
+        for (let k = 0; k < block.length; k++) if (block[k] < 0 || block[k] >= count) throw new SnapshotFormatError(`block ${path}: string number out of range`);
+      }
       blocks[path] = block;
     });
     const starts = p.chunkBytes.map((len) => {
@@ -336,17 +341,16 @@ function checkImage(im: CallTableImage, projectId: string, chunkLengths: readonl
   for (const k of ['ids', 'traceIds', 'parentIds', 'threadIds', 'turnIds', 'userIds', 'opIndex', 'startedAt', 'endedAt', 'deletedAt', 'statusErrorCount', 'bodyChunk', 'bodyOffset', 'bodyLength'] as const) {
     if (im[k].length !== n) throw bad(`column ${k} holds ${im[k].length} rows, not ${n}`);
   }
-  for (const r of im.ids) if (r < 0) throw bad('a call without an id');
-  for (const r of im.traceIds) if (r < 0) throw bad('a call without a trace id');
-  for (const op of im.opIndex) if (op < -1 || op >= im.opNames.length) throw bad('op number out of range');
+  for (let r = 0, ops = im.opIndex, m = im.opNames.length; r < n; r++) if (ops[r] < -1 || ops[r] >= m) throw bad('op number out of range');
   for (const k of ['runStep', 'runStepEnd', 'displayNames', 'exceptions', 'runIds', 'inputRefs', 'outputRefs'] as const) {
     const s = im[k];
     if (s.values.length !== ('counts' in s ? s.counts.reduce((a, c) => a + c, 0) : s.rows.length)) throw bad(`sparse column ${k} lengths differ`);
     if ('counts' in s && s.counts.length !== s.rows.length) throw bad(`sparse column ${k} lengths differ`);
-    for (const r of s.rows) if (r < 0 || r >= n) throw bad(`sparse column ${k}: row out of range`);
+    for (let i = 0; i < s.rows.length; i++) if (s.rows[i] < 0 || s.rows[i] >= n) throw bad(`sparse column ${k}: row out of range`);
   }
+  const chunkOf = im.bodyChunk, offsetOf = im.bodyOffset, lengthOf = im.bodyLength, chunks = chunkLengths.length;
   for (let r = 0; r < n; r++) {
-    const c = im.bodyChunk[r], o = im.bodyOffset[r], l = im.bodyLength[r];
-    if (c < 0 || c >= chunkLengths.length || o < 0 || l < 0 || o + l > chunkLengths[c]) throw bad(`row ${r}: body outside the arena`);
+    const c = chunkOf[r], o = offsetOf[r], l = lengthOf[r];
+    if (c < 0 || c >= chunks || o < 0 || l < 0 || o + l > chunkLengths[c]) throw bad(`row ${r}: body outside the arena`);
   }
 }
