@@ -27,7 +27,8 @@ export interface FileIdentity {
 export interface SnapshotKey {
   format: number;
   tq: string;
-  code: string;
+  /** null: the running code cannot be identified (no snapshot is then used). */
+  code: string | null;
   prefix: FieldPrefix;
   /** The fixture files in load order; the first is the calls file. */
   files: FileIdentity[];
@@ -42,23 +43,28 @@ export function fileIdentity(kind: string, file: string): FileIdentity {
   return { kind, path, size: String(s.size), mtimeNs: String(s.mtimeNs), ctimeNs: String(s.ctimeNs), ino: String(s.ino), dev: String(s.dev) };
 }
 
-let codeStampMemo: string | undefined;
+let codeStampMemo: string | null | undefined;
 
 /**
  * Which code is running: a built package is stamped when built (dist/BUILT); running from the
  * sources, any edit to a source file changes the stamp (a snapshot is never read by code other
  * than the code that wrote it).
  */
-export function codeStamp(): string {
+export function codeStamp(): string | null {
   if (codeStampMemo !== undefined) return codeStampMemo;
-  const fromDist = fileURLToPath(import.meta.url).includes(`${join(ROOT, 'dist')}`);
+  const fromDist = fileURLToPath(import.meta.url).startsWith(join(ROOT, 'dist') + '/');
   const built = join(ROOT, 'dist', 'BUILT');
-  if (fromDist && existsSync(built)) return (codeStampMemo = `dist:${readFileSync(built, 'utf8').trim()}`);
-  const hash = createHash('sha256');
+  if (fromDist) return (codeStampMemo = existsSync(built) ? `dist:${readFileSync(built, 'utf8').trim()}` : null);
   const src = join(ROOT, 'src');
-  for (const entry of readdirSync(src, { recursive: true, withFileTypes: true }).sort((a, b) => (a.parentPath + a.name < b.parentPath + b.name ? -1 : 1))) {
+  if (!existsSync(src)) return (codeStampMemo = null);
+  const files: string[] = [];
+  for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || !entry.name.endsWith('.ts') || entry.name.endsWith('.test.ts')) continue;
-    const file = join(entry.parentPath, entry.name);
+    const dir = entry as unknown as { parentPath?: string; path: string }; // parentPath: Node >= 20.12
+    files.push(join(dir.parentPath ?? dir.path, entry.name));
+  }
+  const hash = createHash('sha256');
+  for (const file of files.sort()) {
     const s = statSync(file);
     hash.update(`${file.slice(src.length)}\0${s.size}\0${s.mtimeMs}\n`);
   }

@@ -6,7 +6,7 @@
  * normally and a snapshot is written for the next process. Never stale: the key (key.ts) covers
  * every fixture file and the code, and any doubt is a normal load.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Engine } from '../../api/types.ts';
 import { arenaRegionBytes, dataRegionBytes, encodeCallTables, restoreFeedback } from '../../store/snapshot.ts';
@@ -49,8 +49,9 @@ export async function loadFixtureFilesWithSnapshot(
   const order = files.map((f) => FIXTURE_KINDS.indexOf(f.kind));
   if (order.some((k, i) => i > 0 && k <= order[i - 1])) return plain({ status: 'off', reason: 'fixture files not in load order' });
   if (engine.store.projects.size !== 0 || engine.store.prices.length !== 0) return plain({ status: 'off', reason: 'store not empty' });
+  if (statSync(files[0].file).size < settings.minBytes) return plain({ status: 'off', reason: `calls file under ${settings.minBytes} bytes` });
   const key = snapshotKey(files, engine.options.fieldPrefix);
-  if (Number(key.files[0].size) < settings.minBytes) return plain({ status: 'off', reason: `calls file under ${settings.minBytes} bytes` });
+  if (key.code === null) return plain({ status: 'off', reason: 'the running code has no build stamp' });
   const path = join(settings.dir, snapshotFileName(key));
   const load = (kinds: string[]) => loadFixtureFiles(engine, source, files.filter((f) => kinds.includes(f.kind)), onProgress);
 
