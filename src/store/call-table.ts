@@ -11,7 +11,7 @@ import { parseExact, stringifyExact } from '../core/json/exact.ts';
 import { topLevelValueSpans } from '../core/json/spans.ts';
 import { extractRefs } from '../core/refs.ts';
 import { addToIndex, ByteArena, Float64Column, Int32Column, Interner, MultiIndex, removeFromIndex, SparseColumn } from './columns.ts';
-import type { CallTableImage, SparseNumbers, SparseStringLists, SparseStrings } from './snapshot.ts';
+import type { CallTableImage, SparseNumbers, SparseStringLists, SparseStrings } from './snapshot-image.ts';
 import { isPlainObject } from '../core/plain-object.ts';
 
 /** The JSON parts of a call, parsed from the stored text. */

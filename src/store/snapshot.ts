@@ -14,50 +14,9 @@ import { holdsLosslessNumber, parseExact, stringifyExact } from '../core/json/ex
 import { ByteArena } from './columns.ts';
 import type { FeedbackRow } from './project.ts';
 import type { Store } from './store.ts';
+import type { CallTableImage } from './snapshot-image.ts';
 
-export interface SparseNumbers {
-  rows: Int32Array;
-  values: Float64Array;
-}
-export interface SparseStrings {
-  rows: Int32Array;
-  /** String numbers. */
-  values: Int32Array;
-}
-export interface SparseStringLists {
-  rows: Int32Array;
-  /** Length of each row's list; the lists follow each other in `values`. */
-  counts: Int32Array;
-  values: Int32Array;
-}
-
-/** A CallTable as flat arrays; strings are numbers into the snapshot's string list (-1: null). */
-export interface CallTableImage {
-  size: number;
-  ids: Int32Array;
-  traceIds: Int32Array;
-  parentIds: Int32Array;
-  threadIds: Int32Array;
-  turnIds: Int32Array;
-  userIds: Int32Array;
-  opNames: Int32Array;
-  opIndex: Int32Array;
-  startedAt: Float64Array;
-  endedAt: Float64Array;
-  deletedAt: Float64Array;
-  statusErrorCount: Float64Array;
-  runStep: SparseNumbers;
-  runStepEnd: SparseNumbers;
-  displayNames: SparseStrings;
-  exceptions: SparseStrings;
-  runIds: SparseStrings;
-  inputRefs: SparseStringLists;
-  outputRefs: SparseStringLists;
-  bodyChunk: Int32Array;
-  bodyOffset: Int32Array;
-  bodyLength: Int32Array;
-  arenaChunks: Uint8Array[];
-}
+export type { CallTableImage, SparseNumbers, SparseStringLists, SparseStrings } from './snapshot-image.ts';
 
 /**
  * Every own field of the store classes a snapshot restores, and how. A field added to one of

@@ -10,6 +10,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'n
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FieldPrefix } from '../../api/types.ts';
+import { TQ_VERSION } from '../../version.ts';
 
 /** Bumped whenever the file layout or the meaning of a block changes. */
 export const SNAPSHOT_FORMAT = 1;
@@ -71,12 +72,8 @@ export function codeStamp(): string | null {
   return (codeStampMemo = `src:${hash.digest('hex').slice(0, 32)}`);
 }
 
-function tqVersion(): string {
-  return (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-}
-
 export function snapshotKey(files: ReadonlyArray<{ kind: string; file: string }>, prefix: FieldPrefix): SnapshotKey {
-  return { format: SNAPSHOT_FORMAT, tq: tqVersion(), code: codeStamp(), prefix, files: files.map((f) => fileIdentity(f.kind, f.file)) };
+  return { format: SNAPSHOT_FORMAT, tq: TQ_VERSION, code: codeStamp(), prefix, files: files.map((f) => fileIdentity(f.kind, f.file)) };
 }
 
 /** Two keys are the same key (compared as canonical JSON: the fields are in a fixed order). */
