@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { runRoute } from '../api/run-route.ts';
 import { fullAccessContext } from '../api/context.ts';
-import { findRoute } from '../api/routes.ts';
+import { findRoute } from '../routes.ts';
 import type { Engine } from '../api/types.ts';
 import { TqError } from '../core/errors.ts';
 import type { CallTable } from './call-table.ts';
