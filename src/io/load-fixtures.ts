@@ -17,7 +17,9 @@ import { loadCostRecord, loadFeedbackRecord, loadObjectRecord, loadTableRecord }
 import { forEachLine, forEachLineOf, type LineRef, type ReadProgress } from './lines.ts';
 import { hasBom, invalidUtf8Offset } from './utf8.ts';
 import { MAX_BODY_DEPTH, textDepthExceeded } from '../core/json/depth.ts';
-import { DuplicateCallError } from '../store/call-table.ts';
+import { DuplicateCallError, type CallRecordPart, type DerivedColumns } from '../store/call-table.ts';
+import { CallLineScan } from '../core/json/call-line-scan.ts';
+import { fastCallRecord, type ScannedCall } from '../load/scanned-call.ts';
 
 export const BUNDLED_FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
@@ -84,6 +86,13 @@ function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineSt
   // A BOM opens files from some Windows JSON Lines writers: skipped, not part of the record.
   const start = line === 1 && hasBom(buf, lineStart, end) ? lineStart + 3 : lineStart;
   if (start === end) return false;
+  if (kind === 'calls') {
+    const scanned = scanCallLine(engine, buf, start, end);
+    if (scanned !== null) {
+      storeCall(engine, file, line, scanned, buf, start, end);
+      return true;
+    }
+  }
   const text = checkLine(file, line, buf, lineStart, start, end);
   try {
     if (kind === 'calls') {
@@ -93,13 +102,7 @@ function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineSt
       } catch (e) {
         throw new RecordProblem(`invalid JSON: ${(e as Error).message}`);
       }
-      const { projectId, record } = parseCallRecord(value, engine.options.fieldPrefix);
-      try {
-        engine.store.projectForWrite(projectId).calls.load(record, buf, start, end);
-      } catch (e) {
-        if (e instanceof DuplicateCallError) throw new RecordProblem(e.message);
-        throw e;
-      }
+      storeCall(engine, file, line, parseCallRecord(value, engine.options.fieldPrefix), buf, start, end);
     } else if (kind === 'tables') loadTableRecord(engine, text);
     else if (kind === 'objects') loadObjectRecord(engine, text);
     else if (kind === 'feedback') loadFeedbackRecord(engine, text);
@@ -109,6 +112,27 @@ function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineSt
     throw e;
   }
   return true;
+}
+
+const lineScan = new CallLineScan();
+
+/**
+ * The fast path of a calls line: a byte scan that validates the line and reads its fields
+ * without building the JSON parts. Null means "take the slow path" (JSON.parse and
+ * parseCallRecord), which either stores the same row or names the line's problem.
+ */
+function scanCallLine(engine: Engine, buf: Buffer, start: number, end: number): ScannedCall | null {
+  return fastCallRecord(lineScan, buf, start, end, engine.options.fieldPrefix);
+}
+
+/** Stores a validated call record (a repeated id is the line's problem). */
+function storeCall(engine: Engine, file: string, line: number, call: { projectId: string; record: CallRecordPart; derived?: DerivedColumns }, buf: Buffer, start: number, end: number): void {
+  try {
+    engine.store.projectForWrite(call.projectId).calls.load(call.record, buf, start, end, call.derived);
+  } catch (e) {
+    if (e instanceof DuplicateCallError) throw new FixtureError(file, line, e.message);
+    throw e;
+  }
 }
 
 /**
