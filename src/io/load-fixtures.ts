@@ -18,8 +18,7 @@ import { forEachLine, forEachLineOf, type LineRef, type ReadProgress } from './l
 import { hasBom, invalidUtf8Offset } from './utf8.ts';
 import { MAX_BODY_DEPTH, textDepthExceeded } from '../core/json/depth.ts';
 import { DuplicateCallError, type CallRecordPart, type DerivedColumns } from '../store/call-table.ts';
-import { CallLineScan } from '../core/json/call-line-scan.ts';
-import { fastCallRecord, type ScannedCall } from '../load/scanned-call.ts';
+import { CallLinePrescan, fastCallRecord, type ScannedCall } from '../load/scanned-call.ts';
 
 export const BUNDLED_FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
@@ -87,7 +86,7 @@ function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineSt
   const start = line === 1 && hasBom(buf, lineStart, end) ? lineStart + 3 : lineStart;
   if (start === end) return false;
   if (kind === 'calls') {
-    const scanned = scanCallLine(engine, buf, start, end);
+    const scanned = scanCallLine(buf, start, end);
     if (scanned !== null) {
       storeCall(engine, file, line, scanned, buf, start, end);
       return true;
@@ -114,15 +113,15 @@ function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineSt
   return true;
 }
 
-const lineScan = new CallLineScan();
+const linePrescan = new CallLinePrescan();
 
 /**
  * The fast path of a calls line: a byte scan that validates the line and reads its fields
  * without building the JSON parts. Null means "take the slow path" (JSON.parse and
  * parseCallRecord), which either stores the same row or names the line's problem.
  */
-function scanCallLine(engine: Engine, buf: Buffer, start: number, end: number): ScannedCall | null {
-  return fastCallRecord(lineScan, buf, start, end, engine.options.fieldPrefix);
+function scanCallLine(buf: Buffer, start: number, end: number): ScannedCall | null {
+  return fastCallRecord(linePrescan, buf, start, end);
 }
 
 /** Stores a validated call record (a repeated id is the line's problem). */

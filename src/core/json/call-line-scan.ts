@@ -103,18 +103,70 @@ const ERROR = ascii('error');
 /** Scanning mode of a container: what, besides validation, is looked for inside it. */
 const PLAIN = 0, REFS = 1, SUMMARY = 2;
 
-/** The scan of one line; reused from line to line. */
-export class CallLineScan {
-  /** Per field: KIND, then value start and end (byte offsets into the scanned buffer). */
-  readonly kinds = new Uint8Array(FIELD_COUNT);
-  readonly starts = new Int32Array(FIELD_COUNT);
-  readonly ends = new Int32Array(FIELD_COUNT);
-  flags = 0;
-  /** `summary.status_counts.error` when a number (as errorCount reads it), else NaN. */
-  errorCount = NaN;
+/** What the scans of a run of lines found, one slot per line, in typed arrays. */
+export interface CallLineScanArrays {
+  /** Per slot and field (`slot * FIELD_COUNT + field`): a KIND. */
+  kinds: Uint8Array;
+  /** Per slot and field: where the value starts and ends (byte offsets into the scanned buffer). */
+  starts: Int32Array;
+  ends: Int32Array;
+  /** Per slot: FLAG bits. */
+  flags: Uint8Array;
+  /** Per slot: `summary.status_counts.error` when a number (as errorCount reads it), else NaN. */
+  errorCounts: Float64Array;
+}
+
+/** Scans of lines into slots of typed arrays (one slot: a line at a time). */
+export class CallLineScan implements CallLineScanArrays {
+  kinds: Uint8Array;
+  starts: Int32Array;
+  ends: Int32Array;
+  flags: Uint8Array;
+  errorCounts: Float64Array;
+
+  /** Room for `capacity` slots, or views of arrays filled elsewhere (a worker's). */
+  constructor(capacity = 1, arrays?: CallLineScanArrays) {
+    this.kinds = arrays?.kinds ?? new Uint8Array(capacity * FIELD_COUNT);
+    this.starts = arrays?.starts ?? new Int32Array(capacity * FIELD_COUNT);
+    this.ends = arrays?.ends ?? new Int32Array(capacity * FIELD_COUNT);
+    this.flags = arrays?.flags ?? new Uint8Array(capacity);
+    this.errorCounts = arrays?.errorCounts ?? new Float64Array(capacity);
+  }
+
+  get capacity(): number {
+    return this.flags.length;
+  }
+
+  /** Room for at least `capacity` slots, keeping the first `keep`. */
+  reserve(capacity: number, keep: number): void {
+    if (capacity <= this.capacity) return;
+    const grow = <T extends Uint8Array | Int32Array | Float64Array>(a: T, per: number): T => {
+      const next = new (a.constructor as new (n: number) => T)(capacity * per);
+      next.set(a.subarray(0, keep * per));
+      return next;
+    };
+    this.kinds = grow(this.kinds, FIELD_COUNT);
+    this.starts = grow(this.starts, FIELD_COUNT);
+    this.ends = grow(this.ends, FIELD_COUNT);
+    this.flags = grow(this.flags, 1);
+    this.errorCounts = grow(this.errorCounts, 1);
+  }
+
+  /** The arrays with their first `count` slots (what a worker sends). */
+  arrays(count: number): CallLineScanArrays {
+    return {
+      kinds: this.kinds.slice(0, count * FIELD_COUNT),
+      starts: this.starts.slice(0, count * FIELD_COUNT),
+      ends: this.ends.slice(0, count * FIELD_COUNT),
+      flags: this.flags.slice(0, count),
+      errorCounts: this.errorCounts.slice(0, count),
+    };
+  }
 
   private buf: Uint8Array = new Uint8Array(0);
   private end = 0;
+  private lineFlags = 0;
+  private errorCount = NaN;
   /** Set by scanString: whether the string just scanned held an escape. */
   private escaped = false;
   private readonly stack = new Uint8Array(MAX_DEPTH + 1);
@@ -123,12 +175,21 @@ export class CallLineScan {
    * Scans `buf[start, end)` (no byte order mark, no line ending). True when the line is one
    * valid JSON object whose fields were all read; false means "take the slow path".
    */
-  scan(buf: Uint8Array, start: number, end: number): boolean {
+  scan(buf: Uint8Array, start: number, end: number, slot = 0): boolean {
     this.buf = buf;
     this.end = end;
-    this.kinds.fill(0);
-    this.flags = 0;
+    const base = slot * FIELD_COUNT;
+    this.kinds.fill(0, base, base + FIELD_COUNT);
+    this.lineFlags = 0;
     this.errorCount = NaN;
+    const ok = this.scanLine(start, base);
+    this.flags[slot] = this.lineFlags;
+    this.errorCounts[slot] = this.errorCount;
+    return ok;
+  }
+
+  private scanLine(start: number, base: number): boolean {
+    const buf = this.buf, end = this.end;
     let i = this.ws(start);
     if (i >= end || buf[i] !== OPEN_OBJ) return false;
     i = this.ws(i + 1);
@@ -151,7 +212,7 @@ export class CallLineScan {
         i = this.scanString(i);
         if (i < 0) return false;
         kind = this.escaped ? KIND.ESCAPED_STRING : KIND.STRING;
-        if (mayBeRef && (this.escaped || this.hasRefPrefix(valueStart + 1, i - 1))) this.flags |= FLAG.OUTPUT_REFS;
+        if (mayBeRef && (this.escaped || this.hasRefPrefix(valueStart + 1, i - 1))) this.lineFlags |= FLAG.OUTPUT_REFS;
       } else if (c === OPEN_OBJ || c === OPEN_ARR) {
         kind = c === OPEN_OBJ ? KIND.OBJECT : KIND.ARRAY;
         const mode = field === FIELD.inputs || field === FIELD.output ? REFS : field === FIELD.summary ? SUMMARY : PLAIN;
@@ -163,10 +224,11 @@ export class CallLineScan {
         kind = c === 0x6e ? KIND.NULL : c === 0x74 ? KIND.TRUE : c === 0x66 ? KIND.FALSE : KIND.NUMBER;
       }
       if (field >= 0) {
-        if (this.kinds[field] !== KIND.ABSENT) return false; // a repeated field: slow path
-        this.kinds[field] = kind;
-        this.starts[field] = valueStart;
-        this.ends[field] = i;
+        const at = base + field;
+        if (this.kinds[at] !== KIND.ABSENT) return false; // a repeated field: slow path
+        this.kinds[at] = kind;
+        this.starts[at] = valueStart;
+        this.ends[at] = i;
       }
       i = this.ws(i);
       if (i >= end) return false;
@@ -304,7 +366,7 @@ export class CallLineScan {
           if (i >= end) return -1;
           continue; // the value
         }
-        if (mayBeRef && (this.escaped || this.hasRefPrefix(from, i - 1))) this.flags |= refFlag;
+        if (mayBeRef && (this.escaped || this.hasRefPrefix(from, i - 1))) this.lineFlags |= refFlag;
       } else {
         const from = i;
         i = this.scanScalar(i);
