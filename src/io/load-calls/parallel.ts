@@ -1,0 +1,79 @@
+/**
+ * Reading a large calls file on two threads: a worker (worker.ts) reads, splits and prescans
+ * the lines (the byte scan that validates each line and finds its fields); this thread builds
+ * the records and stores them, in file order. Lines reach the caller exactly as forEachLine
+ * gives them (same numbers, same bytes), each with its prescan, so the first bad line is still
+ * the one reported, with its `file:line`.
+ */
+import { stat } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
+import { CallLinePrescan } from '../../load/scanned-call.ts';
+import type { LineRef, ReadProgress } from '../lines.ts';
+import type { WorkerData, WorkerMessage } from './messages.ts';
+
+/** Calls files smaller than this load on one thread (starting a worker costs ~50 ms). */
+export const PARALLEL_MIN_BYTES = 8 << 20;
+const BLOCK_SIZE = 4 << 20;
+const MAX_IN_FLIGHT = 4;
+
+/**
+ * Starts the worker. Running the sources (tests, bin/tq without a build), the worker needs
+ * tsx's loader, which a worker thread does not inherit: a two-line bootstrap registers it and
+ * then imports the worker.
+ */
+function startWorker(workerData: WorkerData): Worker {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const url = new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url);
+  if (!fromSource) return new Worker(url, { workerData });
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
+  return new Worker(bootstrap, { eval: true, workerData });
+}
+
+/**
+ * forEachLine for a calls file, with the prescan of every line: `onLine(ref, prescan, slot)`.
+ * An exception from `onLine` stops the reading and rejects; a read error rejects with the
+ * error's message and code after the lines read before it were given.
+ */
+export async function forEachPrescannedLine(
+  path: string,
+  onLine: (line: LineRef, prescan: CallLinePrescan, slot: number) => void,
+  onChunk?: (p: ReadProgress) => void,
+  blockSize = BLOCK_SIZE,
+): Promise<void> {
+  const totalBytes = (await stat(path)).size;
+  const worker = startWorker({ file: path, blockSize, maxInFlight: MAX_IN_FLIGHT });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const fail = (e: unknown) => {
+        if (!settled) reject(e);
+        settled = true;
+      };
+      worker.on('message', (m: WorkerMessage) => {
+        if (settled) return;
+        try {
+          if (m.type === 'block') {
+            const buf = Buffer.from(m.block, 0, m.length);
+            const prescan = new CallLinePrescan(0, m.prescan);
+            for (let i = 0; i < m.lines.length; i++) onLine({ buf, start: m.starts[i], end: m.ends[i], line: m.lines[i] }, prescan, i);
+            onChunk?.({ bytesRead: m.bytesRead, totalBytes });
+            worker.postMessage('ack');
+          } else if (m.type === 'end') {
+            onChunk?.({ bytesRead: m.bytesRead, totalBytes });
+            settled = true;
+            resolve();
+          } else {
+            fail(Object.assign(new Error(m.message), m.code === undefined ? {} : { code: m.code }));
+          }
+        } catch (e) {
+          fail(e);
+        }
+      });
+      worker.on('error', fail);
+      worker.on('exit', (code) => fail(new Error(`the load worker stopped (exit code ${code})`)));
+    });
+  } finally {
+    await worker.terminate();
+  }
+}
