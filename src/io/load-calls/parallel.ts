@@ -5,7 +5,10 @@
  * gives them (same numbers, same bytes), each with its prescan, so the first bad line is still
  * the one reported, with its `file:line`.
  */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CallLinePrescan } from '../../load/scanned-call.ts';
 import type { LineRef, ReadProgress } from '../lines.ts';
@@ -17,17 +20,35 @@ const BLOCK_SIZE = 4 << 20;
 const MAX_IN_FLIGHT = 4;
 
 /**
- * Starts the worker. Running the sources (tests, bin/tq without a build), the worker needs
- * tsx's loader, which a worker thread does not inherit: a two-line bootstrap registers it and
- * then imports the worker.
+ * Starts the worker. From the build, its worker.js. From the TypeScript sources, the build's
+ * worker when the build is current (newer than every source file, the rule bin/tq follows),
+ * else the source through tsx, whose loader a worker thread does not inherit: a bootstrap
+ * registers it (which costs a few hundred ms) and imports the worker. The test suite
+ * (TQ_FROM_SOURCE=1) always runs the sources.
  */
 function startWorker(workerData: WorkerData): Worker {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const url = new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url);
-  if (!fromSource) return new Worker(url, { workerData });
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url), { workerData });
+  const built = process.env.TQ_FROM_SOURCE === '1' ? null : currentBuiltWorker();
+  if (built) return new Worker(built, { workerData });
+  const source = new URL('./worker.ts', import.meta.url);
   const tsx = import.meta.resolve('tsx/esm/api');
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source.href)}); });`;
   return new Worker(bootstrap, { eval: true, workerData });
+}
+
+/** dist/io/load-calls/worker.js when dist/ holds a build newer than every source file. */
+function currentBuiltWorker(): URL | null {
+  const root = new URL('../../../', import.meta.url);
+  const stamp = new URL('dist/BUILT', root);
+  const worker = new URL('dist/io/load-calls/worker.js', root);
+  if (!existsSync(stamp) || !existsSync(worker)) return null;
+  const builtAt = Number(readFileSync(stamp, 'utf8'));
+  const src = fileURLToPath(new URL('src/', root));
+  for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.ts') || entry.name.endsWith('.test.ts')) continue;
+    if (statSync(join(entry.parentPath ?? (entry as { path?: string }).path ?? src, entry.name)).mtimeMs > builtAt) return null;
+  }
+  return worker;
 }
 
 /**
