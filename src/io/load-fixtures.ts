@@ -90,7 +90,7 @@ function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineSt
     // A calls line prescanned on the worker thread (the same byte range), or scanned here.
     const scanned = prescan ? scannedCallRecord(prescan, slot, buf) : scanCallLine(buf, start, end);
     if (scanned !== null) {
-      storeCall(engine, file, line, scanned, buf, start, end);
+      storeCall(engine, file, line, scanned, buf, start, end, prescan !== undefined);
       return true;
     }
   }
@@ -103,7 +103,7 @@ function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineSt
       } catch (e) {
         throw new RecordProblem(`invalid JSON: ${(e as Error).message}`);
       }
-      storeCall(engine, file, line, parseCallRecord(value, engine.options.fieldPrefix), buf, start, end);
+      storeCall(engine, file, line, parseCallRecord(value, engine.options.fieldPrefix), buf, start, end, prescan !== undefined);
     } else if (kind === 'tables') loadTableRecord(engine, text);
     else if (kind === 'objects') loadObjectRecord(engine, text);
     else if (kind === 'feedback') loadFeedbackRecord(engine, text);
@@ -126,10 +126,24 @@ function scanCallLine(buf: Buffer, start: number, end: number): ScannedCall | nu
   return fastCallRecord(linePrescan, buf, start, end);
 }
 
-/** Stores a validated call record (a repeated id is the line's problem). */
-function storeCall(engine: Engine, file: string, line: number, call: { projectId: string; record: CallRecordPart; derived?: DerivedColumns }, buf: Buffer, start: number, end: number): void {
+/**
+ * Stores a validated call record (a repeated id is the line's problem). `ownBlock`: `buf` is a
+ * parallel load's block, which the table may keep instead of copying the line.
+ */
+function storeCall(
+  engine: Engine,
+  file: string,
+  line: number,
+  call: { projectId: string; record: CallRecordPart; derived?: DerivedColumns },
+  buf: Buffer,
+  start: number,
+  end: number,
+  ownBlock: boolean,
+): void {
   try {
-    engine.store.projectForWrite(call.projectId).calls.load(call.record, buf, start, end, call.derived);
+    const calls = engine.store.projectForWrite(call.projectId).calls;
+    if (ownBlock) calls.loadFromBlock(call.record, buf, start, end, call.derived);
+    else calls.load(call.record, buf, start, end, call.derived);
   } catch (e) {
     if (e instanceof DuplicateCallError) throw new FixtureError(file, line, e.message);
     throw e;

@@ -224,6 +224,20 @@ export class CallTable {
     return row;
   }
 
+  /**
+   * load() for a line in a block of lines the caller hands over (a parallel load's block, never
+   * changed again): the table keeps the block as a chunk of its arena instead of copying the
+   * line.
+   */
+  loadFromBlock(record: CallRecordPart, block: Buffer, start: number, end: number, derived?: DerivedColumns): number {
+    if (this.byId.has(record.id)) throw new DuplicateCallError(record.id);
+    const row = this.appendRow(record, record, derived);
+    this.bodyChunk.data[row] = this.arena.adopt(block);
+    this.bodyOffset.data[row] = start;
+    this.bodyLength.data[row] = end - start;
+    return row;
+  }
+
   /** `calls_delete`: a soft delete; the row stays but is invisible to every query. */
   markDeleted(row: number, atUs: number): void {
     this.deletedAt.data[row] = atUs;

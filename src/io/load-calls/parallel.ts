@@ -17,7 +17,7 @@ import type { WorkerData, WorkerMessage } from './messages.ts';
 /** Calls files smaller than this load on one thread (starting a worker costs ~50 ms). */
 export const PARALLEL_MIN_BYTES = 8 << 20;
 const BLOCK_SIZE = 4 << 20;
-const MAX_IN_FLIGHT = 4;
+const MAX_IN_FLIGHT = 8;
 
 /**
  * Starts the worker. From the build, its worker.js. From the TypeScript sources, the build's
@@ -53,6 +53,7 @@ function currentBuiltWorker(): URL | null {
 
 /**
  * forEachLine for a calls file, with the prescan of every line: `onLine(ref, prescan, slot)`.
+ * Unlike forEachLine's, each `ref.buf` (a block of lines) belongs to the caller, who may keep it.
  * An exception from `onLine` stops the reading and rejects; a read error rejects with the
  * error's message and code after the lines read before it were given.
  */
