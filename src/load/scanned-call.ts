@@ -15,7 +15,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { CallLineScan, FIELD, FIELD_COUNT, FLAG, KIND, type CallLineScanArrays } from '../core/json/call-line-scan.ts';
-import { parseIsoMicros } from '../core/datetime.ts';
+import { parseCanonicalUtcBytes, parseIsoMicros } from '../core/datetime.ts';
 import { projectIdProblem } from '../core/project-id.ts';
 import { extractRefs } from '../core/refs.ts';
 import { wrapOutput, type CallRecordPart, type DerivedColumns } from '../store/call-table.ts';
@@ -84,7 +84,9 @@ export class CallLinePrescan extends CallLineScan implements CallLinePrescanArra
       const kind = this.kinds[at];
       let us = NaN;
       if (kind === KIND.STRING) {
-        us = parseIsoMicros(ascii(buf, this.starts[at] + 1, this.ends[at] - 1));
+        const from = this.starts[at] + 1, to = this.ends[at] - 1;
+        us = parseCanonicalUtcBytes(buf, from, to);
+        if (us < 0) us = parseIsoMicros(ascii(buf, from, to)); // the general parser decides
         if (Number.isNaN(us)) return false;
       } else if (kind !== KIND.ABSENT && kind !== KIND.NULL) {
         return false; // not a datetime, or one spelled with escapes
