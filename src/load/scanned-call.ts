@@ -27,6 +27,7 @@ export interface ScannedCall {
 }
 
 const latin1 = new TextDecoder('latin1');
+const utf8 = new TextDecoder();
 
 /** The datetime fields, in the order of their slots in `micros`. */
 const DATETIMES = [FIELD.started_at, FIELD.ended_at, FIELD.deleted_at] as const;
@@ -37,16 +38,27 @@ export interface CallLinePrescanArrays extends CallLineScanArrays {
   ok: Uint8Array;
   /** Per slot: started_at, ended_at, deleted_at in µs (NaN when absent or null). */
   micros: Float64Array;
+  /**
+   * Per slot: the refs of inputs and of output, found by parsing the part alone (their order
+   * and a repeated key's last value then are exactly JSON.parse's) when the scan flagged a
+   * string that may be a ref; unset otherwise.
+   */
+  inputRefs: Array<string[] | undefined>;
+  outputRefs: Array<string[] | undefined>;
 }
 
 export class CallLinePrescan extends CallLineScan implements CallLinePrescanArrays {
   ok: Uint8Array;
   micros: Float64Array;
+  inputRefs: Array<string[] | undefined>;
+  outputRefs: Array<string[] | undefined>;
 
   constructor(capacity = 1, arrays?: CallLinePrescanArrays) {
     super(capacity, arrays);
     this.ok = arrays?.ok ?? new Uint8Array(capacity);
     this.micros = arrays?.micros ?? new Float64Array(capacity * 3);
+    this.inputRefs = arrays?.inputRefs ?? [];
+    this.outputRefs = arrays?.outputRefs ?? [];
   }
 
   override reserve(capacity: number, keep: number): void {
@@ -65,6 +77,8 @@ export class CallLinePrescan extends CallLineScan implements CallLinePrescanArra
       ...super.arrays(count),
       ok: this.ok.slice(0, count),
       micros: this.micros.slice(0, count * 3),
+      inputRefs: this.inputRefs.slice(0, count),
+      outputRefs: this.outputRefs.slice(0, count),
     };
   }
 
@@ -75,7 +89,15 @@ export class CallLinePrescan extends CallLineScan implements CallLinePrescanArra
   prescan(buf: Uint8Array, start: number, end: number, slot: number): boolean {
     const ok = isUtf8(buf.subarray(start, end)) && this.scan(buf, start, end, slot) && this.readDatetimes(buf, slot);
     this.ok[slot] = ok ? 1 : 0;
+    const flags = ok ? this.flags[slot] : 0;
+    this.inputRefs[slot] = flags & FLAG.INPUTS_REFS ? extractRefs(this.parsePart(buf, slot, FIELD.inputs)) : undefined;
+    this.outputRefs[slot] = flags & FLAG.OUTPUT_REFS ? extractRefs(wrapOutput(this.parsePart(buf, slot, FIELD.output))) : undefined;
     return ok;
+  }
+
+  private parsePart(buf: Uint8Array, slot: number, field: number): unknown {
+    const at = slot * FIELD_COUNT + field;
+    return JSON.parse(utf8.decode(buf.subarray(this.starts[at], this.ends[at])));
   }
 
   private readDatetimes(buf: Uint8Array, slot: number): boolean {
@@ -227,13 +249,8 @@ export function scannedCallRecord(p: CallLinePrescan, slot: number, buf: Buffer)
     run_step: runStep,
     run_step_end: runStepEnd,
   };
-  // A part that may hold a ref is parsed alone for its refs: their order and a repeated key's
-  // last value are then exactly JSON.parse's.
-  const flags = p.flags[slot];
-  const inputRefs = flags & FLAG.INPUTS_REFS ? extractRefs(parsePart(p, b, base + FIELD.inputs)) : [];
-  let outputRefs: string[] | null;
-  if (record.ended_at === null && record.output === null) outputRefs = null;
-  else outputRefs = flags & FLAG.OUTPUT_REFS ? extractRefs(wrapOutput(parsePart(p, b, base + FIELD.output))) : [];
+  const inputRefs = p.inputRefs[slot] ?? [];
+  const outputRefs = record.ended_at === null && record.output === null ? null : (p.outputRefs[slot] ?? []);
   const errorCount = summary === null ? NaN : p.errorCounts[slot];
   return { projectId, record, derived: { inputRefs, outputRefs, errorCount } };
 }
@@ -244,9 +261,4 @@ export function scannedCallRecord(p: CallLinePrescan, slot: number, buf: Buffer)
  */
 export function fastCallRecord(p: CallLinePrescan, buf: Buffer, start: number, end: number): ScannedCall | null {
   return p.prescan(buf, start, end, 0) ? scannedCallRecord(p, 0, buf) : null;
-}
-
-/** One part parsed alone, as JSON.parse of the whole line would give it. */
-function parsePart(p: CallLinePrescan, buf: Bytes, at: number): unknown {
-  return JSON.parse(buf.utf8Slice(p.starts[at], p.ends[at]));
 }
