@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { FIELD } from '../core/json/call-line-scan.ts';
 import { derivedColumns } from '../store/call-table.ts';
 import { parseCallRecord } from './call-record.ts';
-import { CallLinePrescan, fastCallRecord } from './scanned-call.ts';
+import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord } from './scanned-call.ts';
 
 const scan = new CallLinePrescan();
 const PARTS = ['attributes', 'inputs', 'output', 'summary'] as const;
@@ -135,4 +135,25 @@ test('property: the fast path stores what the slow path stores, and refuses what
     { numRuns: 4000 },
   );
   assert.ok(fast > 800, `only ${fast} lines took the fast path: the property says little`);
+});
+
+test('partByteSpans: the parts of a stored body, in bytes from its start', () => {
+  const body = Buffer.from(JSON.stringify({ ...base, inputs: { q: 'é' }, output: [1], summary: null }));
+  const buf = Buffer.concat([Buffer.from('xx'), body]);
+  assert.ok(fastCallRecord(scan, buf, 2, buf.length));
+  const spans = partByteSpans(scan, 0, 2, new Int32Array(8));
+  const part = (k: number) => (spans[2 * k] < 0 ? undefined : body.toString('utf8', spans[2 * k], spans[2 * k + 1]));
+  assert.deepEqual([0, 1, 2, 3].map(part), [undefined, '{"q":"é"}', '[1]', 'null']);
+});
+
+test('a prescan grows its slots keeping the ones filled, and hands over exactly `count` of them', () => {
+  const p = new CallLinePrescan(1);
+  const lines = [line({ ...base, id: 'a', inputs: { r: REF } }), line({ ...base, id: 'b', ended_at: '2024-01-01T00:00:01Z' })];
+  assert.ok(p.prescan(lines[0], 0, lines[0].length, 0));
+  p.reserve(4, 1);
+  assert.ok(p.prescan(lines[1], 0, lines[1].length, 1));
+  const copy = new CallLinePrescan(0, p.arrays(2));
+  assert.equal(copy.capacity, 2);
+  assert.deepEqual(scannedCallRecord(copy, 0, lines[0])?.derived.inputRefs, [REF]);
+  assert.equal(scannedCallRecord(copy, 1, lines[1])?.record.ended_at, Date.UTC(2024, 0, 1, 0, 0, 1) * 1000);
 });

@@ -262,3 +262,23 @@ export function scannedCallRecord(p: CallLinePrescan, slot: number, buf: Buffer)
 export function fastCallRecord(p: CallLinePrescan, buf: Buffer, start: number, end: number): ScannedCall | null {
   return p.prescan(buf, start, end, 0) ? scannedCallRecord(p, 0, buf) : null;
 }
+
+/** The four JSON parts of a call body, in the order the store keeps their spans (BODY_PARTS). */
+const PART_FIELDS = [FIELD.attributes, FIELD.inputs, FIELD.output, FIELD.summary] as const;
+
+/**
+ * Where attributes, inputs, output and summary sit in the stored body of the prescanned line in
+ * `slot` (`lineStart`: the body's first byte in the scanned buffer): `out[2k], out[2k + 1]` are
+ * the byte start and end of part k within the body, -1 when the line has no such key. Valid for
+ * lines the fast path took (scannedCallRecord gave a record); for the store's part spans.
+ */
+export function partByteSpans(p: CallLinePrescan, slot: number, lineStart: number, out: Int32Array): Int32Array {
+  const base = slot * FIELD_COUNT;
+  for (let k = 0; k < 4; k++) {
+    const at = base + PART_FIELDS[k];
+    const absent = p.kinds[at] === KIND.ABSENT;
+    out[2 * k] = absent ? -1 : p.starts[at] - lineStart;
+    out[2 * k + 1] = absent ? -1 : p.ends[at] - lineStart;
+  }
+  return out;
+}
