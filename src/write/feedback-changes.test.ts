@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { callRoute, grantingContext } from '../api/call-route.testing.ts';
-import { testEngine } from './test-helpers.ts';
+import { testEngine } from './writes.testing.ts';
 
 const item = (payload: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   project_id: 'e/p',
@@ -58,6 +58,14 @@ test('replace removes feedback_id and creates a row with the request id or a new
   });
   const both = callRoute(engine, '/feedback/replace', { weave_ref: 'x' }) as { body: { detail: Array<{ loc: unknown[] }> } };
   assert.deepEqual(both.body.detail.at(-1)?.loc, ['body', 'feedback_id']);
+});
+
+test('replace: a body that is no JSON object (an exact big integer too) is refused as a whole, not read as an empty one', () => {
+  const engine = testEngine();
+  const types = (body: string) =>
+    ((callRoute(engine, '/feedback/replace', body) as { body: { detail: Array<{ type: string }> } }).body.detail).map((i) => i.type);
+  assert.deepEqual(types('12345678901234567890'), ['model_attributes_type', 'missing']);
+  assert.deepEqual(types('[1]'), ['model_attributes_type', 'missing']);
 });
 
 test('purge removes the rows named by id, and only those', () => {
