@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { createEngine } from '../engine.ts';
 import { dropQueryCaches } from './caches.ts';
 import { candidatePositions } from './table/run.ts';
-import { callsStreamQueryRoute } from './calls/run.ts';
+import { callsStreamQueryRoute } from './calls/route.ts';
 import { BUNDLED_FIXTURES, loadFixtures } from '../io/load-fixtures.ts';
 
 const ctx = { userId: 'u', authorize() {}, canRead: () => true };

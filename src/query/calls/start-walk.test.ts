@@ -4,7 +4,7 @@ import { createEngine } from '../../engine.ts';
 import { rng } from '../../gen/generate.ts';
 import type { CallStartPart } from '../../store/call-table.ts';
 import { planFilter } from './filter.ts';
-import { callsStreamQueryRoute } from './run.ts';
+import { callsStreamQueryRoute } from './route.ts';
 import { isStartOrder, startOrderPage } from './start-walk.ts';
 
 const P = 'e/p';

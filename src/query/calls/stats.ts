@@ -15,7 +15,8 @@ import type { Engine, RequestContext } from '../../api/types.ts';
 import { any, bool, int, list, maybe, model, str, validateBody } from '../../core/schema.ts';
 import { parseCallsQuery } from './request.ts';
 import { traceStorageSize } from './response.ts';
-import { matchingRows, planCallsQuery, queryBody } from './run.ts';
+import { matchingRows, planCallsQuery } from './run.ts';
+import { queryBody } from '../../api/body.ts';
 
 /** The model's keys (strict); `filter` and `query` are checked in depth by parseCallsQuery. */
 const statsModel = model(

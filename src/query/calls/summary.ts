@@ -6,6 +6,7 @@
 import { looksLikeRef, parseObjectRef } from '../../core/refs.ts';
 import { timedeltaMillis } from '../../core/datetime.ts';
 import { defineOwn } from '../../core/json/lossless.ts';
+import { COMPUTED_SUMMARY_FIELD_NAMES } from './summary-fields.ts';
 
 export interface SummaryInputs {
   summary: Record<string, unknown> | null;
@@ -16,7 +17,8 @@ export interface SummaryInputs {
   displayName: string | null;
 }
 
-const DERIVED = ['status', 'trace_name', 'latency_ms', 'display_name'];
+/** Keys of a stored `weave` block that the computed one replaces: the filterable ones and display_name. */
+const DERIVED: readonly string[] = [...COMPUTED_SUMMARY_FIELD_NAMES, 'display_name'];
 
 /**
  * Returns a new summary object whose `weave` block is computed (semantics.md#calls-summary-response
