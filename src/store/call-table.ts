@@ -68,6 +68,17 @@ const PART_INDEX: Record<keyof CallBody, number> = { attributes: 0, inputs: 1, o
 const SPAN_LIMIT = 0xffff;
 const ABSENT = 0xffff;
 
+/**
+ * What a row's columns take from its JSON parts: the refs in inputs and output (output's null
+ * when the call has no end and no output), and `summary.status_counts.error` (NaN when absent
+ * or not a number).
+ */
+export interface DerivedColumns {
+  inputRefs: string[];
+  outputRefs: string[] | null;
+  errorCount: number;
+}
+
 /** A complete record whose id is already stored (fixtures hold each call once). */
 export class DuplicateCallError extends Error {
   constructor(readonly callId: string) {
@@ -220,14 +231,30 @@ export class CallTable {
 
   /**
    * A complete record (fixtures). `lineBytes[start, end)` is its JSON text; it is stored as the
-   * body as-is, so loading costs one parse and one copy.
+   * body as-is, so loading costs one parse and one copy. `derived` gives what the row's
+   * columns take from the JSON parts when the caller found it without building them (the
+   * byte scanner of the fixture load); without it, it is taken from the record's parts.
    */
-  load(record: CallRecordPart, lineBytes: Uint8Array, start: number, end: number): number {
+  load(record: CallRecordPart, lineBytes: Uint8Array, start: number, end: number, derived?: DerivedColumns): number {
     if (this.byId.has(record.id)) throw new DuplicateCallError(record.id);
-    const row = this.appendRow(record, record);
+    const row = this.appendRow(record, record, derived);
     const [chunk, offset] = this.arena.append(lineBytes, start, end);
     this.bodyChunk.data[row] = chunk;
     this.bodyOffset.data[row] = offset;
+    this.bodyLength.data[row] = end - start;
+    return row;
+  }
+
+  /**
+   * load() for a line in a block of lines the caller hands over (a parallel load's block, never
+   * changed again): the table keeps the block as a chunk of its arena instead of copying the
+   * line.
+   */
+  loadFromBlock(record: CallRecordPart, block: Buffer, start: number, end: number, derived?: DerivedColumns): number {
+    if (this.byId.has(record.id)) throw new DuplicateCallError(record.id);
+    const row = this.appendRow(record, record, derived);
+    this.bodyChunk.data[row] = this.arena.adopt(block);
+    this.bodyOffset.data[row] = start;
     this.bodyLength.data[row] = end - start;
     return row;
   }
@@ -355,7 +382,11 @@ export class CallTable {
     return refs;
   }
 
-  private appendRow(s: CallStartPart, e: Omit<CallRecordPart, keyof CallStartPart>): number {
+  private appendRow(
+    s: CallStartPart,
+    e: Omit<CallRecordPart, keyof CallStartPart>,
+    { inputRefs, outputRefs, errorCount: statusErrors }: DerivedColumns = derivedColumns(s, e),
+  ): number {
     const row = this.ids.length;
     const traceId = this.share(s.trace_id);
     this.ids.push(s.id);
@@ -369,15 +400,15 @@ export class CallTable {
     this.startedAt.push(s.started_at);
     this.endedAt.push(e.ended_at ?? NaN);
     this.deletedAt.push(e.deleted_at ?? NaN);
-    this.statusErrorCount.push(errorCount(e.summary));
+    this.statusErrorCount.push(statusErrors);
     this.runStep.init(row, s.run_step);
     this.runStepEnd.init(row, e.run_step_end);
     this.displayNames.init(row, s.display_name === '' ? null : s.display_name);
     this.exceptions.init(row, e.exception);
     this.userIds.push(this.share(s.user_id));
     this.runIds.init(row, this.share(s.run_id));
-    this.inputRefs.init(row, this.refList(extractRefs(s.inputs)));
-    this.outputRefs.init(row, e.ended_at === null && e.output == null ? null : this.refList(extractRefs(wrapOutput(e.output))));
+    this.inputRefs.init(row, this.refList(inputRefs));
+    this.outputRefs.init(row, outputRefs === null ? null : this.refList(outputRefs));
     this.bodyChunk.push(0);
     this.bodyOffset.push(0);
     this.bodyLength.push(0);
@@ -625,8 +656,17 @@ function newIndexes(): CallIndexes {
   return { byId: new Map(), byTrace: new MultiIndex(), byParent: new MultiIndex(), byThread: new MultiIndex(), byTurn: new MultiIndex(), byOp: new MultiIndex(), turnsByThread: new Map(), sharedStrings: new Map() };
 }
 
+/** What a row's columns take from the parts of a start and an end (see DerivedColumns). */
+export function derivedColumns(s: Pick<CallStartPart, 'inputs'>, e: Pick<CallRecordPart, 'ended_at' | 'output' | 'summary'>): DerivedColumns {
+  return {
+    inputRefs: extractRefs(s.inputs),
+    outputRefs: e.ended_at === null && e.output == null ? null : extractRefs(wrapOutput(e.output)),
+    errorCount: errorCount(e.summary),
+  };
+}
+
 /** Output refs are extracted from `{"output": value}` when the output is not an object. */
-function wrapOutput(output: unknown): unknown {
+export function wrapOutput(output: unknown): unknown {
   return isPlainObject(output) ? output : { output };
 }
 
