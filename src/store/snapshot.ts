@@ -62,7 +62,7 @@ export const SNAPSHOT_COVERAGE = {
   Interner: { imaged: ['values'], rebuilt: ['ids'] },
   SparseColumn: { imaged: ['cells'], rebuilt: ['bits'], bookkeeping: ['restored'] },
   MultiIndex: { rebuilt: ['map', 'pendingBuild'] },
-  ByteArena: { imaged: ['chunks'], bookkeeping: ['current', 'used', 'chunkSize', 'chunkReader'] },
+  ByteArena: { imaged: ['chunks'], bookkeeping: ['current', 'currentIndex', 'used', 'chunkSize', 'chunkReader', 'adopted', 'adoptedIndex'] },
 } as const;
 
 type Block = Int32Array | Float64Array;
