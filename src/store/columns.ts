@@ -105,7 +105,7 @@ export class ByteArena {
   chunkBytes(chunk: number): Uint8Array {
     let view = this.views[chunk];
     if (view === undefined) {
-      const b = this.chunks[chunk];
+      const b = this.chunks[chunk] ?? this.readChunk(chunk);
       view = this.views[chunk] = new Uint8Array(b.buffer, b.byteOffset, b.length);
     }
     return view;
