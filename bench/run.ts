@@ -36,7 +36,7 @@ import { crossCheck, type CheckResult } from './check.ts';
 import { openDuckDb, runJsonSql, type DuckDbSide } from './duckdb.ts';
 import { ensureBenchData, type BenchData } from './generate.ts';
 import { measureHttp, type HttpResult } from './http.ts';
-import { gc, heapBytes } from './memory.ts';
+import { gc, heapBytes, settledHeapBytes } from './memory.ts';
 import { measureOneShot, type OneShotResult } from './oneshot.ts';
 import { benchQueries, QUERY_STATS_ROUTE, queryStatsQuery, type BenchQuery } from './queries.ts';
 import { geometricMean, median, round } from './stats.ts';
@@ -249,7 +249,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   t0 = performance.now();
   await loadFixtures(engine, data.dir);
   const tqLoadMs = performance.now() - t0;
-  const heapPerCall = (heapBytes() - baseline) / data.calls;
+  const heapPerCall = ((await settledHeapBytes()) - baseline) / data.calls;
   const avgLine = data.callsBytes / data.calls;
   log(`load: tq ${tqLoadMs.toFixed(0)} ms, bare ${bareMs.toFixed(0)} ms; heap ${heapPerCall.toFixed(0)} B/call`);
 
@@ -379,7 +379,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   }
 
   tableEngine = null;
-  const heapAfterQueries = (heapBytes() - baseline) / data.calls;
+  const heapAfterQueries = ((await settledHeapBytes()) - baseline) / data.calls;
   const duckLoad = duck ? { calls: duck.callsLoadMs, tuned: duck.tunedColumnsMs, table: duck.tableLoadMs, threads: duck.threads } : null;
   duck?.close();
   duck = null;
