@@ -6,16 +6,15 @@
 import { fieldNotAllowed } from '../../core/errors.ts';
 import { formatMicros } from '../../core/datetime.ts';
 import { parseExact, stringifyExact } from '../../core/json/exact.ts';
-import { fromPlain } from '../../core/json/lossless.ts';
-import { pyDumps } from '../../core/json/pyjson.ts';
 import { callRefUri, parseObjectRef } from '../../core/refs.ts';
 import type { CallBody, CallTable } from '../../store/call-table.ts';
 import type { FeedbackRow, ProjectStore } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
 import { resolveObjectRef, type CanRead } from '../resolve-ref.ts';
 import { applyCosts } from './costs.ts';
+import { storageSize, traceStorageSize } from './storage-size.ts';
 import type { CallsQuery } from './request.ts';
-import { deriveSummary, derivedWeaveJson, type SummaryInputs } from './summary.ts';
+import { deriveSummary, derivedWeaveJson, traceNameCache, type SummaryInputs } from './summary.ts';
 
 const ALWAYS = ['id', 'project_id', 'trace_id', 'op_name', 'started_at'];
 const FOR_SUMMARY = ['ended_at', 'exception', 'display_name'];
@@ -48,9 +47,6 @@ export function selectColumns(req: CallsQuery, prefix: string): Set<string> | nu
   return selected;
 }
 
-/** Python `len(json.dumps(x))` for a JSON value (ASCII output, so bytes = characters). */
-const dumpLength = (v: unknown) => pyDumps(fromPlain(v)).length;
-
 export interface LineBuilderOptions {
   store: Store;
   project: ProjectStore;
@@ -73,6 +69,7 @@ export interface LineBuilderOptions {
  */
 export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
   const t = o.project.calls;
+  const traceNames = traceNameCache(o.store);
   const has = (c: string) => o.selected === null || o.selected.has(c);
   const expandColumns = o.req.return_expanded_column_values
     ? [...(o.req.expand_columns ?? [])].sort((a, b) => a.split('.').length - b.split('.').length)
@@ -114,7 +111,7 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
     const exception = sel.exception ? t.exceptions.get(row) : null;
     const displayName = sel.display_name ? t.displayNames.get(row) : null;
     const opName = t.opName(row) ?? '';
-    const computed = { opName, startedAt: t.startedAt.data[row], endedAt: Number.isNaN(endedAt) ? null : endedAt, exception, displayName };
+    const computed = { opName, startedAt: t.startedAt.data[row], endedAt: Number.isNaN(endedAt) ? null : endedAt, exception, displayName, traceNames };
     let summaryJson = spliceSummary ? splicedSummary(storedSummaryText, computed, t.statusErrorCount.data[row]) : null;
     if (summaryJson === null) {
       if (storedSummaryText !== null) storedSummary = parseExact(storedSummaryText) as Record<string, unknown> | null;
@@ -130,8 +127,8 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
         [attributes, inputs, output, summaryJson] = [stringifyExact(out.attributes), stringifyExact(out.inputs), stringifyExact(out.output), stringifyExact(out.summary)];
       }
     }
-    const storage = o.req.include_storage_size ? String(storageSize(t, row)) : 'null';
-    const totalStorage = o.req.include_total_storage_size && t.parentIds[row] === null ? String(traceStorageSize(t, row)) : 'null';
+    const storage = o.req.include_storage_size ? String(storageSize(o.store, t, row)) : 'null';
+    const totalStorage = o.req.include_total_storage_size && t.parentIds[row] === null ? String(traceStorageSize(o.store, t, row)) : 'null';
     return (
       `{"id":${q(t.ids[row])},"project_id":${projectId},"op_name":${q(opName)},"display_name":${q(displayName)}` +
       `,"trace_id":${q(t.traceIds[row])},"parent_id":${q(sel.parent_id ? t.parentIds[row] : null)}` +
@@ -226,47 +223,6 @@ function feedbackItem(f: FeedbackRow, prefix: string): Record<string, unknown> {
     trigger_ref: f.trigger_ref,
     annotation_ref: f.annotation_ref,
   };
-}
-
-/**
- * Per-row storage sizes already computed, per call table: a size costs a body parse and a
- * Python-style dump, and /calls/query_stats sums it over whole projects. Dropped when a row
- * changes in place (CallTable.version); appended rows start unknown (NaN).
- */
-const sizeMemos = new WeakMap<CallTable, { version: number; sizes: Float64Array }>();
-
-function sizeMemo(t: CallTable, row: number): Float64Array {
-  let memo = sizeMemos.get(t);
-  if (!memo || memo.version !== t.version) sizeMemos.set(t, (memo = { version: t.version, sizes: new Float64Array(0) }));
-  if (memo.sizes.length <= row) {
-    const grown = new Float64Array(Math.max(t.size, 2 * memo.sizes.length)).fill(NaN);
-    grown.set(memo.sizes);
-    memo.sizes = grown;
-  }
-  return memo.sizes;
-}
-
-/**
- * Sum of the JSON dump lengths of attributes, inputs, output and summary
- * (semantics.md#calls-storage-size).
- */
-function storageSize(t: CallTable, row: number): number {
-  const sizes = sizeMemo(t, row);
-  if (!Number.isNaN(sizes[row])) return sizes[row];
-  return (sizes[row] = computeStorageSize(t, row));
-}
-
-function computeStorageSize(t: CallTable, row: number): number {
-  const b = t.body(row);
-  let size = dumpLength(b.attributes) + dumpLength(b.inputs);
-  if (!Number.isNaN(t.endedAt.data[row])) size += dumpLength(b.output) + dumpLength(b.summary ?? {});
-  return size;
-}
-
-export function traceStorageSize(t: CallTable, row: number): number {
-  let total = 0;
-  for (const r of t.byTrace.get(t.traceIds[row]) ?? []) if (!t.isDeleted(r)) total += storageSize(t, r);
-  return total;
 }
 
 /** Reads `path` from the call dict: a literal top-level key first, then the dotted path through dicts. */

@@ -14,8 +14,8 @@ import { jsonRoute } from '../../api/json-route.ts';
 import type { Engine, RequestContext } from '../../api/types.ts';
 import { any, bool, int, list, maybe, model, str, validateBody } from '../../core/schema.ts';
 import { parseCallsQuery } from './request.ts';
-import { traceStorageSize } from './response.ts';
 import { matchingRows, planCallsQuery, queryBody } from './run.ts';
+import { traceStorageSize } from './storage-size.ts';
 
 /** The model's keys (strict); `filter` and `query` are checked in depth by parseCallsQuery. */
 const statsModel = model(
@@ -49,7 +49,7 @@ export function callsQueryStats(engine: Engine, body: unknown, ctx: RequestConte
   if (req.include_total_storage_size) {
     const t = project.calls;
     total = 0;
-    for (const row of counted) if (t.parentIds[row] === null) total += traceStorageSize(t, row);
+    for (const row of counted) if (t.parentIds[row] === null) total += traceStorageSize(engine.store, t, row);
   }
   return { count: counted.length, total_storage_size_bytes: total };
 }
