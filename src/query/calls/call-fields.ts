@@ -14,7 +14,7 @@ import type { CallBody, CallTable } from '../../store/call-table.ts';
 import type { ProjectStore } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
 import { jsonValueString } from '../ch/values.ts';
-import type { FieldAccessor, FieldResolver } from './expr/fields.ts';
+import type { FieldAccessor, FieldResolver, FillNumbers } from './expr/fields.ts';
 import { hasNegativeIndex, isIndexPart, MISSING, readPath, splitFieldPath, type PathReading } from './json-path.ts';
 import { jsonAccessor, PathMemo, pathMemos, type RawReader } from './path-memo.ts';
 import { resolveObjectRef, type CanRead } from '../resolve-ref.ts';
@@ -54,6 +54,15 @@ export function filterLatencyMs(table: CallTable, row: number): number | null {
   const end = table.endedAt.data[row];
   if (Number.isNaN(end)) return null;
   return Math.floor(end / 1000) - Math.floor(table.startedAt.data[row] / 1000);
+}
+
+/** filterLatencyMs of `rows` into `out` (NaN while running), as one typed loop. */
+export function fillLatencyMs(table: CallTable, rows: ArrayLike<number>, out: Float64Array): void {
+  const started = table.startedAt.data, ended = table.endedAt.data;
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i];
+    out[i] = Math.floor(ended[r] / 1000) - Math.floor(started[r] / 1000); // NaN stays NaN
+  }
 }
 
 /** The name segment of an op/object ref (`…/op/name:digest` → `name`), '' without a colon. */
@@ -101,6 +110,10 @@ export class CallFieldResolver implements FieldResolver {
       const v = col.data[row];
       return Number.isNaN(v) ? null : v;
     };
+    const copy = (col: { data: Float64Array }): FillNumbers => (rows, out) => {
+      const data = col.data;
+      for (let i = 0; i < rows.length; i++) out[i] = data[rows[i]];
+    };
     this.plain = {
       id: () => str((r) => t.ids[r]),
       project_id: () => str(() => projectId),
@@ -114,16 +127,16 @@ export class CallFieldResolver implements FieldResolver {
       exception: () => str((r) => t.exceptions.get(r)),
       [`${p}user_id`]: () => str((r) => t.userIds[r]),
       [`${p}run_id`]: () => str((r) => t.runIds.get(r)),
-      started_at: () => ({ kind: 'datetime', get: nan(t.startedAt) }),
-      ended_at: () => ({ kind: 'datetime', get: nan(t.endedAt) }),
-      deleted_at: () => ({ kind: 'datetime', get: nan(t.deletedAt) }),
+      started_at: () => ({ kind: 'datetime', get: nan(t.startedAt), fill: copy(t.startedAt) }),
+      ended_at: () => ({ kind: 'datetime', get: nan(t.endedAt), fill: copy(t.endedAt) }),
+      deleted_at: () => ({ kind: 'datetime', get: nan(t.deletedAt), fill: copy(t.deletedAt) }),
       [`${p}run_step`]: () => ({ kind: 'number', get: (r) => t.runStep.get(r) }),
       [`${p}run_step_end`]: () => ({ kind: 'number', get: (r) => t.runStepEnd.get(r) }),
       input_refs: () => ({ kind: 'array', get: (r) => t.inputRefs.get(r) ?? [] }),
       output_refs: () => ({ kind: 'array', get: (r) => t.outputRefs.get(r) ?? [] }),
       'summary.weave.status': () => str((r) => filterStatus(t, r)),
       'summary.weave.trace_name': () => str((r) => filterTraceName(t, r)),
-      'summary.weave.latency_ms': () => ({ kind: 'number', get: (r) => filterLatencyMs(t, r) }),
+      'summary.weave.latency_ms': () => ({ kind: 'number', get: (r) => filterLatencyMs(t, r), fill: (rows, out) => fillLatencyMs(t, rows, out) }),
     };
   }
 

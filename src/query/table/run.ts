@@ -14,7 +14,7 @@ import { parseLossless } from '../../core/json/lossless.ts';
 import { stringBytes, type DerivedCache } from '../../store/derived.ts';
 import type { StoredRow } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
-import { topK } from '../sort.ts';
+import { selectWindow } from '../sort.ts';
 import type { TableQuery, TableQueryStats } from './request.ts';
 import { columnsComparator, rowSortValue, setSortColumns, type RowSortValue, type SortColumns } from './row-sort.ts';
 
@@ -83,9 +83,7 @@ export function queryTableRows(engine: Engine, req: TableQuery): Iterable<TableR
   const columns = req.sort_by.map((term) => tableSortColumns(caches, digests, rows, term.path));
   const cmp = columnsComparator(columns, req.sort_by.map((t) => t.order), positions);
   const k = limit === null ? positions.length : Math.min(positions.length, offset + limit);
-  return topK(positions.length, k, cmp)
-    .slice(offset)
-    .map((j) => ({ row: rows.get(digests[positions[j]])!, original_index: positions[j] }));
+  return selectWindow(positions.length, offset, k, cmp).map((j) => ({ row: rows.get(digests[positions[j]])!, original_index: positions[j] }));
 }
 
 /** Tables whose positions and sort readings are kept (least recently used goes first). */
