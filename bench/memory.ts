@@ -23,9 +23,10 @@ export function heapBytes(): number {
 }
 
 /**
- * heapBytes() once the current job is over. Garbage the running job still touched can survive
- * a GC made inside it: measured inside the bench's query loop, a dropped 100k-row table engine
- * still counted (2110 B per call against 1698 B one macrotask later).
+ * heapBytes() once the current job is over: what the running job still holds (values in
+ * its registers and closures) survives a GC made inside it. In the bench, that and a
+ * loop-scoped binding kept the dropped 100k-row table engine in the figure (2110 B per call
+ * against 1698 B).
  */
 export async function settledHeapBytes(): Promise<number> {
   await new Promise((resolve) => setImmediate(resolve));

@@ -289,6 +289,9 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
 
   // 3. The query mix, interleaved.
   const results: Record<string, QueryResult> = {};
+  // Out here, and cleared after the loop: a loop-scoped binding is kept by the loop's closures,
+  // one of which an interpreter register still held after the loop, and with it the table engine.
+  let warmEngine: Engine | null = null;
   let copy: BenchResults['copy_ceiling'] = null;
   for (const q of queries) {
     const r: QueryResult = {
@@ -306,7 +309,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     };
     results[q.name] = r;
     const route = routes.get(q.route);
-    const warmEngine = q.engine === 'table' ? tableEngine : engine;
+    warmEngine = q.engine === 'table' ? tableEngine : engine;
     if (!route || !warmEngine) {
       r.errors.push(`route ${q.route} not available`);
       continue;
@@ -357,7 +360,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
         cpu[side].push(t.cpu);
       };
       for (let i = 0; i < runs; i++) {
-        sample('tq', await timed(() => runRoute(route, warmEngine, q.body, false)));
+        sample('tq', await timed(() => runRoute(route, warmEngine!, q.body, false)));
         if (duck) {
           const conn = duck.conn;
           sample('plain', await timed(() => runJsonSql(conn, q.sql.plain)));
@@ -378,7 +381,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     }
   }
 
-  tableEngine = null;
+  tableEngine = warmEngine = null;
   const heapAfterQueries = ((await settledHeapBytes()) - baseline) / data.calls;
   const duckLoad = duck ? { calls: duck.callsLoadMs, tuned: duck.tunedColumnsMs, table: duck.tableLoadMs, threads: duck.threads } : null;
   duck?.close();
