@@ -36,6 +36,23 @@ export function rootStartOrder(table: CallTable): Int32Array | null {
   return order.roots;
 }
 
+const deletionChecks = new WeakMap<CallTable, { version: number; size: number; any: boolean }>();
+
+/**
+ * Whether any row is soft-deleted. Deletes bump CallTable.version; the answer is kept per
+ * version and size, so walks over a table without deletions can jump straight to an offset.
+ */
+export function hasDeletedRows(table: CallTable): boolean {
+  const n = table.size;
+  const seen = deletionChecks.get(table);
+  if (seen && seen.version === table.version && seen.size === n) return seen.any;
+  const deleted = table.deletedAt.data;
+  let any = false;
+  for (let r = 0; r < n && !any; r++) any = deleted[r] === deleted[r]; // not NaN
+  deletionChecks.set(table, { version: table.version, size: n, any });
+  return any;
+}
+
 /** Bytes the table's orders hold (memory reports). */
 export function startOrderBytes(table: CallTable): number {
   const o = orders.get(table);

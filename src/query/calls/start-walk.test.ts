@@ -82,3 +82,33 @@ test('startOrderPage: only (started_at, id) in one direction, and not for a smal
   const oneTrace = planFilter(t, { trace_ids: ['t3'] }, []);
   assert.equal(startOrderPage(t, oneTrace, null, asc, 0, 5), null);
 });
+
+test('start-order pages of a table without deletions are slices of the index; a delete, an end or a moved start is seen by the next page', () => {
+  const engine = createEngine();
+  const t = engine.store.projectForWrite(P).calls;
+  const part = (id: string, at: number, root: boolean): CallStartPart => ({
+    id, op_name: `weave:///${P}/op/a:x`, display_name: null, trace_id: 't', parent_id: root ? null : 'r', thread_id: null, turn_id: null,
+    started_at: at, attributes: {}, inputs: {}, user_id: null, run_id: null, run_step: null,
+  });
+  for (let i = 0; i < 60; i++) t.start(part(`c${String(i).padStart(2, '0')}`, (i * 13) % 17, i % 3 === 0));
+  const check = (what: string) => {
+    for (const desc of [false, true]) {
+      const sort = desc ? { sort_by: [{ field: 'started_at', direction: 'desc' }] } : {};
+      for (const [offset, limit] of [[0, 5], [20, 7], [55, 10], [70, 3]] as const) {
+        assert.deepEqual(ids(engine, { ...sort, offset, limit }), expectedIds(t, () => true, desc, offset, limit), `${what} all ${desc} ${offset}`);
+        assert.deepEqual(
+          ids(engine, { ...sort, offset, limit, filter: { trace_roots_only: true } }),
+          expectedIds(t, (r) => t.parentIds[r] === null, desc, offset, limit),
+          `${what} roots ${desc} ${offset}`,
+        );
+      }
+    }
+  };
+  check('no deletions');
+  t.markDeleted(t.rowOf('c03')!, 1);
+  t.markDeleted(t.rowOf('c10')!, 1);
+  check('two deleted');
+  t.start(part('c06', -1, false)); // a root moved first and turned into a child
+  t.start(part('new', 5, true));
+  check('moved and appended');
+});

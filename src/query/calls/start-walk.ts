@@ -5,7 +5,7 @@
  * same as filtering and then sorting by those two keys (ids are unique: the order is total).
  */
 import type { CallTable } from '../../store/call-table.ts';
-import { rootStartOrder, startOrder } from '../../store/start-order.ts';
+import { hasDeletedRows, rootStartOrder, startOrder } from '../../store/start-order.ts';
 import type { FilterPlan } from './filter.ts';
 import type { SortTerm } from './request.ts';
 
@@ -37,11 +37,18 @@ export function startOrderPage(
   // The residual checks every other clause, the indexed ones included: candidates only narrow.
   const residual = plan.residual;
   const deleted = table.deletedAt.data;
+  const desc = terms[0].direction === 'desc';
   const n = order.length;
   const want = limit ?? n;
+  if (plan.candidates === null && residual === null && expr === null && !hasDeletedRows(table)) {
+    // Every indexed row is in the result: the page is a slice of the index.
+    const from = Math.min(offset, n), to = Math.min(n, offset + want);
+    const out = new Array<number>(to - from);
+    for (let i = from; i < to; i++) out[i - from] = order[desc ? n - 1 - i : i];
+    return out;
+  }
   const out: number[] = [];
   let skip = offset;
-  const desc = terms[0].direction === 'desc';
   for (let i = 0; i < n && out.length < want; i++) {
     const row = order[desc ? n - 1 - i : i];
     const d = deleted[row];
