@@ -56,6 +56,7 @@ async function mix(calls: number): Promise<void> {
   const { loadFixtures } = await import('../src/io/load-fixtures.ts');
   const { ensureBenchData } = await import('./generate.ts');
   const { benchQueries } = await import('./queries.ts');
+  const { startOrderBytes } = await import('../src/store/start-order.ts');
   const data = await ensureBenchData({ calls });
   const P = data.projectId;
   const before = heapBytes();
@@ -74,8 +75,8 @@ async function mix(calls: number): Promise<void> {
     if (res.kind === 'stream') for (const _ of res.lines) rows++;
     console.log(`${q.name.padEnd(16)} ${String(rows).padStart(7)} rows  ${perCall(await settledHeapBytes())} B/call`);
   }
-  // Derived caches live on the store (DerivedCaches); older trees had none there.
-  const derived = (engine.store as { derived?: { report(): Record<string, number> } }).derived;
-  const report = derived?.report() ?? {};
+  const report = engine.store.derived.report();
+  // The start-order indexes live beside each call table (src/store/start-order.ts).
+  report['start-order indexes'] = startOrderBytes(t);
   for (const [name, bytes] of Object.entries(report)) console.log(`  cache ${name.padEnd(28)} ${(bytes / calls).toFixed(1)} B/call`);
 }
