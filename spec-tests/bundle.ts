@@ -10,20 +10,25 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ConformanceCase } from '../src/check/case.ts';
-import { validateJsonSchema, type JsonSchema } from '../src/check/json-schema.ts';
+import { compileSchema, type JsonSchema, type SchemaCheck } from './case-schema.ts';
 
-export const SPEC_TESTS_DIR = dirname(fileURLToPath(import.meta.url));
-export const CASES_DIR = join(SPEC_TESTS_DIR, 'cases');
+const SPEC_TESTS_DIR = dirname(fileURLToPath(import.meta.url));
+const CASES_DIR = join(SPEC_TESTS_DIR, 'cases');
 export const BUNDLE_PATH = join(SPEC_TESTS_DIR, 'cases.json');
-export const SCHEMA_PATH = join(SPEC_TESTS_DIR, 'case.schema.json');
+const SCHEMA_PATH = join(SPEC_TESTS_DIR, 'case.schema.json');
 
 export interface CaseBundle {
   version: 1;
   cases: ConformanceCase[];
 }
 
-export function loadCaseSchema(): JsonSchema {
+function loadCaseSchema(): JsonSchema {
   return JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as JsonSchema;
+}
+
+/** case.schema.json compiled: a case's violations, as `<path>: <problem>`. */
+export function caseSchemaCheck(): SchemaCheck {
+  return compileSchema(loadCaseSchema());
 }
 
 function casesOfFile(file: string, parsed: unknown): unknown[] {
@@ -37,7 +42,7 @@ function casesOfFile(file: string, parsed: unknown): unknown[] {
 
 /** Reads, validates and concatenates every case file; throws listing every problem found. */
 export function bundleCases(dir = CASES_DIR): CaseBundle {
-  const schema = loadCaseSchema();
+  const check = caseSchemaCheck();
   const problems: string[] = [];
   const cases: ConformanceCase[] = [];
   const seen = new Map<string, string>();
@@ -52,7 +57,7 @@ export function bundleCases(dir = CASES_DIR): CaseBundle {
     }
     casesOfFile(file, parsed).forEach((c, i) => {
       const name = typeof c === 'object' && c !== null && typeof (c as { name?: unknown }).name === 'string' ? (c as { name: string }).name : `#${i}`;
-      for (const e of validateJsonSchema(schema, c)) problems.push(`${file} ${name}: ${e}`);
+      for (const e of check(c)) problems.push(`${file} ${name}: ${e}`);
       const previous = seen.get(name);
       if (previous !== undefined) problems.push(`${file} ${name}: duplicate name (also in ${previous})`);
       seen.set(name, file);

@@ -13,18 +13,24 @@ export type { Engine, EngineOptions, FieldPrefix, RequestBody, RequestContext, R
 // Running routes: by path with a body text (as a client sends it), or a Route object.
 export { runRoute } from './api/run-route.ts';
 export { runPath } from './api/run-path.ts';
-export { allRoutes, findRoute, TQ_VERSION } from './api/routes.ts';
+export { allRoutes, findRoute } from './api/routes.ts';
+export { TQ_VERSION } from './version.ts';
 export { fullAccessContext } from './api/context.ts';
 
 // Errors: every request error is a TqError (HTTP status, stable code, JSON body).
 export {
   AuthenticationError,
+  DigestMismatchError,
   ERROR_CATALOGUE,
   FixtureError,
   InvalidFieldError,
   InvalidRequestError,
+  NotFoundError,
+  ObjectDeletedError,
   PermissionDeniedError,
   RequestSchemaError,
+  RequestTooLargeError,
+  ServerError,
   TqError,
   TransportError,
   type ErrorCode,

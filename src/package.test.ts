@@ -82,7 +82,7 @@ test('the packed tarball installs offline; its bin and library answer as the sou
     for (const needed of ['bin/tq', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'fixtures/calls.jsonl', 'spec-tests/cases.json', 'package.json', 'README.md']) {
       assert.ok(files.includes(needed), `${needed} missing from the tarball`);
     }
-    const strays = files.filter((f) => /\.test\.|test-helpers|\.testing\.|^src\/|^scripts\/|^bench\/|\.ts$/.test(f) && !f.endsWith('.d.ts'));
+    const strays = files.filter((f) => /\.test\.|\.testing\.|^src\/|^scripts\/|^bench\/|\.ts$/.test(f) && !f.endsWith('.d.ts'));
     assert.deepEqual(strays, [], 'tests, helpers and sources stay out of the package');
 
     // 2. Install it with its dependencies, each packed from node_modules: no registry needed.

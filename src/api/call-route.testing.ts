@@ -2,7 +2,7 @@
  * For route tests: run the route serving a path (templates included) on a body and get its
  * JSON answer, its lines, or its error as status + body, as a front end would send them.
  */
-import { TqError } from '../core/errors.ts';
+import { TqError, tqError } from '../core/errors.ts';
 import { routesForPath } from './route-path.ts';
 import { allRoutes } from './routes.ts';
 import { runRoute } from './run-route.ts';
@@ -17,7 +17,7 @@ export function grantingContext(userId = 'alice', denied: readonly string[] = []
   return {
     userId,
     authorize(projectId) {
-      if (denied.includes(projectId)) throw new TqError('TQ_PROJECT_FORBIDDEN', { user: userId, project: projectId });
+      if (denied.includes(projectId)) throw tqError('TQ_PROJECT_FORBIDDEN', { user: userId, project: projectId });
     },
     canRead: (projectId) => !denied.includes(projectId),
   };

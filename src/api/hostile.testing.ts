@@ -68,7 +68,7 @@ export const hostileBodyText: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** The most an error body may weigh, whatever the input (src/core/echo.ts: the detail budget plus one issue). */
-export const MAX_ERROR_BODY_CHARS = 2_200_000;
+const MAX_ERROR_BODY_CHARS = 2_200_000;
 
 /** Asserts an answer is not a 5xx and that an error body has its documented shape. */
 export function assertAnswer(status: number, body: unknown, context: string): void {

@@ -4,13 +4,14 @@
  * A `{name}` segment matches one non-empty path segment, percent-decoded; every other segment
  * matches exactly. Exact paths win over templates.
  */
-import type { Route } from './types.ts';
+import type { PathParams, Route } from './types.ts';
 
-export type PathParams = Readonly<Record<string, string>>;
+// The type lives with the Route contract (types.ts), which route-path.ts serves, not the reverse.
+export type { PathParams };
 
 const PARAM = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
-export const isTemplate = (path: string) => path.includes('{');
+const isTemplate = (path: string) => path.includes('{');
 
 /** The parameters of `path` under `template`, or null when it does not match. */
 export function matchPath(template: string, path: string): PathParams | null {

@@ -20,8 +20,7 @@ import { feedbackQueryRoute } from '../query/feedback/query.ts';
 import { feedbackChangeRoutes } from '../write/feedback-changes.ts';
 import { routesForPath } from './route-path.ts';
 import type { Route } from './types.ts';
-
-export const TQ_VERSION = '0.1.0';
+import { TQ_VERSION } from '../version.ts';
 
 export const healthRoute: Route = {
   path: '/health',

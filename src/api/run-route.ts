@@ -7,7 +7,7 @@
  * - a stack overflow in a recursive step that the depth bound did not foresee is still the
  *   client's doing: 400, not a 500.
  */
-import { invalidRequest, TqError } from '../core/errors.ts';
+import { invalidRequest, TqError, tqError } from '../core/errors.ts';
 import { MAX_BODY_DEPTH, textDepthExceeded, valueDepthExceeded } from '../core/json/depth.ts';
 import { projectIdProblem, showProjectId } from '../core/project-id.ts';
 import type { PathParams } from './route-path.ts';
@@ -39,7 +39,7 @@ export function validatingContext(ctx: RequestContext): RequestContext {
 
 /** A stack overflow is the client's doing (400); anything else passes through. */
 function clientDepthError(e: unknown): unknown {
-  return e instanceof RangeError && /call stack/i.test(e.message) ? new TqError('TQ_TOO_DEEP') : e;
+  return e instanceof RangeError && /call stack/i.test(e.message) ? tqError('TQ_TOO_DEEP') : e;
 }
 
 /**

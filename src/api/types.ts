@@ -5,7 +5,6 @@
  * `run`, before it returns: a returned stream never fails validation halfway.
  */
 import type { Store } from '../store/store.ts';
-import type { PathParams } from './route-path.ts';
 
 /**
  * The wire spelling of the user/run fields (semantics.md#wire-prefix). The engine is parameterised
@@ -42,6 +41,9 @@ export interface RequestContext {
    */
   canRead(projectId: string): boolean;
 }
+
+/** The `{name}` segments of a templated route path (route-path.ts matches them), by name. */
+export type PathParams = Readonly<Record<string, string>>;
 
 /**
  * A request body as the front end received it. Routes that compute digests parse `text`

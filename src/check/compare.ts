@@ -221,11 +221,6 @@ function bodyOf(res: TargetResponse): string {
   return res.text === undefined ? '<empty>' : show(res.text, 300);
 }
 
-/** Whether the expectation is the success form (status 200, the default). */
-export function expectsSuccess(expect: Expect): boolean {
-  return (expect.status ?? 200) === 200;
-}
-
 /**
  * Compares a response with an expectation. Returns undefined on a match, else a one-line
  * diff (with the target's note appended, when it gave one).

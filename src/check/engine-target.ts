@@ -5,7 +5,7 @@
  * paths, methods, body limits, headers) does not exist here, so cases tagged `transport` are
  * skipped with that reason.
  */
-import { runRoute as runEngineRoute } from '../api/run-route.ts';
+import { runRoute } from '../api/run-route.ts';
 import { allRoutes } from '../api/routes.ts';
 import { routesForPath, type PathParams } from '../api/route-path.ts';
 import type { Engine, RequestBody, RequestContext, Route } from '../api/types.ts';
@@ -47,9 +47,9 @@ function errorResponse(e: unknown): TargetResponse {
 }
 
 /** Runs one route; JSON bodies go through JSON text, as they would on the wire. */
-function runRoute(engine: Engine, route: Route, body: RequestBody, ctx: RequestContext, params?: PathParams): TargetResponse {
+function targetResponse(engine: Engine, route: Route, body: RequestBody, ctx: RequestContext, params?: PathParams): TargetResponse {
   try {
-    const result = runEngineRoute(route, engine, body, ctx, params);
+    const result = runRoute(route, engine, body, ctx, params);
     if (result.kind === 'json') {
       const text = result.text ?? JSON.stringify(result.body);
       return { status: 200, headers: JSON_HEADERS, json: text === undefined ? undefined : JSON.parse(text) };
@@ -97,7 +97,7 @@ export function createEngineTarget(opts: EngineTargetOptions = {}): Target & { e
         },
         canRead: () => auth !== 'other',
       };
-      return runRoute(engine, route, requestBody(req), ctx, found?.params);
+      return targetResponse(engine, route, requestBody(req), ctx, found?.params);
     },
   };
 }

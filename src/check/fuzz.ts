@@ -7,7 +7,8 @@
  * write API, the reference in-process) and the same request; their answers must agree. Where
  * the request's sort leaves rows tied, tied rows may come in any order (semantics.md#order-ties).
  * On a mismatch fast-check shrinks the data and request to a minimal case, printed as a case file
- * ready for spec-tests/cases (after checking its expectation against the spec by hand).
+ * ready for spec-tests/cases (after checking its expectation against the spec by hand), its
+ * query in the canonical spelling the engine reads it in (expr/print.ts).
  *
  * Deterministic for a given seed: every random choice comes from fast-check's seeded source,
  * and the projects are named by seed and run number.
@@ -16,6 +17,8 @@ import fc from 'fast-check';
 import stableStringify from 'fast-json-stable-stringify';
 import { rowDigest, tableDigest } from '../core/digest.ts';
 import { parseLossless } from '../core/json/lossless.ts';
+import { parseQuery } from '../query/calls/expr/parse.ts';
+import { printQuery } from '../query/calls/expr/print.ts';
 import type { CaseRequest, ConformanceCase } from './case.ts';
 import { createEngineTarget } from './engine-target.ts';
 import { casePrefixed } from './prefix.ts';
@@ -25,7 +28,7 @@ import type { Target, TargetResponse } from './target.ts';
 type Json = Record<string, unknown>;
 
 /** One generated scenario: the writes that create its data and the request under test. */
-export interface FuzzScenario {
+interface FuzzScenario {
   setup: CaseRequest[];
   request: CaseRequest;
   /** The request's sort fields (how lines may tie), in the response's own terms. */
@@ -207,7 +210,7 @@ const tableRequest = fc
   });
 
 /** The scenario arbitrary: data plus one request on a random endpoint. */
-export const scenario: fc.Arbitrary<FuzzScenario & { tableRows: Json[] }> = fc
+const scenario: fc.Arbitrary<FuzzScenario & { tableRows: Json[] }> = fc
   .tuple(fc.array(callSpec, { minLength: 1, maxLength: 14 }), fc.array(tableRow, { maxLength: 8 }), fc.nat(2))
   .chain(([specs, rows, which]) => {
     const { batch, ids } = callWrites(specs as CallSpec[]);
@@ -238,7 +241,7 @@ function tieGroups(lines: unknown[], sortPaths: string[]): string[][] {
 }
 
 /** Why the target's answer differs from the reference's, or undefined when they agree. */
-export function compareAnswers(reference: TargetResponse, got: TargetResponse, sortPaths: string[]): string | undefined {
+function compareAnswers(reference: TargetResponse, got: TargetResponse, sortPaths: string[]): string | undefined {
   if (reference.status !== got.status) return `status: expected ${reference.status}, got ${got.status} ${stableStringify(got.json ?? got.text ?? null)}`;
   if (reference.status !== 200) {
     const a = stableStringify(reference.json ?? null), b = stableStringify(got.json ?? null);
@@ -342,11 +345,22 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzResult> {
     spec: `found by tq fuzz --seed ${opts.seed}; expectation is tq's answer: check it against the spec before adding`,
     project: `fuzz/seed-${opts.seed}`,
     setup,
-    request,
+    request: withCanonicalQuery(request),
     expect,
   };
   log(`difference after ${details.numRuns} runs (seed ${opts.seed}), shrunk ${details.numShrinks} times: ${lastDifference ?? ''}`);
   return { ok: false, runs: details.numRuns, counterexample, difference: lastDifference };
+}
+
+/**
+ * A calls request with its `$expr` query (if any) printed back from the engine's reading of it:
+ * every operator in its `$` spelling, defaults written out (`case_insensitive`), so a case
+ * file shows exactly the expression that was run.
+ */
+export function withCanonicalQuery(request: CaseRequest): CaseRequest {
+  const body = request.body as Json | undefined;
+  if (request.path !== '/calls/stream_query' || body?.query === undefined) return request;
+  return { ...request, body: { ...body, query: printQuery(parseQuery(body.query, ['body', 'query'])) } };
 }
 
 /** A table's digest (content-addressed: the same rows give the same digest on every server). */

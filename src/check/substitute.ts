@@ -8,7 +8,7 @@
 import type { ConformanceCase } from './case.ts';
 import { defineOwn } from '../core/json/lossless.ts';
 
-export interface CaseVariables {
+interface CaseVariables {
   project: string;
   entity: string;
   user: string;
@@ -20,7 +20,7 @@ export function newRunId(): string {
 }
 
 /** The variables of one case in one run. */
-export function caseVariables(c: ConformanceCase, runId: string, user: string): CaseVariables {
+function caseVariables(c: ConformanceCase, runId: string, user: string): CaseVariables {
   const project = c.project === undefined ? '' : `${c.project}-${runId}`;
   return { project, entity: project.split('/')[0] ?? '', user };
 }
@@ -39,7 +39,7 @@ function substituteString(text: string, vars: CaseVariables, caseName: string): 
 }
 
 /** Deep copy of `value` with placeholders replaced in every string and object key. */
-export function substitute<T>(value: T, vars: CaseVariables, caseName = '?'): T {
+function substitute<T>(value: T, vars: CaseVariables, caseName = '?'): T {
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return substituteString(v, vars, caseName);
     if (Array.isArray(v)) return v.map(walk);

@@ -6,14 +6,14 @@
 import { Command } from 'commander';
 import { findRoute } from '../api/routes.ts';
 import { LosslessObject, type LosslessValue } from '../core/json/lossless.ts';
-import { dataOptions, intOption, listOption, loadEngine, parsePrefix, runRoute, UsageError, type DataOptions } from './common.ts';
+import { dataOptions, intOption, listOption, loadEngine, parsePrefix, printRouteResult, UsageError, type DataOptions } from './common.ts';
 import { callsEdits, requestTextOf } from './queries.ts';
 import { integer, setTo, sortTerms, strings, type FieldEdit } from './request-body.ts';
 
 async function answer(path: string, opts: DataOptions & { request?: string }, edits: Map<string, FieldEdit>): Promise<void> {
   parsePrefix(opts.fieldPrefix);
   const text = await requestTextOf(opts, edits);
-  await runRoute(await loadEngine(opts), findRoute(path)!, text);
+  await printRouteResult(await loadEngine(opts), findRoute(path)!, text);
 }
 
 export function countCommand(): Command {

@@ -3,7 +3,7 @@
  * with backpressure, human messages on stderr (colour only on a TTY and without NO_COLOR),
  * and the exit codes: 0 ok, 1 runtime error, 2 usage error.
  */
-import { checkBodyDepth, runRoute as runEngineRoute } from '../api/run-route.ts';
+import { checkBodyDepth, runRoute } from '../api/run-route.ts';
 import { fullAccessContext } from '../api/context.ts';
 import { Chalk } from 'chalk';
 import type { Command } from 'commander';
@@ -134,9 +134,9 @@ export async function writeLines(lines: Iterable<string>): Promise<void> {
   }
 }
 
-/** Runs a route in-process on the request text and prints its result. */
-export async function runRoute(engine: Engine, route: Route, text: string): Promise<void> {
-  const result = runEngineRoute(route, engine, { kind: 'text', text }, localContext);
+/** Runs a route in-process on the request text and prints its result on stdout. */
+export async function printRouteResult(engine: Engine, route: Route, text: string): Promise<void> {
+  const result = runRoute(route, engine, { kind: 'text', text }, localContext);
   if (result.kind === 'stream') await writeLines(result.lines);
   else if (result.kind === 'bytes') process.stdout.write(result.bytes);
   else await writeLines([result.text ?? JSON.stringify(result.body)]);

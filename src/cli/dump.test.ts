@@ -13,7 +13,7 @@ import { createEngine } from '../engine.ts';
 import { runRecorded } from '../journal/apply.ts';
 import { segmentName } from '../journal/data-dir.ts';
 import { encodeRecord } from '../journal/record.ts';
-import { testContext } from '../write/test-helpers.ts';
+import { testContext } from '../write/writes.testing.ts';
 
 const TQ = fileURLToPath(new URL('../../bin/tq', import.meta.url));
 const cwd = mkdtempSync(join(tmpdir(), 'tq-dump-'));

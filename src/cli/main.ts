@@ -2,10 +2,8 @@
  * The `tq` command line: commander wiring only; each command lives in its own module.
  */
 import { Command, CommanderError } from 'commander';
-import { readFileSync } from 'node:fs';
+import { TQ_VERSION } from '../version.ts';
 import { EXIT_OK, EXIT_USAGE, reportError, takeRequestedExit } from './common.ts';
-
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 /**
  * Each command's module, imported only when that command is named (all of them for the
@@ -26,10 +24,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   dump: async () => (await import('./dump.ts')).dumpCommand(),
 };
 
-export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
+async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command('tq')
     .description('tq: the reference trace query service (Weave-exact calls, table and threads queries)')
-    .version(pkg.version, '-V, --version')
+    .version(TQ_VERSION, '-V, --version')
     .showHelpAfterError()
     .exitOverride();
   const named = argv[0] !== undefined && Object.hasOwn(COMMANDS, argv[0]) ? [argv[0]] : Object.keys(COMMANDS);

@@ -15,7 +15,7 @@ import {
   parsePrefix,
   parseSortOption,
   readRequest,
-  runRoute,
+  printRouteResult,
   say,
   UsageError,
 } from './common.ts';
@@ -50,7 +50,7 @@ async function run(route: Route, opts: { fixtures?: string; fieldPrefix?: string
   parsePrefix(opts.fieldPrefix);
   const text = await requestTextOf(opts, edits);
   const engine = await loadEngine(opts);
-  await runRoute(engine, route, text);
+  await printRouteResult(engine, route, text);
   noticeMissingData(engine, text, opts.verbose, say);
 }
 

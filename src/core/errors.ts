@@ -1,7 +1,9 @@
 /**
- * One catalogue of every error tq can report (fastify's pattern): a stable code, the HTTP
- * status it maps to, and the message. Messages copy the Weave server's wording where a client
- * can see it, because tq is judged against that server.
+ * One catalogue of every error tq can report (fastify's pattern): a stable code, its kind
+ * (which picks the error's class), the HTTP status it maps to, and the message. Messages copy
+ * the Weave server's wording where a client can see it, because tq is judged against that
+ * server. The README's Errors table lists the catalogue; errors.test.ts keeps the two equal
+ * and checks that every code is raised somewhere.
  *
  * The engine throws `TqError`s only; the HTTP front end turns them into status + JSON body and
  * the CLI into a message on stderr and an exit code. Anything else thrown is a bug (HTTP 500).
@@ -22,7 +24,14 @@ export interface ValidationIssue {
 
 type MessageArgs = Record<string, string | number>;
 
+/**
+ * The kind of an error picks its class (InvalidRequestError, NotFoundError, ...), so the class
+ * follows from the code, as Weave's exception types map to statuses.
+ */
+type ErrorKind = 'schema' | 'invalid' | 'field' | 'auth' | 'permission' | 'notFound' | 'conflict' | 'tooLarge' | 'transport' | 'server';
+
 interface CatalogueEntry {
+  kind: ErrorKind;
   status: number;
   message: (args: MessageArgs) => string;
 }
@@ -32,94 +41,99 @@ const fixed = (text: string) => () => text;
 /** The catalogue. Codes are stable: tests, docs and users may rely on them. */
 export const ERROR_CATALOGUE = {
   // 422: the body is not JSON or does not fit the request model.
-  TQ_REQUEST_SCHEMA: { status: 422, message: fixed('Request validation failed') },
+  TQ_REQUEST_SCHEMA: { kind: 'schema', status: 422, message: fixed('Request validation failed') },
 
   // 400: well-formed request, bad value.
-  TQ_INVALID_REQUEST: { status: 400, message: (a) => String(a.reason) },
-  TQ_EMPTY_AND: { status: 400, message: fixed('Empty AND operation') },
-  TQ_EMPTY_OR: { status: 400, message: fixed('Empty OR operation') },
-  TQ_NEGATIVE_LIMIT: { status: 400, message: fixed('Limit must be a positive integer') },
-  TQ_NEGATIVE_OFFSET: { status: 400, message: fixed('Offset must be a positive integer') },
+  TQ_INVALID_REQUEST: { kind: 'invalid', status: 400, message: (a) => String(a.reason) },
+  TQ_EMPTY_AND: { kind: 'invalid', status: 400, message: fixed('Empty AND operation') },
+  TQ_EMPTY_OR: { kind: 'invalid', status: 400, message: fixed('Empty OR operation') },
+  TQ_NEGATIVE_LIMIT: { kind: 'invalid', status: 400, message: fixed('Limit must be a positive integer') },
+  TQ_NEGATIVE_OFFSET: { kind: 'invalid', status: 400, message: fixed('Offset must be a positive integer') },
   TQ_LIST_TOO_LONG: {
+    kind: 'invalid',
     status: 400,
     message: (a) =>
       `Parameter: '${a.name}' request length is greater than max length (${a.max}). Actual length: ${a.length}`,
   },
-  TQ_SORT_FIELD_NOT_ALLOWED: { status: 400, message: (a) => `Field ${a.field} is not allowed in ORDER BY` },
-  TQ_LITERAL_TYPE: { status: 400, message: (a) => `Unknown value type: ${a.type}` },
+  TQ_SORT_FIELD_NOT_ALLOWED: { kind: 'invalid', status: 400, message: (a) => `Field ${a.field} is not allowed in ORDER BY` },
+  TQ_LITERAL_TYPE: { kind: 'invalid', status: 400, message: (a) => `Unknown value type: ${a.type}` },
   TQ_THREAD_SORT_FIELD: {
+    kind: 'invalid',
     status: 400,
     message: (a) =>
       `Unsupported sort field: ${a.field}. Supported fields: ['thread_id', 'turn_count', 'start_time', 'last_updated', 'p50_turn_duration_ms', 'p99_turn_duration_ms']`,
   },
-  TQ_TABLE_SORT_EMPTY: { status: 400, message: fixed('Sort field cannot be empty') },
+  TQ_TABLE_SORT_EMPTY: { kind: 'invalid', status: 400, message: fixed('Sort field cannot be empty') },
   TQ_TABLE_SORT_DOTS: {
+    kind: 'invalid',
     status: 400,
     message: (a) =>
       `Invalid sort field '${a.field}': field names cannot start/end with dots or contain consecutive dots`,
   },
   TQ_TABLE_SORT_COMPONENT: {
+    kind: 'invalid',
     status: 400,
     message: (a) => `Invalid sort field '${a.field}': field path components cannot be empty`,
   },
-  TQ_INDEX_OUT_OF_RANGE: { status: 400, message: fixed('Index out of range') },
-  TQ_INVALID_MODE: { status: 400, message: fixed('Invalid mode') },
-  TQ_TOO_DEEP: { status: 400, message: fixed('Request is nested too deeply') },
-  TQ_DIGEST_MISMATCH: {
-    status: 400,
-    message: (a) => `Digest mismatch: expected ${a.expected}, computed ${a.actual}`,
-  },
-  TQ_INVALID_OBJECT_ID: { status: 400, message: (a) => String(a.reason) },
+  TQ_INDEX_OUT_OF_RANGE: { kind: 'invalid', status: 400, message: fixed('Index out of range') },
+  TQ_INVALID_MODE: { kind: 'invalid', status: 400, message: fixed('Invalid mode') },
+  TQ_TOO_DEEP: { kind: 'invalid', status: 400, message: fixed('Request is nested too deeply') },
+  TQ_INVALID_OBJECT_ID: { kind: 'invalid', status: 400, message: (a) => String(a.reason) },
   TQ_INVALID_PROJECT_ID: {
+    kind: 'invalid',
     status: 400,
     message: (a) => `Invalid project_id '${a.project}': ${a.reason}`,
   },
   TQ_BODY_TOO_DEEP: {
+    kind: 'invalid',
     status: 400,
     message: (a) => `Request body is nested more than ${a.max} levels deep${a.where}`,
   },
-  TQ_MISSING_USER_ID: { status: 400, message: fixed('wb_user_id cannot be None') },
+  TQ_MISSING_USER_ID: { kind: 'invalid', status: 400, message: fixed('wb_user_id cannot be None') },
   // Weave's DigestMismatchError (409): a client-computed expected_digest differs from the server's.
   TQ_EXPECTED_DIGEST_MISMATCH: {
+    kind: 'conflict',
     status: 409,
     message: (a) => `Client ${a.label} digest ${a.expected} != server digest ${a.actual}`,
   },
-  TQ_TABLE_NOT_FOUND: { status: 404, message: (a) => `Table ${a.project}:${a.digest} not found` },
-  TQ_OBJECT_NOT_FOUND: { status: 404, message: (a) => `Obj ${a.object}:${a.digest} not found` },
+  TQ_TABLE_NOT_FOUND: { kind: 'notFound', status: 404, message: (a) => `Table ${a.project}:${a.digest} not found` },
+  TQ_OBJECT_NOT_FOUND: { kind: 'notFound', status: 404, message: (a) => `Obj ${a.object}:${a.digest} not found` },
   // Weave's ObjectDeletedError: the body also carries `deleted_at` (ObjectDeletedError below).
-  TQ_OBJECT_DELETED: { status: 404, message: (a) => `${a.object}:v${a.index} was deleted at ${a.when}` },
+  TQ_OBJECT_DELETED: { kind: 'notFound', status: 404, message: (a) => `${a.object}:v${a.index} was deleted at ${a.when}` },
   // Weave's NotFoundError / ValueError wordings of object deletion, file reads and refs.
-  TQ_NOT_FOUND_REASON: { status: 404, message: (a) => String(a.reason) },
+  TQ_NOT_FOUND_REASON: { kind: 'notFound', status: 404, message: (a) => String(a.reason) },
 
   // 403: a field that may not be queried, sorted or selected.
-  TQ_FIELD_NOT_ALLOWED: { status: 403, message: (a) => `Field ${a.field} is not allowed` },
+  TQ_FIELD_NOT_ALLOWED: { kind: 'field', status: 403, message: (a) => `Field ${a.field} is not allowed` },
   TQ_SUMMARY_FIELD_NOT_ALLOWED: {
+    kind: 'field',
     status: 403,
     message: (a) =>
       `Summary field '${a.field}' is not allowed. Supported fields are: latency_ms, status, trace_name`,
   },
 
   // Auth.
-  TQ_UNAUTHENTICATED: { status: 401, message: (a) => String(a.reason) },
+  TQ_UNAUTHENTICATED: { kind: 'auth', status: 401, message: (a) => String(a.reason) },
   TQ_PROJECT_FORBIDDEN: {
+    kind: 'permission',
     status: 403,
     message: (a) => `User '${a.user}' has no access to project '${a.project}'`,
   },
 
   // Transport.
-  TQ_NOT_FOUND: { status: 404, message: (a) => String(a.reason) },
-  TQ_METHOD_NOT_ALLOWED: { status: 405, message: fixed('Method Not Allowed') },
-  TQ_REQUEST_TOO_LARGE: { status: 413, message: fixed('Request too large') },
-  TQ_DELETE_TOO_MANY: { status: 413, message: (a) => `Cannot delete more than ${a.max} calls at once` },
-  TQ_UNSUPPORTED_MEDIA: { status: 415, message: (a) => String(a.reason) },
-  TQ_REQUEST_TIMEOUT: { status: 408, message: (a) => `Request not received within ${a.seconds} s` },
-  TQ_MALFORMED_HTTP: { status: 400, message: fixed('Bad Request') },
-  TQ_HEADERS_TOO_LARGE: { status: 431, message: fixed('Request header fields too large') },
-  TQ_INTERNAL: { status: 500, message: fixed('Internal server error') },
+  TQ_NOT_FOUND: { kind: 'transport', status: 404, message: (a) => String(a.reason) },
+  TQ_METHOD_NOT_ALLOWED: { kind: 'transport', status: 405, message: fixed('Method Not Allowed') },
+  TQ_REQUEST_TOO_LARGE: { kind: 'transport', status: 413, message: fixed('Request too large') },
+  TQ_DELETE_TOO_MANY: { kind: 'tooLarge', status: 413, message: (a) => `Cannot delete more than ${a.max} calls at once` },
+  TQ_REQUEST_TIMEOUT: { kind: 'transport', status: 408, message: (a) => `Request not received within ${a.seconds} s` },
+  TQ_MALFORMED_HTTP: { kind: 'transport', status: 400, message: fixed('Bad Request') },
+  TQ_HEADERS_TOO_LARGE: { kind: 'transport', status: 431, message: fixed('Request header fields too large') },
+  TQ_INTERNAL: { kind: 'server', status: 500, message: fixed('Internal server error') },
   // `tq serve` fault injection (Prefer: code=N); the status is the one asked for.
-  TQ_INJECTED: { status: 503, message: (a) => `Injected error: Prefer: code=${a.status}` },
+  TQ_INJECTED: { kind: 'server', status: 503, message: (a) => `Injected error: Prefer: code=${a.status}` },
   // 503: tq serve --data could not make a write durable (disk full, I/O error, read-only DIR).
   TQ_JOURNAL_UNAVAILABLE: {
+    kind: 'server',
     status: 503,
     message: (a) => `Write not acknowledged: the journal could not be written (${a.cause}); reads still work`,
   },
@@ -127,14 +141,22 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
-/** Base class of every error the engine reports on purpose. */
-export class TqError extends Error {
+/** The codes of one kind. */
+type CodeOf<K extends ErrorKind> = { [C in ErrorCode]: (typeof ERROR_CATALOGUE)[C]['kind'] extends K ? C : never }[ErrorCode];
+
+/**
+ * Base class of every error the engine reports on purpose: a catalogue code, its status and
+ * message, and where the offending value is. Not constructed directly: the subclass of the
+ * code's kind is (`tqError(code)` picks it), so `e instanceof NotFoundError` is true exactly for
+ * the not-found codes.
+ */
+export abstract class TqError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   /** Where the offending value is, when it is somewhere in particular. */
   readonly path: ErrorPath | undefined;
 
-  constructor(code: ErrorCode, args: MessageArgs = {}, path?: ErrorPath) {
+  protected constructor(code: ErrorCode, args: MessageArgs = {}, path?: ErrorPath) {
     const entry: CatalogueEntry = ERROR_CATALOGUE[code];
     super(entry.message(args));
     this.name = new.target.name;
@@ -163,8 +185,29 @@ export class RequestSchemaError extends TqError {
   }
 }
 
+/** 400: a well-formed request with a value the server will not take. */
+export class InvalidRequestError extends TqError {
+  constructor(code: CodeOf<'invalid'>, args?: MessageArgs, path?: ErrorPath) {
+    super(code, args, path);
+  }
+}
+
+/** 403: a field that may not be queried, sorted or selected. */
+export class InvalidFieldError extends TqError {
+  constructor(code: CodeOf<'field'>, args?: MessageArgs, path?: ErrorPath) {
+    super(code, args, path);
+  }
+}
+
+/** 404: a table, object, file or ref that does not exist. */
+export class NotFoundError extends TqError {
+  constructor(code: CodeOf<'notFound'>, args?: MessageArgs, path?: ErrorPath) {
+    super(code, args, path);
+  }
+}
+
 /** 404 for a deleted object version, with its deletion time as Weave reports it. */
-export class ObjectDeletedError extends TqError {
+export class ObjectDeletedError extends NotFoundError {
   constructor(
     args: { object: string; index: number; when: string },
     readonly deletedAt: string,
@@ -174,6 +217,69 @@ export class ObjectDeletedError extends TqError {
   override body(): Record<string, unknown> {
     return { reason: this.message, deleted_at: this.deletedAt };
   }
+}
+
+/** 409: a digest the client computed differs from the server's (Weave's DigestMismatchError). */
+export class DigestMismatchError extends TqError {
+  constructor(code: CodeOf<'conflict'>, args?: MessageArgs, path?: ErrorPath) {
+    super(code, args, path);
+  }
+}
+
+/** 413: a request asking for more than the server does at once (Weave's RequestTooLarge). */
+export class RequestTooLargeError extends TqError {
+  constructor(code: CodeOf<'tooLarge'>, args?: MessageArgs, path?: ErrorPath) {
+    super(code, args, path);
+  }
+}
+
+/** 401: missing or wrong credentials. */
+export class AuthenticationError extends TqError {
+  constructor(reason: string) {
+    super('TQ_UNAUTHENTICATED', { reason });
+  }
+}
+
+/** 403: valid credentials without a grant on the project. */
+export class PermissionDeniedError extends TqError {
+  constructor(code: CodeOf<'permission'>, args?: MessageArgs, path?: ErrorPath) {
+    super(code, args, path);
+  }
+}
+
+/** 404 / 405 / 408 / 413 / 431 / 400: transport-level errors of the HTTP front end. */
+export class TransportError extends TqError {
+  constructor(code: CodeOf<'transport'>, args?: MessageArgs, path?: ErrorPath) {
+    super(code, args, path);
+  }
+}
+
+/** 5xx: the server could not answer (a bug, an injected fault, a journal it cannot write). */
+export class ServerError extends TqError {
+  constructor(code: CodeOf<'server'>, args?: MessageArgs, path?: ErrorPath) {
+    super(code, args, path);
+  }
+}
+
+/** The codes whose error takes more than message arguments (issues, a deletion time, a reason). */
+type DedicatedCode = 'TQ_REQUEST_SCHEMA' | 'TQ_OBJECT_DELETED' | 'TQ_UNAUTHENTICATED';
+
+const CLASS_OF_KIND: { [K in Exclude<ErrorKind, 'schema' | 'auth'>]: new (code: CodeOf<K>, args?: MessageArgs, path?: ErrorPath) => TqError } = {
+  invalid: InvalidRequestError,
+  field: InvalidFieldError,
+  notFound: NotFoundError,
+  conflict: DigestMismatchError,
+  tooLarge: RequestTooLargeError,
+  permission: PermissionDeniedError,
+  transport: TransportError,
+  server: ServerError,
+};
+
+/** The error for `code`, of the class its kind names. */
+export function tqError(code: Exclude<ErrorCode, DedicatedCode>, args: MessageArgs = {}, path?: ErrorPath): TqError {
+  const kind = ERROR_CATALOGUE[code].kind as keyof typeof CLASS_OF_KIND;
+  const Class = CLASS_OF_KIND[kind] as new (code: ErrorCode, args?: MessageArgs, path?: ErrorPath) => TqError;
+  return new Class(code, args, path);
 }
 
 /** The issues a 422 lists: each echo bounded, and no more than DETAIL_MAX_CHARS of them in all. */
@@ -195,25 +301,6 @@ function boundIssue(issue: ValidationIssue): ValidationIssue {
   return out;
 }
 
-/** 400: a well-formed request with a value the server will not take. */
-export class InvalidRequestError extends TqError {}
-
-/** 403: a field that may not be queried, sorted or selected. */
-export class InvalidFieldError extends TqError {}
-
-/** 401: missing or wrong credentials. */
-export class AuthenticationError extends TqError {
-  constructor(reason: string) {
-    super('TQ_UNAUTHENTICATED', { reason });
-  }
-}
-
-/** 403: valid credentials without a grant on the project. */
-export class PermissionDeniedError extends TqError {}
-
-/** 404 / 405 / 413 / 415: transport-level errors of the HTTP front end. */
-export class TransportError extends TqError {}
-
 /** A malformed fixture file: names the file and line. Not an HTTP error (status 500 if it ever leaks). */
 export class FixtureError extends Error {
   constructor(
@@ -228,7 +315,7 @@ export class FixtureError extends Error {
 }
 
 // Constructors for the codes used in many places, so call sites read as sentences.
-export const invalidRequest = (code: ErrorCode, args: MessageArgs = {}, path?: ErrorPath) =>
+export const invalidRequest = (code: CodeOf<'invalid'>, args: MessageArgs = {}, path?: ErrorPath) =>
   new InvalidRequestError(code, args, path);
 export const fieldNotAllowed = (field: string, path?: ErrorPath) =>
   new InvalidFieldError('TQ_FIELD_NOT_ALLOWED', { field }, path);

@@ -20,8 +20,6 @@ export function projectIdProblem(id: string): string | null {
   return null;
 }
 
-export const isValidProjectId = (id: string): boolean => projectIdProblem(id) === null;
-
 /** `id` as it may be shown back: invisible characters escaped, long ids cut. */
 export function showProjectId(id: string): string {
   const cut = id.length > SHOWN_MAX ? id.slice(0, SHOWN_MAX) + '…' : id;

@@ -5,7 +5,7 @@
  * (semantics.md#calls-project-echo).
  */
 
-export type RefKind = 'object' | 'op' | 'table' | 'call' | string;
+type RefKind = 'object' | 'op' | 'table' | 'call' | string;
 
 export interface ParsedRef {
   scheme: 'weave' | 'weave-trace-internal';
@@ -75,7 +75,7 @@ export function parseObjectRef(uri: string): ParsedRef | null {
 }
 
 /** True for the strings `extract_refs_from_values` keeps. */
-export function isExtractableRef(s: string): boolean {
+function isExtractableRef(s: string): boolean {
   if (s.startsWith(ARTIFACT)) return true;
   return looksLikeRef(s) && parseRef(s) !== null;
 }

@@ -5,7 +5,7 @@ import { routesForPath } from '../api/route-path.ts';
 import type { RequestBody, Route } from '../api/types.ts';
 import { TqError } from '../core/errors.ts';
 import { createEngine } from '../engine.ts';
-import { testContext } from '../write/test-helpers.ts';
+import { testContext } from '../write/writes.testing.ts';
 import { ReplayError, replayRecord, runRecorded } from './apply.ts';
 import { answers } from './journal.testing.ts';
 import { decodeRecord, encodeRecord, type JournalRecord } from './record.ts';

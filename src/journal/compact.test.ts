@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { findRoute } from '../api/routes.ts';
 import { createEngine } from '../engine.ts';
-import { testContext } from '../write/test-helpers.ts';
+import { testContext } from '../write/writes.testing.ts';
 import { runRecorded } from './apply.ts';
 import { compactInPlace, dumpTo } from './compact.ts';
 import { openDataDir, segmentName } from './data-dir.ts';

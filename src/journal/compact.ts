@@ -59,7 +59,7 @@ async function reload(dir: string, engine: Engine): Promise<Engine> {
  * checks that loading it back gives the same snapshot: a dump that would lose anything fails
  * here, before any old data is replaced.
  */
-export async function writeSnapshot(engine: Engine, dir: string): Promise<{ calls: number }> {
+async function writeSnapshot(engine: Engine, dir: string): Promise<{ calls: number }> {
   mkdirSync(dir, { recursive: true });
   const snap = snapshot(engine.store);
   for (const kind of KINDS) await writeSynced(join(dir, `${kind}.jsonl`), snap.lines[kind]);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { findRoute } from '../api/routes.ts';
 import { createEngine } from '../engine.ts';
-import { testContext } from '../write/test-helpers.ts';
+import { testContext } from '../write/writes.testing.ts';
 import { runRecorded } from './apply.ts';
 import { commitCompaction, dumpTo, prepareCompaction } from './compact.ts';
 import { COMPACT_READY, COMPACT_TMP, openDataDir, segmentName, type OpenOptions } from './data-dir.ts';

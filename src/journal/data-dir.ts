@@ -35,13 +35,13 @@ export const segmentName = (seq: number) => `journal-${String(seq).padStart(6, '
 /** The sequence number of a segment file; 0 for the base journal. */
 export const segmentSeq = (file: string) => Number(SEGMENT.exec(basename(file))?.[1] ?? 0);
 
-export interface Segment {
+interface Segment {
   seq: number;
   file: string;
 }
 
 /** Journal segments of `dir`, oldest first. */
-export function segmentsOf(dir: string): Segment[] {
+function segmentsOf(dir: string): Segment[] {
   return readdirSync(dir)
     .map((name) => SEGMENT.exec(name))
     .filter((m): m is RegExpExecArray => m !== null)
@@ -50,7 +50,7 @@ export function segmentsOf(dir: string): Segment[] {
 }
 
 /** The committed compaction's manifest: it covers segments up to `through`. */
-export function readManifest(dir: string): { through: number } | null {
+function readManifest(dir: string): { through: number } | null {
   const file = join(dir, COMPACT_READY, MANIFEST);
   if (!existsSync(file)) return null;
   const m = JSON.parse(readFileSync(file, 'utf8')) as { through: number };

@@ -10,7 +10,7 @@
  * the journal by more than the failed round.
  */
 import type { Engine, RequestBody, RequestContext, Route, RouteResult } from '../api/types.ts';
-import { TqError } from '../core/errors.ts';
+import { TqError, tqError } from '../core/errors.ts';
 import { runRecorded } from './apply.ts';
 import { encodeRecord, type RouteParams } from './record.ts';
 import type { JournalWriter } from './writer.ts';
@@ -51,7 +51,7 @@ export class DurableWrites implements WriteRunner {
       this.logged.add(code);
       this.log(`journal: write failed (${cause}); writes answer 503 until the disk recovers, reads keep working`);
     }
-    return new TqError('TQ_JOURNAL_UNAVAILABLE', { cause });
+    return tqError('TQ_JOURNAL_UNAVAILABLE', { cause });
   }
 
   async runWrite(route: Route, body: RequestBody, ctx: RequestContext, params: RouteParams = {}): Promise<RouteResult> {

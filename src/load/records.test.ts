@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { testEngine } from '../write/test-helpers.ts';
+import { testEngine } from '../write/writes.testing.ts';
 import { RecordProblem } from './call-record.ts';
 import { loadCostRecord, loadFeedbackRecord, loadObjectRecord, loadTableRecord } from './records.ts';
 

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { allRoutes } from '../api/routes.ts';
 import { assertAnswer, hostileBodyText, nestedText } from '../api/hostile.testing.ts';
 import type { Route } from '../api/types.ts';
-import { TqError } from '../core/errors.ts';
+import { tqError } from '../core/errors.ts';
 import { createEngine } from '../engine.ts';
 import { Users } from './basic-auth.ts';
 import { createTqServer } from './server.ts';
@@ -70,7 +70,7 @@ test('tq serve: an error whose answer cannot be written cuts that connection, no
     method: 'POST',
     body: 'none',
     run: () => {
-      const e = new TqError('TQ_INVALID_REQUEST', { reason: 'x' });
+      const e = tqError('TQ_INVALID_REQUEST', { reason: 'x' });
       e.body = () => {
         throw new RangeError('Maximum call stack size exceeded');
       };

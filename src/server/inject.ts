@@ -6,10 +6,10 @@
  * Both may be combined (`Prefer: code=503, delay=200`). Other preferences are ignored, as
  * RFC 7240 asks. Injection applies after authentication, so only a user can slow tq down.
  */
-import { invalidRequest, TqError } from '../core/errors.ts';
+import { invalidRequest, ServerError } from '../core/errors.ts';
 
 /** The longest delay a request may ask for. */
-export const MAX_DELAY_MS = 60_000;
+const MAX_DELAY_MS = 60_000;
 
 export interface DelayRange {
   min: number;
@@ -17,7 +17,7 @@ export interface DelayRange {
 }
 
 /** An error answered on request; its status is the one the client named. */
-export class InjectedError extends TqError {
+export class InjectedError extends ServerError {
   constructor(status: number) {
     super('TQ_INJECTED', { status });
     (this as { status: number }).status = status;

@@ -8,7 +8,7 @@
 import type { ServerResponse } from 'node:http';
 
 /** Lines are written in batches of about this many characters (fewer, larger chunks). */
-export const BATCH_CHARS = 64 * 1024;
+const BATCH_CHARS = 64 * 1024;
 
 export type StreamOutcome = 'finished' | 'client-gone';
 

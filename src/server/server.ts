@@ -18,7 +18,7 @@ import { routesForPath, type PathParams } from '../api/route-path.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Engine, RequestBody, RequestContext, Route } from '../api/types.ts';
-import { invalidRequest, TqError, TransportError } from '../core/errors.ts';
+import { invalidRequest, TqError, tqError, TransportError } from '../core/errors.ts';
 import type { WriteRunner } from '../journal/durable-writes.ts';
 import { WWW_AUTHENTICATE, type Users } from './basic-auth.ts';
 import { ClientGoneError, readBody } from './body-reader.ts';
@@ -76,7 +76,7 @@ function pathOf(url: string | undefined): string {
 /** Does `/health` stay open without credentials (semantics.md#auth-basic)? */
 const isPublic = (route: Route) => route.method === 'GET' && route.path === '/health';
 
-const internalError = () => new TqError('TQ_INTERNAL');
+const internalError = () => tqError('TQ_INTERNAL');
 
 export function createTqServer(options: TqServerOptions): TqServer {
   const { users, cors = false, log, requestLog } = options;

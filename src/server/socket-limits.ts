@@ -14,7 +14,7 @@
  */
 import type { Server, ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
-import { TqError } from '../core/errors.ts';
+import { TqError, tqError } from '../core/errors.ts';
 
 export interface SocketLimits {
   firstByteTimeoutMs: number;
@@ -49,10 +49,10 @@ function rawResponse(error: TqError, statusText: string): string {
 /** What Node would answer a parse error with, but as JSON bodies like every other tq error. */
 function clientErrorResponse(code: string | undefined, limits: SocketLimits): string {
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return rawResponse(new TqError('TQ_REQUEST_TIMEOUT', { seconds: limits.requestTimeoutMs / 1000 }), 'Request Timeout');
+    return rawResponse(tqError('TQ_REQUEST_TIMEOUT', { seconds: limits.requestTimeoutMs / 1000 }), 'Request Timeout');
   }
-  if (code === 'HPE_HEADER_OVERFLOW') return rawResponse(new TqError('TQ_HEADERS_TOO_LARGE'), 'Request Header Fields Too Large');
-  return rawResponse(new TqError('TQ_MALFORMED_HTTP'), 'Bad Request');
+  if (code === 'HPE_HEADER_OVERFLOW') return rawResponse(tqError('TQ_HEADERS_TOO_LARGE'), 'Request Header Fields Too Large');
+  return rawResponse(tqError('TQ_MALFORMED_HTTP'), 'Bad Request');
 }
 
 /** Installs the limits on a server made with socketServerOptions(limits). */

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { createEngine } from '../engine.ts';
 import { callsStreamQueryRoute } from '../query/calls/run.ts';
 import { deleteCalls } from './calls.ts';
-import { call, cell, NOW_US, testContext, testEngine } from './test-helpers.ts';
+import { call, cell, NOW_US, testContext, testEngine } from './writes.testing.ts';
 
 const P = 'acme/proj';
 const start = (id: string, extra: Record<string, unknown> = {}) => ({

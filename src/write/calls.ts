@@ -6,7 +6,7 @@
  * order, as if each were sent alone.
  */
 import type { Engine } from '../api/types.ts';
-import { invalidRequest, TqError } from '../core/errors.ts';
+import { invalidRequest, tqError } from '../core/errors.ts';
 import type { CallEndPart, CallStartPart } from '../store/call-table.ts';
 
 /** A validated `StartedCallSchemaForInsert`, prefix-neutral (datetimes in µs). */
@@ -118,7 +118,7 @@ export const MAX_DELETE_CALLS = 1000;
  * name no live call are ignored, as Weave's server ignores them. More than 1000 ids is a 413.
  */
 export function deleteCalls(engine: Engine, projectId: string, callIds: readonly string[]): Record<string, never> {
-  if (callIds.length > MAX_DELETE_CALLS) throw new TqError('TQ_DELETE_TOO_MANY', { max: MAX_DELETE_CALLS });
+  if (callIds.length > MAX_DELETE_CALLS) throw tqError('TQ_DELETE_TOO_MANY', { max: MAX_DELETE_CALLS });
   const calls = engine.store.project(projectId)?.calls;
   if (!calls) return {};
   const doomed = new Set<number>();

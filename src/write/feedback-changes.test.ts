@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { callRoute, grantingContext } from '../api/call-route.testing.ts';
-import { testEngine } from './test-helpers.ts';
+import { testEngine } from './writes.testing.ts';
 
 const item = (payload: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   project_id: 'e/p',

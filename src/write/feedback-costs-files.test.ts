@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { call, NOW_US, testContext, testEngine } from './test-helpers.ts';
+import { call, NOW_US, testContext, testEngine } from './writes.testing.ts';
 
 const P = 'acme/proj';
 const fb = (extra: Record<string, unknown>) => ({ project_id: P, weave_ref: `weave:///${P}/call/c1`, feedback_type: 'custom', payload: { score: 1 }, ...extra });

@@ -7,7 +7,7 @@
  */
 import { jsonRoute } from '../api/json-route.ts';
 import type { Engine, RequestContext } from '../api/types.ts';
-import { invalidRequest, TqError } from '../core/errors.ts';
+import { invalidRequest, tqError } from '../core/errors.ts';
 import { pyStrRepr } from '../core/json/pyjson.ts';
 import { list, maybe, model, str, validateBody } from '../core/schema.ts';
 import { refreshLatest, selectsVersion } from '../query/objects/versions.ts';
@@ -33,13 +33,13 @@ export function deleteObject(engine: Engine, body: unknown, ctx: RequestContext)
   const targets = versions.filter((v) => v.deletedAtUs === null && (!named || digests.some((d) => selectsVersion(d, v))));
   if (targets.length === 0) {
     const shown = digests === null ? 'None' : pyList(digests);
-    throw new TqError('TQ_NOT_FOUND_REASON', { reason: `Object ${req.object_id} (${shown}) not found when deleting.` });
+    throw tqError('TQ_NOT_FOUND_REASON', { reason: `Object ${req.object_id} (${shown}) not found when deleting.` });
   }
   if (named) {
     const given = [...new Set(digests)];
     const found = new Set(targets.map((v) => v.digest));
     if (given.length !== found.size) {
-      throw new TqError('TQ_NOT_FOUND_REASON', {
+      throw tqError('TQ_NOT_FOUND_REASON', {
         reason:
           `Delete request contains ${digests.length} digests, but found ${found.size} objects to delete. ` +
           `Diff digests: ${pySet(given.filter((d) => !found.has(d)))}`,

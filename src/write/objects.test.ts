@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { call, testContext, testEngine } from './test-helpers.ts';
+import { call, testContext, testEngine } from './writes.testing.ts';
 
 const P = 'acme/proj';
 const OP_VAL = { _type: 'CustomWeaveType', weave_type: { type: 'Op' }, files: { 'obj.py': 'd' }, load_op: 'NO_LOAD_OP' };

@@ -12,7 +12,7 @@ import type { Engine, FieldPrefix } from '../api/types.ts';
 import { formatMicros } from '../core/datetime.ts';
 import { objectDigest } from '../core/digest.ts';
 import { pyStrRepr } from '../core/json/pyjson.ts';
-import { invalidRequest, TqError } from '../core/errors.ts';
+import { invalidRequest, tqError } from '../core/errors.ts';
 import { LosslessObject, type LosslessValue } from '../core/json/lossless.ts';
 import type { ObjectVersion, ProjectStore } from '../store/project.ts';
 import { objectDeleted } from '../query/objects/versions.ts';
@@ -160,7 +160,7 @@ export function readObject(
 ): { obj: Record<string, unknown> } {
   const versions = engine.store.project(projectId)?.objects.get(objectId) ?? [];
   const v = findVersion(versions, digest);
-  if (!v) throw new TqError('TQ_OBJECT_NOT_FOUND', { object: objectId, digest });
+  if (!v) throw tqError('TQ_OBJECT_NOT_FOUND', { object: objectId, digest });
   if (v.deletedAtUs !== null) throw objectDeleted(v);
   return { obj: objectSchema(v, engine.options.fieldPrefix, metadataOnly) };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { call, testEngine } from './test-helpers.ts';
+import { call, testEngine } from './writes.testing.ts';
 
 const P = 'acme/proj';
 const R1 = 'XdhgKMbg1k4iUYb5astpM4ssWXZN95FiEH9cS7NNExA'; // {"a": 1}

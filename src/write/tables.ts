@@ -6,7 +6,7 @@
  * so that their digests are Weave's (semantics.md#digest-row).
  */
 import type { Engine } from '../api/types.ts';
-import { invalidRequest, TqError } from '../core/errors.ts';
+import { invalidRequest, tqError } from '../core/errors.ts';
 import { rowDigest, tableDigest } from '../core/digest.ts';
 import type { LosslessObject } from '../core/json/lossless.ts';
 import type { ProjectStore } from '../store/project.ts';
@@ -20,7 +20,7 @@ export type TableUpdate =
 /** Weave's DigestMismatchError (409) when a client-sent expected digest differs. */
 export function checkExpectedDigest(expected: string | null | undefined, actual: string, label: string): void {
   if (expected !== null && expected !== undefined && expected !== actual) {
-    throw new TqError('TQ_EXPECTED_DIGEST_MISMATCH', { label, expected, actual });
+    throw tqError('TQ_EXPECTED_DIGEST_MISMATCH', { label, expected, actual });
   }
 }
 
@@ -67,7 +67,7 @@ export function updateTable(
   updates: readonly TableUpdate[],
 ): { digest: string; updated_row_digests: string[] } {
   const base = engine.store.project(projectId)?.tables.get(baseDigest);
-  if (base === undefined) throw new TqError('TQ_TABLE_NOT_FOUND', { project: projectId, digest: baseDigest });
+  if (base === undefined) throw tqError('TQ_TABLE_NOT_FOUND', { project: projectId, digest: baseDigest });
   const list = base.slice();
   const known = new Set(list);
   const newRows: Array<[string, LosslessObject]> = [];

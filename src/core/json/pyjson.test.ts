@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LosslessNumber, parseLossless } from './lossless.ts';
-import { compareCodePoints, pyDumps, pyFloatRepr, pyNumber, pyString } from './pyjson.ts';
+import { compareCodePoints, pyDumps, pyNumber, pyString } from './pyjson.ts';
 
 // Expected texts are Python 3.11's json.dumps(json.loads(text)[, sort_keys=True]).
 test('semantics.md#digest-row separators and sort_keys at every level', () => {
@@ -55,15 +55,6 @@ test('semantics.md#digest-row floats as Python repr: 1.0, 1e+100, 0.1, -0.0, 1e-
     ['NaN', 'NaN'],
   ];
   for (const [lexeme, expected] of cases) assert.equal(pyNumber(new LosslessNumber(lexeme)), expected, lexeme);
-});
-
-test('pyFloatRepr on plain JS numbers', () => {
-  assert.equal(pyFloatRepr(2.5), '2.5');
-  assert.equal(pyFloatRepr(1e21), '1e+21');
-  assert.equal(pyFloatRepr(1.5e-7), '1.5e-07');
-  assert.equal(pyFloatRepr(123456789.123456789), '123456789.12345679');
-  assert.equal(pyFloatRepr(-0), '-0.0');
-  assert.equal(pyFloatRepr(Number.MIN_VALUE), '5e-324');
 });
 
 test('pyNumber refuses lexemes Python would not read as numbers', () => {

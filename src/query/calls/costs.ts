@@ -46,7 +46,7 @@ function usageOf(summary: Record<string, unknown>): Map<string, Usage> {
  * The preferred price row for a call started at `startedAt`: rows in effect by then first,
  * project rows before default rows, then the newest effective date.
  */
-export function pickPrice(rows: readonly PriceRow[], startedAt: number, projectId: string): PriceRow | null {
+function pickPrice(rows: readonly PriceRow[], startedAt: number, projectId: string): PriceRow | null {
   let best: PriceRow | null = null;
   let bestKey: [number, number, number] | null = null;
   for (const row of rows) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { callRoute, grantingContext } from '../../api/call-route.testing.ts';
-import { testEngine } from '../../write/test-helpers.ts';
+import { testEngine } from '../../write/writes.testing.ts';
 
 test('call/read renders the call exactly as its stream line; unknown and deleted ids are null', () => {
   const engine = testEngine();

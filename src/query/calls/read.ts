@@ -22,7 +22,7 @@ const readModel = model(
 );
 
 /** The `{"call": ...}` text: the call's stream line as it is, or null. */
-export function readCall(engine: Engine, body: unknown, ctx: RequestContext): string {
+function readCall(engine: Engine, body: unknown, ctx: RequestContext): string {
   const req = validateBody(readModel, body);
   ctx.authorize(req.project_id);
   const query: CallsQuery = {

@@ -36,7 +36,7 @@ export interface CallsStats {
   total_storage_size_bytes: number | null;
 }
 
-export function callsQueryStats(engine: Engine, body: unknown, ctx: RequestContext): CallsStats {
+function callsQueryStats(engine: Engine, body: unknown, ctx: RequestContext): CallsStats {
   validateBody(statsModel, body);
   const req = parseCallsQuery(body, engine.options.fieldPrefix);
   ctx.authorize(req.project_id);

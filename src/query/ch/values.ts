@@ -12,7 +12,8 @@
  * on bytes with ASCII-only case folding.
  */
 import { LosslessNumber, LosslessObject, fromPlain, writeJson, type JsonWriterStyle } from '../../core/json/lossless.ts';
-import { pyFloatRepr, pyNumber, pyString } from '../../core/json/pyjson.ts';
+import { pyFloatRepr } from '../../core/json/py-float.ts';
+import { pyNumber, pyString } from '../../core/json/pyjson.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Text renderings.

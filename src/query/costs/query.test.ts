@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { callRoute, grantingContext } from '../../api/call-route.testing.ts';
 import { createCosts } from '../../write/costs.ts';
-import { testEngine } from '../../write/test-helpers.ts';
+import { testEngine } from '../../write/writes.testing.ts';
 
 function engineWithPrices() {
   const engine = testEngine();

@@ -38,7 +38,7 @@ const projectPrices = (engine: Engine, projectId: string) =>
 
 const costQueryModel = ormQueryModel('CostQueryReq');
 
-export function queryCosts(engine: Engine, body: unknown, ctx: RequestContext): { results: Array<Record<string, unknown>> } {
+function queryCosts(engine: Engine, body: unknown, ctx: RequestContext): { results: Array<Record<string, unknown>> } {
   const req = validateBody(costQueryModel, body) as OrmQuery & { project_id: string };
   const expr = parseOrmQuery(req.query);
   ctx.authorize(req.project_id);
@@ -48,7 +48,7 @@ export function queryCosts(engine: Engine, body: unknown, ctx: RequestContext): 
 
 const costPurgeModel = ormPurgeModel('CostPurgeReq');
 
-export function purgeCosts(engine: Engine, body: unknown, ctx: RequestContext): Record<string, never> {
+function purgeCosts(engine: Engine, body: unknown, ctx: RequestContext): Record<string, never> {
   const req = validateBody(costPurgeModel, body) as { project_id: string; query: unknown };
   const expr = parseOrmQuery(req.query)!;
   ctx.authorize(req.project_id);

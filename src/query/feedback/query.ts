@@ -12,7 +12,7 @@ import { feedbackTable } from './table.ts';
 
 const feedbackQueryModel = ormQueryModel('FeedbackQueryReq');
 
-export function queryFeedback(engine: Engine, body: unknown, ctx: RequestContext): { result: Array<Record<string, unknown>> } {
+function queryFeedback(engine: Engine, body: unknown, ctx: RequestContext): { result: Array<Record<string, unknown>> } {
   const req = validateBody(feedbackQueryModel, body) as OrmQuery & { project_id: string };
   const expr = parseOrmQuery(req.query);
   ctx.authorize(req.project_id);

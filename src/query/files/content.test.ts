@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { callRoute, grantingContext } from '../../api/call-route.testing.ts';
 import { createFile } from '../../write/files.ts';
-import { testEngine } from '../../write/test-helpers.ts';
+import { testEngine } from '../../write/writes.testing.ts';
 
 test('file/content answers the stored bytes as octet-stream; unknown digests are 404', () => {
   const engine = testEngine();

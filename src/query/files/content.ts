@@ -5,16 +5,16 @@
  */
 import { plainBody } from '../../api/body.ts';
 import type { Engine, RequestBody, RequestContext, Route } from '../../api/types.ts';
-import { TqError } from '../../core/errors.ts';
+import { tqError } from '../../core/errors.ts';
 import { model, str, validateBody } from '../../core/schema.ts';
 
 const contentModel = model('FileContentReadReq', { project_id: str(), digest: str() }, { strict: true });
 
-export function readFileContent(engine: Engine, body: unknown, ctx: RequestContext): Uint8Array {
+function readFileContent(engine: Engine, body: unknown, ctx: RequestContext): Uint8Array {
   const req = validateBody(contentModel, body);
   ctx.authorize(req.project_id);
   const bytes = engine.store.project(req.project_id)?.files.get(req.digest);
-  if (!bytes) throw new TqError('TQ_NOT_FOUND_REASON', { reason: `File with digest ${req.digest} not found` });
+  if (!bytes) throw tqError('TQ_NOT_FOUND_REASON', { reason: `File with digest ${req.digest} not found` });
   return bytes;
 }
 

@@ -32,7 +32,7 @@ const filterModel = model(
   },
   { strict: true },
 );
-export const objQueryModel = model(
+const objQueryModel = model(
   'ObjQueryReq',
   {
     project_id: str(),
@@ -77,7 +77,7 @@ function order(versions: ObjectVersion[], sortBy: ObjQuery['sort_by']): ObjectVe
   });
 }
 
-export function queryObjects(engine: Engine, body: unknown, ctx: RequestContext): { objs: Array<Record<string, unknown>> } {
+function queryObjects(engine: Engine, body: unknown, ctx: RequestContext): { objs: Array<Record<string, unknown>> } {
   const req = validateBody(objQueryModel, body) as ObjQuery;
   if (req.limit != null && req.limit < 0) throw invalidRequest('TQ_NEGATIVE_LIMIT', {}, ['body', 'limit']);
   if (req.offset != null && req.offset < 0) throw invalidRequest('TQ_NEGATIVE_OFFSET', {}, ['body', 'offset']);

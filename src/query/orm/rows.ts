@@ -17,7 +17,7 @@ import { jsonValueString, toFloat64OrNull, toInt64OrNull } from '../ch/values.ts
 import type { FieldAccessor, FieldResolver } from '../calls/expr/fields.ts';
 import { MISSING, readPath, splitFieldPath } from '../calls/json-path.ts';
 
-export type ColumnKind = 'string' | 'number' | 'datetime' | 'json';
+type ColumnKind = 'string' | 'number' | 'datetime' | 'json';
 
 export interface Column<R> {
   name: string;
@@ -25,7 +25,7 @@ export interface Column<R> {
   get(row: R): unknown;
 }
 
-export const unknownField = (field: string, loc?: ErrorPath) => invalidRequest('TQ_INVALID_REQUEST', { reason: `Unknown field: ${field}` }, loc);
+const unknownField = (field: string, loc?: ErrorPath) => invalidRequest('TQ_INVALID_REQUEST', { reason: `Unknown field: ${field}` }, loc);
 
 export class RowTable<R> implements FieldResolver {
   private readonly byName: Map<string, Column<R>>;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { callRoute, grantingContext } from '../../api/call-route.testing.ts';
-import { testEngine } from '../../write/test-helpers.ts';
+import { testEngine } from '../../write/writes.testing.ts';
 
 function engineWithRefs() {
   const engine = testEngine();

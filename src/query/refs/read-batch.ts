@@ -65,7 +65,7 @@ function readOne(store: Store, ctx: RequestContext, ref: ParsedRef): unknown {
   return val === NONE ? null : val;
 }
 
-export function readRefs(engine: Engine, body: unknown, ctx: RequestContext): { vals: unknown[] } {
+function readRefs(engine: Engine, body: unknown, ctx: RequestContext): { vals: unknown[] } {
   const { refs } = validateBody(readBatchModel, body);
   if (refs.length > MAX_REFS) throw bad('Too many refs');
   const parsed = refs.map((r) => {

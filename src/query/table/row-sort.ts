@@ -101,7 +101,7 @@ export interface SortColumns {
 }
 
 /** Column-wise readings of `values` (one RowSortValue per row). */
-export function sortColumns(values: ArrayLike<RowSortValue>): SortColumns {
+function sortColumns(values: ArrayLike<RowSortValue>): SortColumns {
   const n = values.length;
   const cols: SortColumns = { present: new Uint8Array(n), tier: new Uint8Array(n), float: new Float64Array(n), text: new Array<string>(n) };
   for (let i = 0; i < n; i++) setSortColumns(cols, i, values[i]);

@@ -23,7 +23,7 @@ export interface TableStatsRow {
   storage_size_bytes: number | null;
 }
 
-export function tableStatsBatch(engine: Engine, body: unknown, ctx: RequestContext): { tables: TableStatsRow[] } {
+function tableStatsBatch(engine: Engine, body: unknown, ctx: RequestContext): { tables: TableStatsRow[] } {
   const req = validateBody(statsBatchModel, body);
   ctx.authorize(req.project_id);
   const project = engine.store.project(req.project_id);

@@ -47,7 +47,7 @@ export function turnDurationMs(startUs: number, endUs: number): number {
  * (first_turn_id) and end (last_turn_id) go to the turn written first; production leaves them
  * unspecified (semantics.md#threads-aggregates).
  */
-export function threadStats(
+function threadStats(
   calls: CallTable,
   threadId: string,
   turnRows: readonly number[],

@@ -10,7 +10,7 @@
  */
 import type { Engine } from '../../api/types.ts';
 import { formatMicros } from '../../core/datetime.ts';
-import { pyFloatRepr } from '../../core/json/pyjson.ts';
+import { pyFloatRepr } from '../../core/json/py-float.ts';
 import { compareStrings } from '../ch/values.ts';
 import { combine, topK, type PositionComparator } from '../sort.ts';
 import { collectThreads, TQ_THREAD_RULES, type ThreadRules, type ThreadStats } from './aggregate.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { callRoute, grantingContext } from '../../api/call-route.testing.ts';
-import { testEngine } from '../test-helpers.ts';
+import { testEngine } from '../writes.testing.ts';
 
 const start = { project_id: 'e/p', id: 'c1', op_name: 'op', started_at: '2024-05-01T12:00:00Z', attributes: {}, inputs: { x: 1 } };
 const end = { project_id: 'e/p', id: 'c1', ended_at: '2024-05-01T12:00:01Z', output: 2, summary: {}, started_at: '2024-05-01T12:00:00Z' };

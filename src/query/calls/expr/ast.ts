@@ -33,24 +33,24 @@ export interface GetFieldExpr {
   readonly op: 'getField';
   readonly path: string;
 }
-export interface ConvertExpr {
+interface ConvertExpr {
   readonly op: 'convert';
   readonly input: Expr;
   readonly to: CastTo;
 }
-export interface AndExpr {
+interface AndExpr {
   readonly op: 'and';
   readonly args: readonly Expr[];
 }
-export interface OrExpr {
+interface OrExpr {
   readonly op: 'or';
   readonly args: readonly Expr[];
 }
-export interface NotExpr {
+interface NotExpr {
   readonly op: 'not';
   readonly arg: Expr;
 }
-export interface ComparisonExpr {
+interface ComparisonExpr {
   readonly op: ComparisonOp;
   readonly left: Expr;
   readonly right: Expr;

@@ -4,7 +4,7 @@
  */
 import { runRoute } from '../api/run-route.ts';
 import type { Engine, FieldPrefix, RequestBody, RequestContext } from '../api/types.ts';
-import { TqError } from '../core/errors.ts';
+import { TqError, tqError } from '../core/errors.ts';
 import { createEngine } from '../engine.ts';
 import { writeRoutes } from './routes.ts';
 
@@ -22,7 +22,7 @@ export function testContext(userId = 'alice'): RequestContext & { authorized: st
     userId,
     authorized,
     authorize(projectId: string) {
-      if (projectId === 'x/forbidden') throw new TqError('TQ_PROJECT_FORBIDDEN', { user: userId, project: projectId });
+      if (projectId === 'x/forbidden') throw tqError('TQ_PROJECT_FORBIDDEN', { user: userId, project: projectId });
       authorized.push(projectId);
     },
     canRead: (projectId: string) => projectId !== 'x/forbidden',
