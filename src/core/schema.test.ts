@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RequestSchemaError } from './errors.ts';
-import { bool, int, jsonInvalid, list, literal, maybe, model, str, validateBody } from './schema.ts';
+import { RequestSchemaError, type ValidationIssue } from './errors.ts';
+import { alias, bool, int, jsonInvalid, list, literal, maybe, model, str, validateBody } from './schema.ts';
 
 const Sort = model('SortBy', { field: str(), direction: literal(['asc', 'desc'] as const) }, { strict: true });
 const Req = model(
@@ -78,4 +78,37 @@ test('json_invalid body', () => {
   const e = jsonInvalid(3, 'Expecting value');
   assert.equal(e.status, 422);
   assert.deepEqual(e.body(), { detail: [{ type: 'json_invalid', loc: ['body', 3], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } }] });
+});
+
+test('an aliased field is read from its wire key and named by its shape key; issues use the wire key', () => {
+  const Aliased = model('Aliased', { project_id: str(), user_id: alias('wb_user_id', maybe(str())), step: alias('wb_step', int()) }, { strict: true });
+  assert.deepEqual(validateBody(Aliased, { project_id: 'a/b', wb_user_id: 'u', wb_step: '3' }), { project_id: 'a/b', user_id: 'u', step: 3 });
+  assert.deepEqual(validateBody(Aliased, { project_id: 'a/b', wb_step: 1 }), { project_id: 'a/b', step: 1 });
+  const issues = (body: unknown) => {
+    try {
+      validateBody(Aliased, body);
+    } catch (e) {
+      assert.ok(e instanceof RequestSchemaError);
+      return e.issues;
+    }
+    assert.fail('expected a 422');
+  };
+  // Missing and mistyped at the wire key, in declaration order; the neutral name is an unknown key.
+  assert.deepEqual(issues({ project_id: 'a/b', wb_user_id: 5, user_id: 'u' }), [
+    { type: 'string_type', loc: ['body', 'wb_user_id'], msg: 'Input should be a valid string', input: 5 },
+    { type: 'missing', loc: ['body', 'wb_step'], msg: 'Field required', input: { project_id: 'a/b', wb_user_id: 5, user_id: 'u' } },
+    { type: 'extra_forbidden', loc: ['body', 'user_id'], msg: 'Extra inputs are not permitted', input: 'u' },
+  ]);
+});
+
+test('str limits: pydantic\'s string_too_short / string_too_long, counted in code points, singular at 1', () => {
+  const check = (limits: { minLength?: number; maxLength?: number }, v: string) => {
+    const issues: ValidationIssue[] = [];
+    str(limits).check(v, ['s'], issues);
+    return issues.map(({ type, msg, ctx }) => ({ type, msg, ctx }));
+  };
+  assert.deepEqual(check({ minLength: 1 }, ''), [{ type: 'string_too_short', msg: 'String should have at least 1 character', ctx: { min_length: 1 } }]);
+  assert.deepEqual(check({ minLength: 2 }, '👍'), [{ type: 'string_too_short', msg: 'String should have at least 2 characters', ctx: { min_length: 2 } }]);
+  assert.deepEqual(check({ maxLength: 1 }, 'ab'), [{ type: 'string_too_long', msg: 'String should have at most 1 character', ctx: { max_length: 1 } }]);
+  assert.deepEqual(check({ maxLength: 3 }, '👍👍👍'), []);
 });

@@ -22,12 +22,17 @@ export interface Schema<T> {
   check(value: unknown, loc: Loc, issues: ValidationIssue[]): Out<T>;
   /** Optional fields are skipped when absent (pydantic default). */
   readonly optional?: boolean;
+  /**
+   * The key a model reads this field from, when it is not the field's own name (pydantic's
+   * `Field(alias=...)`): the wire spelling, which issue locations use too.
+   */
+  readonly alias?: string;
 }
 
 export type Infer<S> = S extends Schema<infer T> ? T : never;
 
-
-function issue(issues: ValidationIssue[], type: string, loc: Loc, msg: string, input: unknown, ctx?: Record<string, unknown>): typeof INVALID {
+/** Records one issue (pydantic's error-dict shape) and returns INVALID. */
+export function issue(issues: ValidationIssue[], type: string, loc: Loc, msg: string, input: unknown, ctx?: Record<string, unknown>): typeof INVALID {
   // Past the listed maximum an issue still fails validation but is not kept (memory).
   if (issues.length >= MAX_ISSUES) return INVALID;
   const entry: ValidationIssue = { type, loc: [...loc], msg, input };
@@ -36,9 +41,18 @@ function issue(issues: ValidationIssue[], type: string, loc: Loc, msg: string, i
   return INVALID;
 }
 
-export const str = (): Schema<string> => ({
+const characters = (n: number) => `${n} character${n === 1 ? '' : 's'}`;
+
+/** `str`, optionally with `Field(min_length=…, max_length=…)` (counted in code points, as Python does). */
+export const str = (limits: { minLength?: number; maxLength?: number } = {}): Schema<string> => ({
   check(v, loc, issues) {
-    return typeof v === 'string' ? v : issue(issues, 'string_type', loc, 'Input should be a valid string', v);
+    if (typeof v !== 'string') return issue(issues, 'string_type', loc, 'Input should be a valid string', v);
+    if (limits.minLength === undefined && limits.maxLength === undefined) return v;
+    const length = [...v].length;
+    const { minLength: min, maxLength: max } = limits;
+    if (min !== undefined && length < min) return issue(issues, 'string_too_short', loc, `String should have at least ${characters(min)}`, v, { min_length: min });
+    if (max !== undefined && length > max) return issue(issues, 'string_too_long', loc, `String should have at most ${characters(max)}`, v, { max_length: max });
+    return v;
   },
 });
 
@@ -139,6 +153,14 @@ export function optional<T>(inner: Schema<T>): Schema<T | undefined> {
 /** Optional and nullable: the common `x: T | None = None` field. */
 export const maybe = <T>(inner: Schema<T>) => optional(nullable(inner));
 
+/**
+ * A field read from the key `wire` (pydantic's `alias`) but named by its shape key inside: the
+ * user/run fields are `svc_user_id` or `wb_user_id` on the wire and `user_id` to the engine.
+ */
+export function alias<T>(wire: string, inner: Schema<T>): Schema<T> {
+  return { check: (v, loc, issues) => inner.check(v, loc, issues), optional: inner.optional, alias: wire };
+}
+
 type Shape = Record<string, Schema<unknown>>;
 type ModelOf<S extends Shape> = { [K in keyof S]: Infer<S[K]> };
 
@@ -147,6 +169,9 @@ type ModelOf<S extends Shape> = { [K in keyof S]: Infer<S[K]> };
  * ignored and dropped, as pydantic's default does. `name` is the class name for messages.
  */
 export function model<S extends Shape>(name: string, shape: S, opts: { strict: boolean }): Schema<ModelOf<S>> {
+  // [name inside, key on the wire, schema], in declaration order (the order issues come in).
+  const fields = Object.keys(shape).map((key) => [key, shape[key].alias ?? key, shape[key]] as const);
+  const wireKeys = new Set(fields.map(([, wire]) => wire));
   return {
     check(v, loc, issues) {
       if (!isPlainObject(v)) {
@@ -156,22 +181,21 @@ export function model<S extends Shape>(name: string, shape: S, opts: { strict: b
       }
       const out: Record<string, unknown> = {};
       let ok = true;
-      for (const key of Object.keys(shape)) {
-        const field = shape[key];
-        if (!Object.prototype.hasOwnProperty.call(v, key)) {
+      for (const [key, wire, field] of fields) {
+        if (!Object.prototype.hasOwnProperty.call(v, wire)) {
           if (!field.optional) {
-            issue(issues, 'missing', [...loc, key], 'Field required', v);
+            issue(issues, 'missing', [...loc, wire], 'Field required', v);
             ok = false;
           }
           continue;
         }
-        const r = field.check(v[key], [...loc, key], issues);
+        const r = field.check(v[wire], [...loc, wire], issues);
         if (r === INVALID) ok = false;
         else out[key] = r;
       }
       if (opts.strict) {
         for (const key of Object.keys(v)) {
-          if (!Object.prototype.hasOwnProperty.call(shape, key)) {
+          if (!wireKeys.has(key)) {
             issue(issues, 'extra_forbidden', [...loc, key], 'Extra inputs are not permitted', v[key]);
             ok = false;
           }

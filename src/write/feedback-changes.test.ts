@@ -60,6 +60,14 @@ test('replace removes feedback_id and creates a row with the request id or a new
   assert.deepEqual(both.body.detail.at(-1)?.loc, ['body', 'feedback_id']);
 });
 
+test('replace: a body that is no JSON object (an exact big integer too) is refused as a whole, not read as an empty one', () => {
+  const engine = testEngine();
+  const types = (body: string) =>
+    ((callRoute(engine, '/feedback/replace', body) as { body: { detail: Array<{ type: string }> } }).body.detail).map((i) => i.type);
+  assert.deepEqual(types('12345678901234567890'), ['model_attributes_type', 'missing']);
+  assert.deepEqual(types('[1]'), ['model_attributes_type', 'missing']);
+});
+
 test('purge removes the rows named by id, and only those', () => {
   const engine = testEngine();
   for (const id of ['a', 'b', 'c']) callRoute(engine, '/feedback/create', item({ id }, { id }));

@@ -13,6 +13,8 @@
 import { jsonRoute } from '../api/json-route.ts';
 import type { Engine, FieldPrefix, RequestContext, Route } from '../api/types.ts';
 import { RequestSchemaError } from '../core/errors.ts';
+import { isPlainObject } from '../core/plain-object.ts';
+import { perPrefix } from '../core/request/per-prefix.ts';
 import { list, model, validateBody } from '../core/schema.ts';
 import { feedbackTable } from '../query/feedback/table.ts';
 import { checkPurgeShape } from '../query/orm/purge-shape.ts';
@@ -20,9 +22,6 @@ import { matchingRows, ormPurgeModel, parseOrmQuery } from '../query/orm/request
 import type { FeedbackRow, ProjectStore } from '../store/project.ts';
 import { createFeedback, type FeedbackInput } from './feedback.ts';
 import { writeModels } from './models.ts';
-import { neutral } from './routes.ts';
-
-type Obj = Record<string, unknown>;
 
 const MESSAGE_INVALID_FEEDBACK_PURGE = 'Can only purge feedback by specifying one or more feedback ids';
 
@@ -47,16 +46,10 @@ function atomically<T>(engine: Engine, projectIds: Iterable<string>, write: () =
   }
 }
 
-const feedbackInput = (req: Obj, p: FieldPrefix) => neutral(req, p) as unknown as FeedbackInput;
-
-const batchModels = new Map<FieldPrefix, ReturnType<typeof buildBatchModel>>();
-const buildBatchModel = (p: FieldPrefix) => model('FeedbackCreateBatchReq', { batch: list(writeModels(p).feedbackCreateReq) }, { strict: true });
+const batchModel = perPrefix((p: FieldPrefix) => model('FeedbackCreateBatchReq', { batch: list(writeModels(p).feedbackCreateReq) }, { strict: true }));
 
 export function createFeedbackBatch(engine: Engine, body: unknown, ctx: RequestContext): { res: unknown[] } {
-  const p = engine.options.fieldPrefix;
-  let schema = batchModels.get(p);
-  if (!schema) batchModels.set(p, (schema = buildBatchModel(p)));
-  const items = (validateBody(schema, body) as { batch: Obj[] }).batch.map((r) => feedbackInput(r, p));
+  const items = validateBody(batchModel(engine.options.fieldPrefix), body).batch;
   const projects = new Set(items.map((i) => i.project_id));
   for (const projectId of projects) ctx.authorize(projectId);
   return { res: atomically(engine, projects, () => items.map((item) => createFeedback(engine, item, ctx.userId))) };
@@ -65,7 +58,7 @@ export function createFeedbackBatch(engine: Engine, body: unknown, ctx: RequestC
 const purgeModel = ormPurgeModel('FeedbackPurgeReq');
 
 export function purgeFeedback(engine: Engine, body: unknown, ctx: RequestContext): Record<string, never> {
-  const req = validateBody(purgeModel, body) as { project_id: string; query: unknown };
+  const req = validateBody(purgeModel, body);
   const expr = parseOrmQuery(req.query)!;
   ctx.authorize(req.project_id);
   checkPurgeShape(expr, MESSAGE_INVALID_FEEDBACK_PURGE, false);
@@ -77,22 +70,23 @@ export function purgeFeedback(engine: Engine, body: unknown, ctx: RequestContext
   return {};
 }
 
-
-
-/** FeedbackReplaceReq: FeedbackCreateReq plus a required string `feedback_id`. */
+/**
+ * FeedbackReplaceReq: FeedbackCreateReq plus a required string `feedback_id`, whose issue comes
+ * after the create model's (pydantic lists a subclass's own fields last).
+ */
 function parseReplace(p: FieldPrefix, body: unknown): { feedbackId: string; input: FeedbackInput } {
-  const value = body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...(body as Obj) } : body;
-  const feedbackId = value !== null && typeof value === 'object' ? (value as Obj).feedback_id : undefined;
-  if (value !== null && typeof value === 'object') delete (value as Obj).feedback_id;
-  let req: Obj;
+  const fields = isPlainObject(body) ? { ...body } : null;
+  const feedbackId = fields?.feedback_id;
+  if (fields) delete fields.feedback_id;
+  let input: FeedbackInput;
   try {
-    req = validateBody(writeModels(p).feedbackCreateReq, value) as Obj;
+    input = validateBody(writeModels(p).feedbackCreateReq, fields ?? body);
   } catch (e) {
     if (!(e instanceof RequestSchemaError) || typeof feedbackId === 'string') throw e;
     throw new RequestSchemaError([...e.issues, feedbackIdIssue(feedbackId)]);
   }
   if (typeof feedbackId !== 'string') throw new RequestSchemaError([feedbackIdIssue(feedbackId)]);
-  return { feedbackId, input: feedbackInput(req, p) };
+  return { feedbackId, input };
 }
 
 function feedbackIdIssue(value: unknown) {

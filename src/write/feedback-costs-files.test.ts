@@ -42,6 +42,13 @@ test('reserved feedback types: reaction needs exactly one emoji, note 1..1024 ch
     body: { reason: 'Invalid payload for feedback_type wandb.note.1: note: String should have at least 1 character' },
   });
   assert.equal(call(e, '/feedback/create', fb({ feedback_type: 'wandb.note.1', payload: { note: 'ok' } })).status, 200);
+  const reason = (type: string, payload: Record<string, unknown>) => (call(e, '/feedback/create', fb({ feedback_type: type, payload })).body as { reason?: string }).reason;
+  assert.equal(reason('wandb.reaction.1', { other: 1 }), 'Invalid payload for feedback_type wandb.reaction.1: emoji: Field required');
+  assert.equal(reason('wandb.reaction.1', { emoji: 5 }), 'Invalid payload for feedback_type wandb.reaction.1: emoji: Input should be a valid string');
+  assert.equal(reason('wandb.note.1', { note: null }), 'Invalid payload for feedback_type wandb.note.1: note: Input should be a valid string');
+  // Characters are code points: 1024 emoji fit, 1025 do not.
+  assert.equal(call(e, '/feedback/create', fb({ feedback_type: 'wandb.note.1', payload: { note: '👍'.repeat(1024) } })).status, 200);
+  assert.equal(reason('wandb.note.1', { note: '👍'.repeat(1025) }), 'Invalid payload for feedback_type wandb.note.1: note: String should have at most 1024 characters');
 });
 
 test('feedback refs must fit the type (Weave\'s validate_feedback_create_req wording)', () => {
@@ -141,7 +148,11 @@ test('/file/create without its form parts is a 422 naming them', () => {
     status: 422,
     body: { detail: [{ type: 'missing', loc: ['body', 'file'], msg: 'Field required', input: null }] },
   });
-  assert.equal((call(e, '/file/create', multipart({}, {})).body as { detail: unknown[] }).detail.length, 2);
+  const missing = (field: string) => ({ type: 'missing', loc: ['body', field], msg: 'Field required', input: null });
+  assert.deepEqual(call(e, '/file/create', multipart({}, {})).body, { detail: [missing('project_id'), missing('file')] });
+  assert.deepEqual(call(e, '/file/create', multipart({}, { file: new Uint8Array([1]) })).body, { detail: [missing('project_id')] });
+  // A body that is no form at all is reported at its first field.
+  assert.deepEqual(call(e, '/file/create', { project_id: P }).body, { detail: [missing('project_id')] });
 });
 
 test('write routes authorize the project they write to', () => {

@@ -9,7 +9,8 @@
  */
 import type { Engine } from '../api/types.ts';
 import { formatMicros } from '../core/datetime.ts';
-import { invalidRequest } from '../core/errors.ts';
+import { invalidRequest, type ValidationIssue } from '../core/errors.ts';
+import { INVALID, model, str, type Schema } from '../core/schema.ts';
 import { parseRef, type ParsedRef } from '../core/refs.ts';
 import type { FeedbackRow } from '../store/project.ts';
 
@@ -52,19 +53,25 @@ function emojiCount(text: string): number {
   return n;
 }
 
-/** The payload checks of the two reserved types (`FEEDBACK_PAYLOAD_SCHEMAS`). */
+/** The payload models of the two reserved types (`FEEDBACK_PAYLOAD_SCHEMAS`); other keys are kept. */
+const reactionPayload = model('ReactionPayload', { emoji: str() }, { strict: false });
+const notePayload = model('NotePayload', { note: str({ minLength: 1, maxLength: MAX_NOTE_LENGTH }) }, { strict: false });
+
+/** The payload as its model reads it; a 400 naming the first issue when it does not fit. */
+function validPayload<T>(schema: Schema<T>, type: string, payload: Record<string, unknown>): T {
+  const issues: ValidationIssue[] = [];
+  const r = schema.check(payload, [], issues);
+  if (r === INVALID) throw bad(`Invalid payload for feedback_type ${type}: ${issues[0].loc.join('.')}: ${issues[0].msg}`);
+  return r;
+}
+
+/** The payload checks of the two reserved types. */
 function checkReservedPayload(type: string, payload: Record<string, unknown>): void {
-  const invalid = (detail: string) => bad(`Invalid payload for feedback_type ${type}: ${detail}`);
   if (type === REACTION) {
-    if (!('emoji' in payload)) throw invalid('emoji: Field required');
-    if (typeof payload.emoji !== 'string') throw invalid('emoji: Input should be a valid string');
-    if (emojiCount(payload.emoji) !== 1) throw bad('Value of emoji key in payload must be exactly one emoji');
+    const { emoji } = validPayload(reactionPayload, type, payload);
+    if (emojiCount(emoji) !== 1) throw bad('Value of emoji key in payload must be exactly one emoji');
   } else if (type === NOTE) {
-    if (!('note' in payload)) throw invalid('note: Field required');
-    if (typeof payload.note !== 'string') throw invalid('note: Input should be a valid string');
-    const length = [...payload.note].length;
-    if (length < 1) throw invalid('note: String should have at least 1 character');
-    if (length > MAX_NOTE_LENGTH) throw invalid(`note: String should have at most ${MAX_NOTE_LENGTH} characters`);
+    validPayload(notePayload, type, payload);
   }
 }
 

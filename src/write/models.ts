@@ -3,11 +3,17 @@
  * Top-level requests are `BaseModelStrict` (unknown keys → 422); the inner insert schemas are
  * plain models that ignore unknown keys (semantics.md#wire-strict-models), which is why the TS SDK
  * may send `display_name` in a call end. The user and run fields are spelled with the engine's
- * prefix (semantics.md#wire-prefix), so the models are built per prefix.
+ * prefix on the wire (semantics.md#wire-prefix) and neutrally inside (`user_id`): each is an
+ * alias, so the models are built per prefix while their types are the same for both.
  */
 import type { FieldPrefix } from '../api/types.ts';
-import { any, bool, dict, int, list, maybe, model, num, optional, str, type Infer } from '../core/schema.ts';
-import { datetime, record, summaryInsertMap, unionOf } from './schemas.ts';
+import { datetime } from '../core/request/datetime.ts';
+import { perPrefix } from '../core/request/per-prefix.ts';
+import { alias, any, bool, dict, int, list, maybe, model, num, optional, str, type Infer } from '../core/schema.ts';
+import { record, summaryInsertMap, unionOf } from './schemas.ts';
+
+/** `user_id` read from `svc_user_id` / `wb_user_id`. */
+const userId = (p: FieldPrefix) => alias(`${p}user_id`, maybe(str()));
 
 /** The fields of StartedCallSchemaForInsert (CompleteCallSchemaForInsert extends them). */
 export function startedCallShape(p: FieldPrefix) {
@@ -24,9 +30,9 @@ export function startedCallShape(p: FieldPrefix) {
     attributes: dict(),
     inputs: dict(),
     otel_dump: maybe(dict()),
-    [`${p}user_id`]: maybe(str()),
-    [`${p}run_id`]: maybe(str()),
-    [`${p}run_step`]: maybe(int()),
+    user_id: userId(p),
+    run_id: alias(`${p}run_id`, maybe(str())),
+    run_step: alias(`${p}run_step`, maybe(int())),
   };
 }
 
@@ -39,7 +45,7 @@ export function endedCallShape(p: FieldPrefix) {
     exception: maybe(str()),
     output: optional(any()),
     summary: summaryInsertMap(),
-    [`${p}run_step_end`]: maybe(int()),
+    run_step_end: alias(`${p}run_step_end`, maybe(int())),
   };
 }
 
@@ -50,19 +56,19 @@ function build(p: FieldPrefix) {
   const callEndReq = model('CallEndReq', { end: endedCall }, { strict: true });
   const batchStart = model('CallBatchStartMode', { mode: optional(str()), req: callStartReq }, { strict: false });
   const batchEnd = model('CallBatchEndMode', { mode: optional(str()), req: callEndReq }, { strict: false });
-  const batchItem = unionOf<Record<string, unknown>>([
+  const batchItem = unionOf([
     ['CallBatchStartMode', batchStart],
     ['CallBatchEndMode', batchEnd],
   ]);
   const callBatchReq = model('CallCreateBatchReq', { batch: list(batchItem) }, { strict: true });
   const callUpdateReq = model(
     'CallUpdateReq',
-    { project_id: str(), call_id: str(), display_name: maybe(str()), [`${p}user_id`]: maybe(str()) },
+    { project_id: str(), call_id: str(), display_name: maybe(str()), user_id: userId(p) },
     { strict: true },
   );
   const callsDeleteReq = model(
     'CallsDeleteReq',
-    { project_id: str(), call_ids: list(str()), [`${p}user_id`]: maybe(str()) },
+    { project_id: str(), call_ids: list(str()), user_id: userId(p) },
     { strict: true },
   );
 
@@ -79,7 +85,7 @@ function build(p: FieldPrefix) {
           // Deprecated alias of builtin_object_class, still accepted (`model_post_init`).
           set_base_object_class: maybe(str()),
           expected_digest: maybe(str()),
-          [`${p}user_id`]: maybe(str()),
+          user_id: userId(p),
         },
         { strict: false },
       ),
@@ -109,7 +115,7 @@ function build(p: FieldPrefix) {
     },
     { strict: true },
   );
-  const tableUpdate = unionOf<Record<string, unknown>>([
+  const tableUpdate = unionOf([
     ['TableAppendSpec', model('TableAppendSpec', { append: model('TableAppendSpecPayload', { row: dict() }, { strict: false }) }, { strict: false })],
     ['TablePopSpec', model('TablePopSpec', { pop: model('TablePopSpecPayload', { index: int() }, { strict: false }) }, { strict: false })],
     [
@@ -141,7 +147,7 @@ function build(p: FieldPrefix) {
       runnable_ref: maybe(str()),
       call_ref: maybe(str()),
       trigger_ref: maybe(str()),
-      [`${p}user_id`]: maybe(str()),
+      user_id: userId(p),
     },
     { strict: true },
   );
@@ -160,7 +166,7 @@ function build(p: FieldPrefix) {
   );
   const costCreateReq = model(
     'CostCreateReq',
-    { project_id: str(), costs: record(costInput), [`${p}user_id`]: maybe(str()) },
+    { project_id: str(), costs: record(costInput), user_id: userId(p) },
     { strict: true },
   );
 
@@ -186,14 +192,5 @@ export type EndedCallInput = Infer<WriteModels['callEndReq']>['end'];
 export type FeedbackCreateInput = Infer<WriteModels['feedbackCreateReq']>;
 export type CostCreateInput = Infer<WriteModels['costCreateReq']>;
 
-const cache = new Map<FieldPrefix, WriteModels>();
-
 /** The models for one wire prefix (built once per prefix). */
-export function writeModels(prefix: FieldPrefix): WriteModels {
-  let m = cache.get(prefix);
-  if (!m) {
-    m = build(prefix);
-    cache.set(prefix, m);
-  }
-  return m;
-}
+export const writeModels: (prefix: FieldPrefix) => WriteModels = perPrefix(build);

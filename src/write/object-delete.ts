@@ -5,12 +5,12 @@
  * request; fewer versions found than distinct names given is a 404 listing the difference.
  * Deleted versions keep their `version_index`; "latest" moves to the newest live version.
  */
-import { jsonRoute } from '../api/json-route.ts';
-import type { Engine, RequestContext } from '../api/types.ts';
+import type { Engine } from '../api/types.ts';
 import { invalidRequest, tqError } from '../core/errors.ts';
 import { pyStrRepr } from '../core/json/pyjson.ts';
-import { list, maybe, model, str, validateBody } from '../core/schema.ts';
+import { list, maybe, model, str, type Infer } from '../core/schema.ts';
 import { refreshLatest, selectsVersion } from '../query/objects/versions.ts';
+import { defineRoute } from './define-route.ts';
 
 const MAX_DELETE = 100;
 
@@ -19,15 +19,19 @@ const deleteModel = model('ObjDeleteReq', { project_id: str(), object_id: str(),
 const pyList = (items: readonly string[]) => `[${items.map(pyStrRepr).join(', ')}]`;
 const pySet = (items: readonly string[]) => (items.length === 0 ? 'set()' : `{${items.map(pyStrRepr).join(', ')}}`);
 
-export function deleteObject(engine: Engine, body: unknown, ctx: RequestContext): { num_deleted: number } {
-  const req = validateBody(deleteModel, body);
-  const digests = req.digests ?? null;
-  if (digests && digests.length > MAX_DELETE) {
+/** At most MAX_DELETE names (400, before any grant is checked). */
+function checkCount(req: Infer<typeof deleteModel>): Infer<typeof deleteModel> {
+  const n = req.digests?.length ?? 0;
+  if (n > MAX_DELETE) {
     throw invalidRequest('TQ_INVALID_REQUEST', {
-      reason: `Object delete request contains ${digests.length} objects. Please delete ${MAX_DELETE} or fewer objects at a time.`,
+      reason: `Object delete request contains ${n} objects. Please delete ${MAX_DELETE} or fewer objects at a time.`,
     });
   }
-  ctx.authorize(req.project_id);
+  return req;
+}
+
+function deleteObject(engine: Engine, req: Infer<typeof deleteModel>): { num_deleted: number } {
+  const digests = req.digests ?? null;
   const versions = engine.store.project(req.project_id)?.objects.get(req.object_id) ?? [];
   const named = digests !== null && digests.length > 0;
   const targets = versions.filter((v) => v.deletedAtUs === null && (!named || digests.some((d) => selectsVersion(d, v))));
@@ -52,4 +56,10 @@ export function deleteObject(engine: Engine, body: unknown, ctx: RequestContext)
   return { num_deleted: targets.length };
 }
 
-export const objDeleteRoute = jsonRoute('/obj/delete', deleteObject, { mutates: true });
+export const objDeleteRoute = defineRoute({
+  path: '/obj/delete',
+  model: () => deleteModel,
+  refine: checkCount,
+  project: (req) => req.project_id,
+  run: (req, { engine }) => deleteObject(engine, req),
+});

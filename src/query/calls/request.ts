@@ -5,7 +5,10 @@
  * 400s raised after the schema passes.
  */
 import { invalidRequest } from '../../core/errors.ts';
-import { bool, int, list, literal, maybe, model, str, validateBody, type Schema } from '../../core/schema.ts';
+import { checkPaging } from '../../core/request/paging.ts';
+import { perPrefix } from '../../core/request/per-prefix.ts';
+import { sortBy, type SortBy } from '../../core/request/sort-by.ts';
+import { alias, bool, int, list, maybe, model, str, validateBody, type Schema } from '../../core/schema.ts';
 import type { FieldPrefix } from '../../api/types.ts';
 import { parseQuery } from './expr/parse.ts';
 import type { Expr } from './expr/ast.ts';
@@ -24,10 +27,8 @@ export interface CallsFilter {
   run_ids?: string[] | null;
 }
 
-export interface SortTerm {
-  field: string;
-  direction: 'asc' | 'desc';
-}
+/** One `{field, direction}` of `sort_by` (Weave's SortBy). */
+export type SortTerm = SortBy;
 
 export interface CallsQuery {
   project_id: string;
@@ -51,12 +52,22 @@ export const MAX_FILTER_LENGTH = 1000;
 /** A `query` field checked by the expression parser (it reports its own 422 issues). */
 const queryField: Schema<unknown> = { check: (v) => v };
 
-/** Weave's SortBy model (`{field, direction}`), shared by every query that sorts this way. */
-export const sortBy = model('SortBy', { field: str(), direction: literal(['asc', 'desc'] as const) }, { strict: true });
+/** The filter's id lists: [name inside, name on the wire], each at most MAX_FILTER_LENGTH long. */
+const idLists = (prefix: FieldPrefix) =>
+  [
+    ['op_names', 'op_names'],
+    ['input_refs', 'input_refs'],
+    ['output_refs', 'output_refs'],
+    ['parent_ids', 'parent_ids'],
+    ['trace_ids', 'trace_ids'],
+    ['call_ids', 'call_ids'],
+    ['thread_ids', 'thread_ids'],
+    ['turn_ids', 'turn_ids'],
+    ['user_ids', `${prefix}user_ids`],
+    ['run_ids', `${prefix}run_ids`],
+  ] as const;
 
-const schemas = new Map<FieldPrefix, ReturnType<typeof buildSchema>>();
-
-function buildSchema(prefix: FieldPrefix) {
+const buildSchema = perPrefix((prefix: FieldPrefix) => {
   const ids = maybe(list(str()));
   const filter = model(
     'CallsFilter',
@@ -70,8 +81,8 @@ function buildSchema(prefix: FieldPrefix) {
       thread_ids: ids,
       turn_ids: ids,
       trace_roots_only: maybe(bool()),
-      [`${prefix}user_ids`]: ids,
-      [`${prefix}run_ids`]: ids,
+      user_ids: alias(`${prefix}user_ids`, ids),
+      run_ids: alias(`${prefix}run_ids`, ids),
     },
     { strict: true },
   );
@@ -95,58 +106,36 @@ function buildSchema(prefix: FieldPrefix) {
     },
     { strict: true },
   );
-}
+});
 
 /** Validates a /calls/stream_query body; throws 422 / 400 errors. */
 export function parseCallsQuery(body: unknown, prefix: FieldPrefix): CallsQuery {
-  let schema = schemas.get(prefix);
-  if (!schema) schemas.set(prefix, (schema = buildSchema(prefix)));
-  const req = validateBody(schema, body) as Record<string, unknown>;
-  const rawFilter = (req.filter ?? null) as Record<string, unknown> | null;
+  const req = validateBody(buildSchema(prefix), body);
   let filter: CallsFilter | null = null;
-  if (rawFilter) {
-    filter = { ...rawFilter } as CallsFilter;
-    filter.user_ids = (rawFilter[`${prefix}user_ids`] as string[] | null | undefined) ?? null;
-    filter.run_ids = (rawFilter[`${prefix}run_ids`] as string[] | null | undefined) ?? null;
-    delete (filter as Record<string, unknown>)[`${prefix}user_ids`];
-    delete (filter as Record<string, unknown>)[`${prefix}run_ids`];
-    const lengthChecked: Array<[keyof CallsFilter, string]> = [
-      ['op_names', 'op_names'],
-      ['input_refs', 'input_refs'],
-      ['output_refs', 'output_refs'],
-      ['parent_ids', 'parent_ids'],
-      ['trace_ids', 'trace_ids'],
-      ['call_ids', 'call_ids'],
-      ['thread_ids', 'thread_ids'],
-      ['turn_ids', 'turn_ids'],
-      ['user_ids', `${prefix}user_ids`],
-      ['run_ids', `${prefix}run_ids`],
-    ];
-    for (const [key, name] of lengthChecked) {
+  if (req.filter) {
+    filter = { ...req.filter, user_ids: req.filter.user_ids ?? null, run_ids: req.filter.run_ids ?? null };
+    for (const [key, name] of idLists(prefix)) {
       const values = filter[key];
       if (Array.isArray(values) && values.length > MAX_FILTER_LENGTH) {
         throw invalidRequest('TQ_LIST_TOO_LONG', { name, max: MAX_FILTER_LENGTH, length: values.length }, ['body', 'filter', name]);
       }
     }
   }
-  const limit = (req.limit ?? null) as number | null;
-  const offset = (req.offset ?? null) as number | null;
-  if (limit !== null && limit < 0) throw invalidRequest('TQ_NEGATIVE_LIMIT', {}, ['body', 'limit']);
-  if (offset !== null && offset < 0) throw invalidRequest('TQ_NEGATIVE_OFFSET', {}, ['body', 'offset']);
+  const { limit, offset } = checkPaging(req);
   const query = req.query == null ? null : parseQuery(req.query, ['body', 'query']);
   return {
-    project_id: req.project_id as string,
+    project_id: req.project_id,
     filter,
     limit,
     offset,
-    sort_by: (req.sort_by ?? null) as SortTerm[] | null,
+    sort_by: req.sort_by ?? null,
     query,
     include_costs: req.include_costs === true,
     include_feedback: req.include_feedback === true,
     include_storage_size: req.include_storage_size === true,
     include_total_storage_size: req.include_total_storage_size === true,
-    columns: (req.columns ?? null) as string[] | null,
-    expand_columns: (req.expand_columns ?? null) as string[] | null,
+    columns: req.columns ?? null,
+    expand_columns: req.expand_columns ?? null,
     return_expanded_column_values: req.return_expanded_column_values !== false,
   };
 }

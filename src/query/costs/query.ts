@@ -15,7 +15,7 @@ import { validateBody } from '../../core/schema.ts';
 import type { PriceRow } from '../../store/store.ts';
 import { queryBody } from '../calls/run.ts';
 import { checkPurgeShape } from '../orm/purge-shape.ts';
-import { matchingRows, ormPurgeModel, ormQueryModel, parseOrmQuery, runOrmQuery, type OrmQuery } from '../orm/request.ts';
+import { matchingRows, ormPurgeModel, ormQueryModel, parseOrmQuery, runOrmQuery } from '../orm/request.ts';
 import { RowTable, type Column } from '../orm/rows.ts';
 
 const OUTPUT_KEYS = ['id', 'llm_id', 'prompt_token_cost', 'completion_token_cost', 'prompt_token_cost_unit', 'completion_token_cost_unit', 'effective_date', 'provider_id'];
@@ -39,7 +39,7 @@ const projectPrices = (engine: Engine, projectId: string) =>
 const costQueryModel = ormQueryModel('CostQueryReq');
 
 function queryCosts(engine: Engine, body: unknown, ctx: RequestContext): { results: Array<Record<string, unknown>> } {
-  const req = validateBody(costQueryModel, body) as OrmQuery & { project_id: string };
+  const req = validateBody(costQueryModel, body);
   const expr = parseOrmQuery(req.query);
   ctx.authorize(req.project_id);
   const rows = runOrmQuery(priceTable(projectPrices(engine, req.project_id)), req, expr);
@@ -49,7 +49,7 @@ function queryCosts(engine: Engine, body: unknown, ctx: RequestContext): { resul
 const costPurgeModel = ormPurgeModel('CostPurgeReq');
 
 function purgeCosts(engine: Engine, body: unknown, ctx: RequestContext): Record<string, never> {
-  const req = validateBody(costPurgeModel, body) as { project_id: string; query: unknown };
+  const req = validateBody(costPurgeModel, body);
   const expr = parseOrmQuery(req.query)!;
   ctx.authorize(req.project_id);
   checkPurgeShape(expr, MESSAGE_INVALID_COST_PURGE, true);

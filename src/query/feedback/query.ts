@@ -7,13 +7,13 @@ import { jsonRoute } from '../../api/json-route.ts';
 import type { Engine, RequestContext } from '../../api/types.ts';
 import { validateBody } from '../../core/schema.ts';
 import { queryBody } from '../calls/run.ts';
-import { ormQueryModel, parseOrmQuery, runOrmQuery, type OrmQuery } from '../orm/request.ts';
+import { ormQueryModel, parseOrmQuery, runOrmQuery } from '../orm/request.ts';
 import { feedbackTable } from './table.ts';
 
 const feedbackQueryModel = ormQueryModel('FeedbackQueryReq');
 
 function queryFeedback(engine: Engine, body: unknown, ctx: RequestContext): { result: Array<Record<string, unknown>> } {
-  const req = validateBody(feedbackQueryModel, body) as OrmQuery & { project_id: string };
+  const req = validateBody(feedbackQueryModel, body);
   const expr = parseOrmQuery(req.query);
   ctx.authorize(req.project_id);
   const rows = engine.store.project(req.project_id)?.feedback ?? [];

@@ -9,11 +9,11 @@
  */
 import { jsonRoute } from '../../api/json-route.ts';
 import type { Engine, RequestContext } from '../../api/types.ts';
-import { invalidRequest } from '../../core/errors.ts';
 import { fromPlain } from '../../core/json/lossless.ts';
 import { pyDumps } from '../../core/json/pyjson.ts';
-import { bool, int, list, maybe, model, str, validateBody } from '../../core/schema.ts';
-import { sortBy } from '../calls/request.ts';
+import { checkPaging } from '../../core/request/paging.ts';
+import { sortBy } from '../../core/request/sort-by.ts';
+import { bool, int, list, maybe, model, str, validateBody, type Infer } from '../../core/schema.ts';
 import type { ObjectVersion } from '../../store/project.ts';
 import { objectSchema } from '../../write/objects.ts';
 import { compareStrings } from '../ch/values.ts';
@@ -46,7 +46,7 @@ const objQueryModel = model(
   { strict: true },
 );
 
-type ObjQuery = ReturnType<typeof objQueryModel.check> & object;
+type ObjQuery = Infer<typeof objQueryModel>;
 type Filter = NonNullable<ObjQuery['filter']>;
 
 const SORTABLE = new Set(['object_id', 'created_at']);
@@ -78,14 +78,13 @@ function order(versions: ObjectVersion[], sortBy: ObjQuery['sort_by']): ObjectVe
 }
 
 function queryObjects(engine: Engine, body: unknown, ctx: RequestContext): { objs: Array<Record<string, unknown>> } {
-  const req = validateBody(objQueryModel, body) as ObjQuery;
-  if (req.limit != null && req.limit < 0) throw invalidRequest('TQ_NEGATIVE_LIMIT', {}, ['body', 'limit']);
-  if (req.offset != null && req.offset < 0) throw invalidRequest('TQ_NEGATIVE_OFFSET', {}, ['body', 'offset']);
+  const req = validateBody(objQueryModel, body);
+  const { limit, offset } = checkPaging(req);
   ctx.authorize(req.project_id);
   const filter = req.filter;
   const matching = liveVersions(engine.store.project(req.project_id)).filter((v) => !filter || passes(v, filter));
-  const offset = req.offset ?? 0;
-  const page = order(matching, req.sort_by).slice(offset, req.limit == null ? undefined : offset + req.limit);
+  const from = offset ?? 0;
+  const page = order(matching, req.sort_by).slice(from, limit === null ? undefined : from + limit);
   const prefix = engine.options.fieldPrefix;
   return {
     objs: page.map((v) => {

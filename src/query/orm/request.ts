@@ -5,7 +5,7 @@
  */
 import { invalidRequest } from '../../core/errors.ts';
 import { int, list, maybe, model, str } from '../../core/schema.ts';
-import { sortBy } from '../calls/request.ts';
+import { sortBy, type SortBy } from '../../core/request/sort-by.ts';
 import type { Expr } from '../calls/expr/ast.ts';
 import { compileExpr } from '../calls/expr/compile.ts';
 import { parseQuery } from '../calls/expr/parse.ts';
@@ -28,7 +28,7 @@ export const ormPurgeModel = (name: string) => model(name, { project_id: str(), 
 export interface OrmQuery {
   fields?: string[] | null;
   query?: unknown;
-  sort_by?: Array<{ field: string; direction: 'asc' | 'desc' }> | null;
+  sort_by?: SortBy[] | null;
   limit?: number | null;
   offset?: number | null;
 }

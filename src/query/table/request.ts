@@ -6,7 +6,8 @@
  * sort paths) are 400s raised after the schema passes.
  */
 import { invalidRequest, type ValidationIssue } from '../../core/errors.ts';
-import { INVALID, int, list, literal, maybe, model, optional, str, validateBody, type Loc, type Schema } from '../../core/schema.ts';
+import { checkPaging } from '../../core/request/paging.ts';
+import { INVALID, int, issue, list, literal, maybe, model, optional, str, validateBody, type Loc, type Schema } from '../../core/schema.ts';
 
 export type SortOrder = 'asc' | 'desc';
 
@@ -49,12 +50,10 @@ const sortItem: Schema<{ field: string; order: SortOrder }> = {
     const hasDirection = Object.prototype.hasOwnProperty.call(raw, 'direction');
     if (hasOrder && hasDirection) {
       // semantics.md#table-sort-item: the alias is then an extra key.
-      issues.push({ type: 'extra_forbidden', loc: [...loc, 'direction'], msg: 'Extra inputs are not permitted', input: raw.direction });
-      return INVALID;
+      return issue(issues, 'extra_forbidden', [...loc, 'direction'], 'Extra inputs are not permitted', raw.direction);
     }
     if (!hasOrder && !hasDirection) {
-      issues.push({ type: 'missing', loc: [...loc, 'order'], msg: 'Field required', input: v });
-      return INVALID;
+      return issue(issues, 'missing', [...loc, 'order'], 'Field required', v);
     }
     return { field: r.field, order: (r.order ?? r.direction) as SortOrder };
   },
@@ -99,17 +98,13 @@ export function parseSortPath(field: string, loc: Loc): string[] {
 /** Validates a /table/query_stream (or /table/query) body; throws 422 / 400 errors. */
 export function parseTableQuery(body: unknown): TableQuery {
   const req = validateBody(tableQuerySchema, body);
-  const limit = req.limit ?? null;
-  const offset = req.offset ?? null;
   const sortBy = (req.sort_by ?? []).map((s, i) => ({
     field: s.field,
     path: parseSortPath(s.field, ['body', 'sort_by', i, 'field']),
     order: s.order,
   }));
-  // semantics.md#paging-limits: negative paging is a 400 (Weave passes it to SQL unchecked,
-  // semantics.md#threads-paging).
-  if (limit !== null && limit < 0) throw invalidRequest('TQ_NEGATIVE_LIMIT', {}, ['body', 'limit']);
-  if (offset !== null && offset < 0) throw invalidRequest('TQ_NEGATIVE_OFFSET', {}, ['body', 'offset']);
+  // semantics.md#paging-limits (semantics.md#threads-paging).
+  const { limit, offset } = checkPaging(req);
   const rowDigests = req.filter?.row_digests ?? null;
   return {
     project_id: req.project_id,

@@ -96,6 +96,22 @@ test('semantics.md#errors-422: a datetime that does not parse is a 422 on its lo
   assert.equal((t.body() as { detail: Array<{ type: string }> }).detail[0].type, 'datetime_type');
 });
 
+test('semantics.md#errors-422: thread datetimes are refused in speedate\'s words, as call writes are', () => {
+  const detail = (v: unknown) => (errorOf(() => parseThreadsQuery({ project_id: 'e/p', filter: { after_datetime: v } })).body() as { detail: unknown[] }).detail;
+  assert.deepEqual(detail('2024-13-01'), [
+    {
+      type: 'datetime_from_date_parsing',
+      loc: ['body', 'filter', 'after_datetime'],
+      msg: 'Input should be a valid datetime or date, month value is outside expected range of 1-12',
+      input: '2024-13-01',
+      ctx: { error: 'month value is outside expected range of 1-12' },
+    },
+  ]);
+  // pydantic takes no surrounding blanks (the bound used to be trimmed).
+  assert.equal((detail(' 2024-01-01')[0] as { msg: string }).msg, 'Input should be a valid datetime or date, invalid character in year');
+  assert.equal((detail('2024-01-01T00:00:00 Z')[0] as { msg: string }).msg, 'Input should be a valid datetime or date, unexpected extra characters at the end of the input');
+});
+
 test('semantics.md#paging-limits: negative limit or offset → 400', () => {
   const l = errorOf(() => parseThreadsQuery({ project_id: 'e/p', limit: -1 }));
   assert.equal(l.status, 400);

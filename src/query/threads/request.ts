@@ -1,13 +1,16 @@
 /**
  * `ThreadsQueryReq` (semantics.md#threads-request):
  * strict models, sort items `{field, direction}`. Datetime bounds take pydantic's lax datetime
- * input (ISO 8601 with any offset, naive = UTC, or a unix timestamp). After the schema:
+ * input (ISO 8601 with any offset, naive = UTC, or a unix timestamp) with speedate's wording
+ * when refused (src/core/request/datetime.ts). After the schema:
  * unsupported sort fields (semantics.md#threads-sort) and negative paging
  * (semantics.md#paging-limits) are 400s.
  */
-import { invalidRequest, type ValidationIssue } from '../../core/errors.ts';
-import { parseDatetimeInput } from '../../core/datetime.ts';
-import { INVALID, int, list, literal, maybe, model, str, validateBody, type Loc, type Schema } from '../../core/schema.ts';
+import { invalidRequest } from '../../core/errors.ts';
+import { datetime } from '../../core/request/datetime.ts';
+import { checkPaging } from '../../core/request/paging.ts';
+import { sortBy } from '../../core/request/sort-by.ts';
+import { int, list, maybe, model, str, validateBody } from '../../core/schema.ts';
 
 /** semantics.md#threads-sort: the only sortable thread fields. */
 export const THREAD_SORT_FIELDS = [
@@ -42,31 +45,6 @@ export interface ThreadsQuery {
   sort_by: ThreadSortTerm[];
 }
 
-/**
- * pydantic v2's `datetime` in lax mode: a string in ISO 8601 form or a number (unix seconds,
- * or milliseconds above 2e10); anything else is a 422. speedate's exact parse-error wording is
- * not reproduced; the type code is.
- */
-const datetimeInput: Schema<number> = {
-  check(v: unknown, loc: Loc, issues: ValidationIssue[]) {
-    if (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) {
-      const us = parseDatetimeInput(v);
-      if (!Number.isNaN(us)) return us;
-      const error = typeof v === 'string' && v.trim().length < 10 ? 'input is too short' : 'invalid datetime format';
-      issues.push({
-        type: 'datetime_from_date_parsing',
-        loc: [...loc],
-        msg: `Input should be a valid datetime or date, ${error}`,
-        input: v,
-        ctx: { error },
-      });
-      return INVALID;
-    }
-    issues.push({ type: 'datetime_type', loc: [...loc], msg: 'Input should be a valid datetime', input: v });
-    return INVALID;
-  },
-};
-
 const threadsQuerySchema = model(
   'ThreadsQueryReq',
   {
@@ -74,13 +52,13 @@ const threadsQuerySchema = model(
     filter: maybe(
       model(
         'ThreadsQueryFilter',
-        { after_datetime: maybe(datetimeInput), before_datetime: maybe(datetimeInput), thread_ids: maybe(list(str())) },
+        { after_datetime: maybe(datetime()), before_datetime: maybe(datetime()), thread_ids: maybe(list(str())) },
         { strict: true },
       ),
     ),
     limit: maybe(int()),
     offset: maybe(int()),
-    sort_by: maybe(list(model('SortBy', { field: str(), direction: literal(['asc', 'desc'] as const) }, { strict: true }))),
+    sort_by: maybe(list(sortBy)),
   },
   { strict: true },
 );
@@ -94,10 +72,7 @@ export function parseThreadsQuery(body: unknown): ThreadsQuery {
     if (!isThreadSortField(s.field)) throw invalidRequest('TQ_THREAD_SORT_FIELD', { field: s.field }, ['body', 'sort_by', i, 'field']);
     return { field: s.field, direction: s.direction };
   });
-  const limit = req.limit ?? null;
-  const offset = req.offset ?? null;
-  if (limit !== null && limit < 0) throw invalidRequest('TQ_NEGATIVE_LIMIT', {}, ['body', 'limit']);
-  if (offset !== null && offset < 0) throw invalidRequest('TQ_NEGATIVE_OFFSET', {}, ['body', 'offset']);
+  const { limit, offset } = checkPaging(req);
   const ids = req.filter?.thread_ids ?? null;
   return {
     project_id: req.project_id,

@@ -20,7 +20,7 @@
 import { RequestSchemaError, type ValidationIssue } from '../../../core/errors.ts';
 import { LosslessNumber } from '../../../core/json/lossless.ts';
 import { exactInt } from '../../ch/values.ts';
-import { INVALID, bool, literal, nullable, type Loc, type Schema } from '../../../core/schema.ts';
+import { INVALID, bool, issue, literal, nullable, type Loc, type Schema } from '../../../core/schema.ts';
 import { CAST_TARGETS, type CastTo, type ComparisonOp, type Expr, type LiteralValue, type OperationExpr } from './ast.ts';
 import { isPlainObject } from '../../../core/plain-object.ts';
 
@@ -28,13 +28,6 @@ type Issues = ValidationIssue[];
 type Out<T> = T | typeof INVALID;
 
 const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
-
-function issue(issues: Issues, type: string, loc: Loc, msg: string, input: unknown, ctx?: Record<string, unknown>): typeof INVALID {
-  const entry: ValidationIssue = { type, loc: [...loc], msg, input };
-  if (ctx) entry.ctx = ctx;
-  issues.push(entry);
-  return INVALID;
-}
 
 const modelType = (issues: Issues, cls: string, loc: Loc, input: unknown): typeof INVALID =>
   issue(issues, 'model_type', loc, `Input should be a valid dictionary or instance of ${cls}`, input, { class_name: cls });
