@@ -13,7 +13,7 @@ import { open } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { allRoutes, findRoute } from '../src/api/routes.ts';
+import { allRoutes, findRoute } from '../src/routes.ts';
 import { openServedData } from '../src/cli/serve-data.ts';
 import { createEngine } from '../src/engine.ts';
 import { runRecorded } from '../src/journal/apply.ts';

@@ -51,7 +51,7 @@ function storeOnly(calls: number): void {
 }
 
 async function mix(calls: number): Promise<void> {
-  const { allRoutes } = await import('../src/api/routes.ts');
+  const { allRoutes } = await import('../src/routes.ts');
   const { createEngine } = await import('../src/engine.ts');
   const { loadFixtures } = await import('../src/io/load-fixtures.ts');
   const { ensureBenchData } = await import('./generate.ts');

@@ -11,7 +11,7 @@ import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RequestContext, Route } from '../src/api/types.ts';
-import { allRoutes } from '../src/api/routes.ts';
+import { allRoutes } from '../src/routes.ts';
 import { createEngine } from '../src/engine.ts';
 import { loadFixtures } from '../src/io/load-fixtures.ts';
 import { ensureBenchData } from './generate.ts';

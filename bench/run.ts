@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
 import type { Engine, RequestContext, Route } from '../src/api/types.ts';
-import { allRoutes } from '../src/api/routes.ts';
+import { allRoutes } from '../src/routes.ts';
 import { createEngine } from '../src/engine.ts';
 import { loadFixtures } from '../src/io/load-fixtures.ts';
 import { dropQueryCaches } from '../src/query/caches.ts';

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { runRoute } from '../src/api/run-route.ts';
-import { findRoute } from '../src/api/routes.ts';
+import { findRoute } from '../src/routes.ts';
 import type { CaseRequest, ConformanceCase } from '../src/check/case.ts';
 import { createEngineTarget } from '../src/check/engine-target.ts';
 import { runCases } from '../src/check/runner.ts';

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { allRoutes } from '../src/api/routes.ts';
+import { allRoutes } from '../src/routes.ts';
 import type { FieldPrefix } from '../src/api/types.ts';
 import { createHttpTarget } from '../src/check/http-target.ts';
 import { formatReport, runCases } from '../src/check/runner.ts';

@@ -13,7 +13,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
-import { allRoutes } from '../src/api/routes.ts';
+import { allRoutes } from '../src/routes.ts';
 import { DEVIATES_TAG } from '../src/check/target.ts';
 import { BUNDLE_PATH, type CaseBundle } from './bundle.ts';
 import { fuzz } from '../src/check/fuzz.ts';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { findRoute } from './api/routes.ts';
+import { findRoute } from './routes.ts';
 import { fullAccessContext } from './api/context.ts';
 import { createEngine } from './engine.ts';
 import { TQ_VERSION } from './version.ts';

@@ -5,7 +5,7 @@
  */
 import { RequestSchemaError } from '../core/errors.ts';
 import { exactPlain, parseExact } from '../core/json/exact.ts';
-import { fromPlain, JsonSyntaxError, parseLossless, type LosslessValue } from '../core/json/lossless.ts';
+import { fromPlain, JsonSyntaxError, LosslessObject, parseLossless, toPlain, type LosslessValue } from '../core/json/lossless.ts';
 import { jsonInvalid } from '../core/schema.ts';
 import type { RequestBody } from './types.ts';
 
@@ -44,4 +44,19 @@ export function losslessBody(body: RequestBody): LosslessValue {
     if (e instanceof JsonSyntaxError) throw jsonInvalid(e.pos, e.msg);
     throw e;
   }
+}
+
+/**
+ * The body of a route whose `query` holds an `$expr` (calls, feedback), from one lossless parse: the `query` subtree keeps every number's lexeme,
+ * since `{"$literal": 5.0}` is a float literal (double cast of the field) and `5` an int
+ * literal (int cast), a difference JSON.parse erases (semantics.md#calls-expr-compare); the rest is
+ * the exact plain value (big integers keep their digits).
+ */
+export function queryBody(body: RequestBody): unknown {
+  const lossless = losslessBody(body);
+  const plain = exactPlain(lossless);
+  const query = lossless instanceof LosslessObject ? lossless.get('query') : undefined;
+  if (query === undefined) return plain;
+  (plain as Record<string, unknown>).query = toPlain(query, { keepNumbers: true });
+  return plain;
 }

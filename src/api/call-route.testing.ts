@@ -4,7 +4,7 @@
  */
 import { TqError, tqError } from '../core/errors.ts';
 import { routesForPath } from './route-path.ts';
-import { allRoutes } from './routes.ts';
+import { allRoutes } from '../routes.ts';
 import { runRoute } from './run-route.ts';
 import type { Engine, RequestBody, RequestContext } from './types.ts';
 

@@ -10,7 +10,7 @@ import { TqError } from '../core/errors.ts';
 import { createEngine } from '../engine.ts';
 import { Users } from '../server/basic-auth.ts';
 import { assertAnswer, hostileBodyText, nestedText } from './hostile.testing.ts';
-import { allRoutes } from './routes.ts';
+import { allRoutes } from '../routes.ts';
 import { runRoute } from './run-route.ts';
 import type { Engine, RequestBody, RequestContext, Route } from './types.ts';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createEngine } from '../engine.ts';
 import { jsonRoute } from './json-route.ts';
-import { allRoutes, findRoute } from './routes.ts';
+import { allRoutes, findRoute } from '../routes.ts';
 
 const ctx = { userId: 'u', authorize() {}, canRead: () => true };
 

@@ -5,7 +5,7 @@
  */
 import { TransportError } from '../core/errors.ts';
 import { runRoute } from './run-route.ts';
-import { findRoute } from './routes.ts';
+import { findRoute } from '../routes.ts';
 import type { Engine, RequestBody, RequestContext, RouteResult } from './types.ts';
 
 /**

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { PermissionDeniedError } from '../core/errors.ts';
 import { errorOf } from '../core/errors.testing.ts';
 import { createEngine } from '../engine.ts';
-import { callsStreamQueryRoute } from '../query/calls/run.ts';
+import { callsStreamQueryRoute } from '../query/calls/route.ts';
 import { runRoute, validatingContext } from './run-route.ts';
 import type { RequestContext, Route } from './types.ts';
 

@@ -6,7 +6,7 @@
  * skipped with that reason.
  */
 import { runRoute } from '../api/run-route.ts';
-import { allRoutes } from '../api/routes.ts';
+import { allRoutes } from '../routes.ts';
 import { routesForPath, type PathParams } from '../api/route-path.ts';
 import type { Engine, RequestBody, RequestContext, Route } from '../api/types.ts';
 import { PermissionDeniedError, TqError } from '../core/errors.ts';

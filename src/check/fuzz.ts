@@ -17,8 +17,11 @@ import fc from 'fast-check';
 import stableStringify from 'fast-json-stable-stringify';
 import { rowDigest, tableDigest } from '../core/digest.ts';
 import { parseLossless } from '../core/json/lossless.ts';
+import { aliasOf, operationsOfShape } from '../query/calls/expr/operators.ts';
 import { parseQuery } from '../query/calls/expr/parse.ts';
 import { printQuery } from '../query/calls/expr/print.ts';
+import { COMPUTED_SUMMARY_FIELD_NAMES, COMPUTED_SUMMARY_PREFIX } from '../query/calls/summary-fields.ts';
+import { THREAD_SORT_FIELD_NAMES } from '../query/threads/sort-fields.ts';
 import type { CaseRequest, ConformanceCase } from './case.ts';
 import { createEngineTarget } from './engine-target.ts';
 import { casePrefixed } from './prefix.ts';
@@ -126,7 +129,7 @@ function callWrites(specs: CallSpec[]): { batch: Json[]; ids: string[] } {
 // ---------------------------------------------------------------------------------------------
 // Requests
 
-const CALL_FIELDS = ['inputs.x', 'inputs.s', 'op_name', 'display_name', 'exception', 'started_at', 'ended_at', 'summary.weave.status', 'summary.weave.latency_ms', 'summary.weave.trace_name', 'thread_id', 'parent_id'];
+const CALL_FIELDS = ['inputs.x', 'inputs.s', 'op_name', 'display_name', 'exception', 'started_at', 'ended_at', ...COMPUTED_SUMMARY_FIELD_NAMES.map((f) => COMPUTED_SUMMARY_PREFIX + f), 'thread_id', 'parent_id'];
 const LITERALS: unknown[] = [0, 1, 2, 2.5, 10, '3', 'abc', 'hello', '', true, null, 'success', 'error', 'running', '2024-05-01T12:00:03Z'];
 
 const operand = fc.oneof(
@@ -135,12 +138,15 @@ const operand = fc.oneof(
 );
 
 const comparison = fc
-  .tuple(fc.constantFrom('$eq', '$gt', '$gte', '$lt', '$lte'), fc.constantFrom(...CALL_FIELDS), fc.constantFrom(...LITERALS))
+  .tuple(fc.constantFrom(...operationsOfShape('binary').map((o) => aliasOf(o.op))), fc.constantFrom(...CALL_FIELDS), fc.constantFrom(...LITERALS))
   .map(([op, f, v]) => ({ [op]: [{ $getField: f }, { $literal: v }] }));
 
 const leaf = fc.oneof(
   comparison,
-  fc.record({ input: operand, substr: fc.constantFrom('', 'a', 'ell', 'HELLO', '\u{1F600}', '{').map((s) => ({ $literal: s })), case_insensitive: fc.boolean() }).map((c) => ({ $contains: c })),
+  fc.tuple(
+    fc.constantFrom(...operationsOfShape('substring').map((o) => aliasOf(o.op))),
+    fc.record({ input: operand, substr: fc.constantFrom('', 'a', 'ell', 'HELLO', '\u{1F600}', '{').map((s) => ({ $literal: s })), case_insensitive: fc.boolean() }),
+  ).map(([op, c]) => ({ [op]: c })),
   fc.tuple(fc.constantFrom(...CALL_FIELDS), fc.subarray(LITERALS, { minLength: 1, maxLength: 3 })).map(([f, vs]) => ({ $in: [{ $getField: f }, vs.map((v) => ({ $literal: v }))] })),
   fc.tuple(fc.constantFrom('inputs.x', 'inputs.s'), fc.constantFrom('int', 'double', 'bool', 'string', 'exists'), fc.constantFrom(...LITERALS)).map(([f, to, v]) => ({ $eq: [{ $convert: { input: { $getField: f }, to } }, { $literal: v }] })),
 );
@@ -181,10 +187,8 @@ function callsRequest(ids: string[]): fc.Arbitrary<{ body: Json; sortPaths: stri
     });
 }
 
-const THREAD_SORT = ['thread_id', 'turn_count', 'start_time', 'last_updated', 'p50_turn_duration_ms', 'p99_turn_duration_ms'];
-
 const threadsRequest = fc
-  .record({ sort: fc.option(fc.record({ field: fc.constantFrom(...THREAD_SORT), direction }), { nil: undefined }), paging, window: fc.option(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 4, max: 9 })), { nil: undefined }) })
+  .record({ sort: fc.option(fc.record({ field: fc.constantFrom(...THREAD_SORT_FIELD_NAMES), direction }), { nil: undefined }), paging, window: fc.option(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 4, max: 9 })), { nil: undefined }) })
   .map(({ sort, paging: p, window }) => {
     const body: Json = { project_id: '{{project}}', ...p };
     if (sort) body.sort_by = [sort];

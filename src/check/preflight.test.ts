@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { allRoutes } from '../api/routes.ts';
+import { allRoutes } from '../routes.ts';
 import { runMainCaptured } from '../cli/run-tq.testing.ts';
 import { createEngine } from '../engine.ts';
 import { Users } from '../server/basic-auth.ts';

@@ -4,7 +4,7 @@
  * (as `tq calls` does, losslessly), the route does the rest, the JSON answer is printed.
  */
 import { Command } from 'commander';
-import { findRoute } from '../api/routes.ts';
+import { findRoute } from '../routes.ts';
 import { LosslessObject, type LosslessValue } from '../core/json/lossless.ts';
 import { dataOptions, intOption, listOption, loadEngine, parsePrefix, printRouteResult, UsageError, type DataOptions } from './common.ts';
 import { callsEdits, requestTextOf } from './queries.ts';

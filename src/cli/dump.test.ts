@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { findRoute } from '../api/routes.ts';
+import { findRoute } from '../routes.ts';
 import { createEngine } from '../engine.ts';
 import { runRecorded } from '../journal/apply.ts';
 import { segmentName } from '../journal/data-dir.ts';

@@ -4,9 +4,10 @@
  */
 import { Command } from 'commander';
 import type { Route } from '../api/types.ts';
-import { callsStreamQueryRoute } from '../query/calls/run.ts';
+import { callsStreamQueryRoute } from '../query/calls/route.ts';
 import { tableRoutes } from '../query/table/route.ts';
 import { threadsRoutes } from '../query/threads/route.ts';
+import { THREAD_SORT_FIELD_NAMES } from '../query/threads/sort-fields.ts';
 import {
   dataOptions,
   intOption,
@@ -153,7 +154,7 @@ export function threadsCommand(): Command {
     .option('--thread-ids <a,b,...>', 'only these threads')
     .option('--after <iso>', 'count only turns started strictly after this time')
     .option('--before <iso>', 'count only turns started strictly before this time')
-    .option('--sort <field[:asc|desc]>', 'thread_id, turn_count, start_time, last_updated, p50_turn_duration_ms, p99_turn_duration_ms', collect)
+    .option('--sort <field[:asc|desc]>', THREAD_SORT_FIELD_NAMES.join(', '), collect)
     .option('--limit <n>', 'maximum number of threads')
     .option('--offset <n>', 'number of threads to skip')
     .option('--request <file|->', 'a whole request body (JSON); other flags override its fields');

@@ -4,7 +4,7 @@
  * SIGINT/SIGTERM, which closes gracefully (in-flight streams finish; a second signal cuts them).
  */
 import { Command } from 'commander';
-import { allRoutes } from '../api/routes.ts';
+import { allRoutes } from '../routes.ts';
 import { CredentialsError, DEFAULT_USER, resolveUsers } from '../server/credentials.ts';
 import { createTqServer, DEFAULT_MAX_BODY_BYTES } from '../server/server.ts';
 import { UsersFileError } from '../server/users-file.ts';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createEngine } from '../engine.ts';
 import { runRoute } from '../api/run-route.ts';
-import { callsStreamQueryRoute } from '../query/calls/run.ts';
+import { callsStreamQueryRoute } from '../query/calls/route.ts';
 import { boundEcho, boundString, DETAIL_MAX_CHARS, ECHO_MAX_CHARS, MAX_ISSUES } from './echo.ts';
 import { RequestSchemaError, TqError } from './errors.ts';
 import { LosslessNumber } from './json/lossless.ts';

@@ -60,8 +60,8 @@ export const ERROR_CATALOGUE = {
   TQ_THREAD_SORT_FIELD: {
     kind: 'invalid',
     status: 400,
-    message: (a) =>
-      `Unsupported sort field: ${a.field}. Supported fields: ['thread_id', 'turn_count', 'start_time', 'last_updated', 'p50_turn_duration_ms', 'p99_turn_duration_ms']`,
+    // `supported`: the sortable fields as a Python list (query/threads/sort-fields.ts).
+    message: (a) => `Unsupported sort field: ${a.field}. Supported fields: ${a.supported}`,
   },
   TQ_TABLE_SORT_EMPTY: { kind: 'invalid', status: 400, message: fixed('Sort field cannot be empty') },
   TQ_TABLE_SORT_DOTS: {
@@ -108,8 +108,8 @@ export const ERROR_CATALOGUE = {
   TQ_SUMMARY_FIELD_NOT_ALLOWED: {
     kind: 'field',
     status: 403,
-    message: (a) =>
-      `Summary field '${a.field}' is not allowed. Supported fields are: latency_ms, status, trace_name`,
+    // `supported`: the computed summary fields, listed (query/calls/summary-fields.ts).
+    message: (a) => `Summary field '${a.field}' is not allowed. Supported fields are: ${a.supported}`,
   },
 
   // Auth.

@@ -9,7 +9,7 @@ import { createEngine } from '../engine.ts';
 import { BUNDLED_FIXTURES, loadFixtures, resolveFixturesPath } from './load-fixtures.ts';
 import { forEachLine } from './lines.ts';
 import { runRoute } from '../api/run-route.ts';
-import { callsStreamQueryRoute } from '../query/calls/run.ts';
+import { callsStreamQueryRoute } from '../query/calls/route.ts';
 
 const call = (id: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ id, project_id: 'e/p', op_name: 'op', trace_id: 't', started_at: '2024-01-01T00:00:00Z', ...extra });

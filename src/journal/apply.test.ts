@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { allRoutes, findRoute } from '../api/routes.ts';
+import { allRoutes, findRoute } from '../routes.ts';
 import { routesForPath } from '../api/route-path.ts';
 import type { RequestBody, Route } from '../api/types.ts';
 import { TqError } from '../core/errors.ts';

@@ -7,7 +7,7 @@
  * that fails changes nothing and is not journaled (tested in apply.test.ts).
  */
 import { createHash } from 'node:crypto';
-import { findRoute } from '../api/routes.ts';
+import { findRoute } from '../routes.ts';
 import { runRoute } from '../api/run-route.ts';
 import type { Engine, RequestBody, RequestContext, Route, RouteResult } from '../api/types.ts';
 import type { JournalRecord, RouteParams } from './record.ts';

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { findRoute } from '../api/routes.ts';
+import { findRoute } from '../routes.ts';
 import { createEngine } from '../engine.ts';
 import { testContext } from '../write/writes.testing.ts';
 import { runRecorded } from './apply.ts';

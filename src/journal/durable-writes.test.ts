@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { allRoutes } from '../api/routes.ts';
+import { allRoutes } from '../routes.ts';
 import { Users } from '../server/basic-auth.ts';
 import { createTqServer } from '../server/server.ts';
 import { openDataDir } from './data-dir.ts';

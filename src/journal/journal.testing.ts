@@ -3,7 +3,7 @@
  * after a restart"), a random write workload, and a durable server on a directory.
  */
 import fc from 'fast-check';
-import { findRoute } from '../api/routes.ts';
+import { findRoute } from '../routes.ts';
 import { runRoute } from '../api/run-route.ts';
 import type { Engine, RequestContext } from '../api/types.ts';
 import { TqError } from '../core/errors.ts';
@@ -129,7 +129,7 @@ export async function send(base: string, req: WriteRequest): Promise<{ status: n
 /** `tq serve --data dir` in-process on port 0, user root:pw with a grant on everything. */
 export async function durableServer(dir: string, log: (m: string) => void = () => {}, compactAtBytes?: number) {
   const data = await openServedData(dir, 'svc_', log, compactAtBytes);
-  const tq = createTqServer({ engine: data.engine, routes: (await import('../api/routes.ts')).allRoutes(), users: new Users([{ name: 'root', password: 'pw', projects: ['*'] }]), writes: data.writes });
+  const tq = createTqServer({ engine: data.engine, routes: (await import('../routes.ts')).allRoutes(), users: new Users([{ name: 'root', password: 'pw', projects: ['*'] }]), writes: data.writes });
   const { port } = await tq.listen('127.0.0.1', 0);
   let closed = false;
   return {

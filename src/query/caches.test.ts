@@ -6,7 +6,7 @@ import { dropQueryCaches } from './caches.ts';
 import { pathMemos } from './calls/path-memo.ts';
 import { candidatePositions, tableCaches } from './table/run.ts';
 import { tableQueryStreamRoute } from './table/route.ts';
-import { callsStreamQueryRoute } from './calls/run.ts';
+import { callsStreamQueryRoute } from './calls/route.ts';
 import { BUNDLED_FIXTURES, loadFixtures } from '../io/load-fixtures.ts';
 
 const ctx = { userId: 'u', authorize() {}, canRead: () => true };

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { allRoutes } from '../api/routes.ts';
+import { allRoutes } from '../routes.ts';
 import { runRoute } from '../api/run-route.ts';
 import type { Engine, RequestContext } from '../api/types.ts';
 import { TqError } from '../core/errors.ts';

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { allRoutes } from '../api/routes.ts';
+import { allRoutes } from '../routes.ts';
 import { assertAnswer, hostileBodyText, nestedText } from '../api/hostile.testing.ts';
 import type { Route } from '../api/types.ts';
 import { tqError } from '../core/errors.ts';

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { allRoutes } from '../api/routes.ts';
+import { allRoutes } from '../routes.ts';
 import { createEngine } from '../engine.ts';
 import { Users } from './basic-auth.ts';
 import { createTqServer } from './server.ts';

@@ -2,7 +2,7 @@
  * Test support: `tq serve`'s server over loopback (port 0) with every real route, on the
  * bundled demo data or on a given engine, and one all-projects user `api:pw`.
  */
-import { allRoutes } from '../api/routes.ts';
+import { allRoutes } from '../routes.ts';
 import type { Engine } from '../api/types.ts';
 import { createEngine } from '../engine.ts';
 import { BUNDLED_FIXTURES, loadFixtures } from '../io/load-fixtures.ts';

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { allRoutes } from '../api/routes.ts';
+import { allRoutes } from '../routes.ts';
 import type { Route } from '../api/types.ts';
 import { createEngine } from '../engine.ts';
 import { Users } from './basic-auth.ts';

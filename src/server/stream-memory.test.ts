@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { allRoutes } from '../api/routes.ts';
+import { allRoutes } from '../routes.ts';
 import { createEngine } from '../engine.ts';
 import { generateCalls } from '../gen/generate.ts';
 import { parseCallRecord } from '../load/call-record.ts';

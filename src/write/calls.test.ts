@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createEngine } from '../engine.ts';
-import { callsStreamQueryRoute } from '../query/calls/run.ts';
+import { callsStreamQueryRoute } from '../query/calls/route.ts';
 import { deleteCalls } from './calls.ts';
 import { call, cell, NOW_US, testContext, testEngine } from './writes.testing.ts';
 

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { findRoute } from '../../api/routes.ts';
+import { findRoute } from '../../routes.ts';
 import type { Engine, RequestContext, RouteResult } from '../../api/types.ts';
 import { createEngine } from '../../engine.ts';
 

@@ -10,7 +10,7 @@
 import { fieldNotAllowed, InvalidFieldError, type ErrorPath } from '../../core/errors.ts';
 import { parseLossless, type LosslessValue } from '../../core/json/lossless.ts';
 import { callRefUri } from '../../core/refs.ts';
-import type { CallBody, CallTable } from '../../store/call-table.ts';
+import { BODY_PARTS, type CallBody, type CallTable } from '../../store/call-table.ts';
 import type { ProjectStore } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
 import { jsonValueString } from '../ch/values.ts';
@@ -18,9 +18,10 @@ import type { FieldAccessor, FieldResolver, FillNumbers } from './expr/fields.ts
 import { hasNegativeIndex, isIndexPart, MISSING, readPath, splitFieldPath, type PathReading } from './json-path.ts';
 import { jsonAccessor, PathMemo, pathMemos, type RawReader } from './path-memo.ts';
 import { resolveObjectRef, type CanRead } from '../resolve-ref.ts';
+import { COMPUTED_SUMMARY_FIELDS, COMPUTED_SUMMARY_FIELDS_LISTED, COMPUTED_SUMMARY_PREFIX, isComputedSummaryField } from './summary-fields.ts';
 
-const DYNAMIC_ROOTS = new Set(['inputs', 'output', 'attributes', 'summary']);
-const COMPUTED_SUMMARY = new Set(['status', 'latency_ms', 'trace_name']);
+/** The dynamic JSON roots (semantics.md#calls-expr-fields): the JSON parts of a stored call body. */
+const DYNAMIC_ROOTS: ReadonlySet<string> = new Set(BODY_PARTS);
 const STORAGE_FIELDS = new Set(['storage_size_bytes', 'total_storage_size_bytes']);
 
 /** A body part's text parsed losslessly (document key order kept); null when absent. */
@@ -35,50 +36,6 @@ function lossless(text: string | null): LosslessValue | null {
 function readsNonEmpty(v: unknown): boolean {
   const s = jsonValueString(v);
   return s !== '' && s !== 'null';
-}
-
-/**
- * The computed `summary.weave.status` of the filter side (semantics.md#calls-summary-filter: error,
- * descendant_error, running, success).
- */
-export function filterStatus(table: CallTable, row: number): string {
-  if (table.exceptions.get(row) !== null) return 'error';
-  const errors = table.statusErrorCount.data[row];
-  if (Number.isInteger(errors) && errors > 0) return 'descendant_error';
-  if (Number.isNaN(table.endedAt.data[row])) return 'running';
-  return 'success';
-}
-
-/** `summary.weave.latency_ms` of the filter side: whole-ms difference, NULL while running. */
-export function filterLatencyMs(table: CallTable, row: number): number | null {
-  const end = table.endedAt.data[row];
-  if (Number.isNaN(end)) return null;
-  return Math.floor(end / 1000) - Math.floor(table.startedAt.data[row] / 1000);
-}
-
-/** filterLatencyMs of `rows` into `out` (NaN while running), as one typed loop. */
-export function fillLatencyMs(table: CallTable, rows: ArrayLike<number>, out: Float64Array): void {
-  const started = table.startedAt.data, ended = table.endedAt.data;
-  for (let i = 0; i < rows.length; i++) {
-    const r = rows[i];
-    out[i] = Math.floor(ended[r] / 1000) - Math.floor(started[r] / 1000); // NaN stays NaN
-  }
-}
-
-/** The name segment of an op/object ref (`…/op/name:digest` → `name`), '' without a colon. */
-export function refNameSegment(opName: string): string {
-  const last = opName.slice(opName.lastIndexOf('/') + 1);
-  const colon = last.indexOf(':');
-  return colon < 0 ? '' : last.slice(0, colon);
-}
-
-/** `summary.weave.trace_name` of the filter side. */
-export function filterTraceName(table: CallTable, row: number): string | null {
-  const display = table.displayNames.get(row);
-  if (display !== null && display !== '') return display;
-  const op = table.opName(row);
-  if (op === null) return null;
-  return op.startsWith('weave:///') || op.startsWith('weave-trace-internal:///') ? refNameSegment(op) : op;
 }
 
 export interface CallFieldOptions {
@@ -134,9 +91,6 @@ export class CallFieldResolver implements FieldResolver {
       [`${p}run_step_end`]: () => ({ kind: 'number', get: (r) => t.runStepEnd.get(r) }),
       input_refs: () => ({ kind: 'array', get: (r) => t.inputRefs.get(r) ?? [] }),
       output_refs: () => ({ kind: 'array', get: (r) => t.outputRefs.get(r) ?? [] }),
-      'summary.weave.status': () => str((r) => filterStatus(t, r)),
-      'summary.weave.trace_name': () => str((r) => filterTraceName(t, r)),
-      'summary.weave.latency_ms': () => ({ kind: 'number', get: (r) => filterLatencyMs(t, r), fill: (rows, out) => fillLatencyMs(t, rows, out) }),
     };
   }
 
@@ -165,12 +119,15 @@ export class CallFieldResolver implements FieldResolver {
   }
 
   resolve(path: string, loc: ErrorPath = []): FieldAccessor {
-    const plain = this.plain[path];
-    if (plain) return plain();
+    // Own keys only: `constructor` or `toString` is an unknown field, not an Object method.
+    if (Object.hasOwn(this.plain, path)) return this.plain[path]();
     if (STORAGE_FIELDS.has(path)) throw fieldNotAllowed(path, loc);
-    if (path.startsWith('summary.weave.')) {
-      const rest = path.slice('summary.weave.'.length);
-      if (!COMPUTED_SUMMARY.has(rest)) throw new InvalidFieldError('TQ_SUMMARY_FIELD_NOT_ALLOWED', { field: rest }, loc);
+    if (path.startsWith(COMPUTED_SUMMARY_PREFIX)) {
+      const name = path.slice(COMPUTED_SUMMARY_PREFIX.length);
+      if (!isComputedSummaryField(name)) {
+        throw new InvalidFieldError('TQ_SUMMARY_FIELD_NOT_ALLOWED', { field: name, supported: COMPUTED_SUMMARY_FIELDS_LISTED }, loc);
+      }
+      return COMPUTED_SUMMARY_FIELDS[name](this.table);
     }
     if (path.startsWith('feedback.')) return this.feedbackField(path, loc);
 
@@ -191,6 +148,12 @@ export class CallFieldResolver implements FieldResolver {
     const value = this.rootReader(root, rest, negative ? 'hops' : 'json-value');
     const existence = !negative && rest.some(isIndexPart) ? this.rootReader(root, rest, 'hops') : undefined;
     return jsonAccessor(value, pathMemos(this.opts.store).memo(this.table, path), this.table.size, existence);
+  }
+
+  /** Reading these parses JSON per row: a dynamic root's body part or a feedback payload. */
+  readsJson(path: string): boolean {
+    const root = path.split('.', 1)[0];
+    return (DYNAMIC_ROOTS.has(root) || root === 'feedback') && !path.startsWith(COMPUTED_SUMMARY_PREFIX);
   }
 
   private readsThroughExpand(path: string): boolean {

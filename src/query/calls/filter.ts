@@ -36,6 +36,19 @@ function unionRows(index: MultiIndex<string>, keys: Iterable<string>): number[] 
   return [...seen].sort((a, b) => a - b);
 }
 
+/**
+ * The columns with a store index, each with the rows holding any of some values (ascending, each
+ * once). `$expr` equalities on these columns narrow the candidates (expr/compile.ts
+ * indexableEqualities); a column added here is used there too.
+ */
+export const INDEXED_COLUMNS: ReadonlyMap<string, (table: CallTable, values: readonly string[]) => number[]> = new Map([
+  ['id', (t, values) => [...new Set(values)].map((id) => t.rowOf(id)).filter((r): r is number => r !== undefined).sort((a, b) => a - b)],
+  ['trace_id', (t, values) => unionRows(t.byTrace, values)],
+  ['parent_id', (t, values) => unionRows(t.byParent, values)],
+  ['thread_id', (t, values) => unionRows(t.byThread, values)],
+  ['turn_id', (t, values) => unionRows(t.byTurn, values)],
+]);
+
 export interface FilterPlan {
   /** Rows to consider (ascending), or null to scan every row. */
   candidates: number[] | null;
@@ -130,12 +143,8 @@ export function planFilter(table: CallTable, filter: CallsFilter | null, exprEqu
   // Indexed equalities from the expression narrow candidates; the expression itself still
   // runs on every candidate, so these lists need not be exact, only supersets.
   for (const eq of exprEqualities) {
-    if (eq.field === 'id') {
-      candidateLists.push(eq.values.map((id) => table.rowOf(id)).filter((r): r is number => r !== undefined).sort((a, b) => a - b));
-    } else if (eq.field === 'trace_id') candidateLists.push(unionRows(table.byTrace, eq.values));
-    else if (eq.field === 'parent_id') candidateLists.push(unionRows(table.byParent, eq.values));
-    else if (eq.field === 'thread_id') candidateLists.push(unionRows(table.byThread, eq.values));
-    else if (eq.field === 'turn_id') candidateLists.push(unionRows(table.byTurn, eq.values));
+    const rowsHolding = INDEXED_COLUMNS.get(eq.field);
+    if (rowsHolding !== undefined) candidateLists.push(rowsHolding(table, eq.values));
   }
 
   let candidates: number[] | null = null;

@@ -9,7 +9,7 @@ import { TqError } from '../../core/errors.ts';
 import { createEngine } from '../../engine.ts';
 import { parseCallRecord } from '../../load/call-record.ts';
 import type { ObjectVersion } from '../../store/project.ts';
-import { callsStreamQueryRoute } from './run.ts';
+import { callsStreamQueryRoute } from './route.ts';
 
 const P = 'e/p';
 const ctx: RequestContext = { userId: 'tester', authorize() {}, canRead: () => true };

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { createEngine } from '../../engine.ts';
 import type { CallTable } from '../../store/call-table.ts';
-import { callsStreamQueryRoute } from './run.ts';
+import { callsStreamQueryRoute } from './route.ts';
 
 const P = 'e/p';
 const ctx = { userId: 'u', authorize() {}, canRead: () => true };

@@ -7,7 +7,7 @@ import { fieldNotAllowed } from '../../core/errors.ts';
 import { formatMicros } from '../../core/datetime.ts';
 import { parseExact, stringifyExact } from '../../core/json/exact.ts';
 import { callRefUri, parseObjectRef } from '../../core/refs.ts';
-import type { CallBody, CallTable } from '../../store/call-table.ts';
+import { BODY_PARTS, type CallBody, type CallTable } from '../../store/call-table.ts';
 import type { FeedbackRow, ProjectStore } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
 import { resolveObjectRef, type CanRead } from '../resolve-ref.ts';
@@ -74,7 +74,7 @@ export function lineBuilder(o: LineBuilderOptions): (row: number) => string {
   const expandColumns = o.req.return_expanded_column_values
     ? [...(o.req.expand_columns ?? [])].sort((a, b) => a.split('.').length - b.split('.').length)
     : [];
-  const needsBody = has('attributes') || has('inputs') || has('output') || has('summary');
+  const needsBody = BODY_PARTS.some(has);
   const p = o.prefix;
   const q = (v: unknown) => JSON.stringify(v);
   const dt = datetimeJsonFormatter();

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createEngine } from '../../engine.ts';
 import { parseCallRecord } from '../../load/call-record.ts';
-import { callsStreamQueryRoute } from './run.ts';
+import { callsStreamQueryRoute } from './route.ts';
 
 const ctx = { userId: 't', authorize() {}, canRead: () => true };
 
@@ -39,4 +39,11 @@ test('a request body that is not JSON is a 422 json_invalid at Python\'s positio
       return true;
     },
   );
+});
+
+test('an $in on id naming one id twice returns that call once (the index lookup de-duplicates)', () => {
+  const query = '"query":{"$expr":{"$in":[{"$getField":"id"},[{"$literal":"a"},{"$literal":"a"}]]}}';
+  assert.deepEqual(idsFor(`{"project_id":"e/p",${query}}`, 1), ['a']);
+  // Sorted by a JSON field: the rows are collected and sorted, not walked in start order.
+  assert.deepEqual(idsFor(`{"project_id":"e/p",${query},"sort_by":[{"field":"inputs.x","direction":"asc"}]}`, 1), ['a']);
 });

@@ -1,22 +1,20 @@
 /**
- * /calls/stream_query end to end: validate and plan eagerly (every error is raised before the
- * first line), then produce lines lazily.
+ * The calls query end to end (/calls/stream_query, and the filter behind /calls/query_stats and
+ * /call/read): validate and plan eagerly (every error is raised before the first line), then
+ * produce lines lazily.
  *
  * Pipeline: request → field resolver → compiled `$expr` → filter plan (indexes) → matching
  * rows → order + window (top-k) → one JSON line per row.
  */
-import type { Engine, RequestContext, RequestBody, Route } from '../../api/types.ts';
-import { losslessBody } from '../../api/body.ts';
-import { exactPlain } from '../../core/json/exact.ts';
-import { LosslessObject, toPlain } from '../../core/json/lossless.ts';
+import type { Engine } from '../../api/types.ts';
 import type { CallTable } from '../../store/call-table.ts';
 import { ProjectStore } from '../../store/project.ts';
 import type { CanRead } from '../resolve-ref.ts';
 import { CallFieldResolver } from './call-fields.ts';
 import { compileExpr, indexableEqualities } from './expr/compile.ts';
-import { planFilter, type FilterPlan } from './filter.ts';
+import { INDEXED_COLUMNS, planFilter, type FilterPlan } from './filter.ts';
 import { effectiveSortTerms, orderRows, validateSortTerms } from './order.ts';
-import { parseCallsQuery, type CallsQuery, type SortTerm } from './request.ts';
+import type { CallsQuery, SortTerm } from './request.ts';
 import { lineBuilder, selectColumns } from './response.ts';
 import { startOrderPage } from './start-walk.ts';
 
@@ -47,7 +45,7 @@ export function planCallsQuery(engine: Engine, req: CallsQuery, canRead: CanRead
   const terms = effectiveSortTerms(req.sort_by);
   validateSortTerms(terms, resolver);
 
-  const filter = req.limit === 0 ? null : planFilter(project.calls, req.filter, req.query ? indexableEqualities(req.query) : []);
+  const filter = req.limit === 0 ? null : planFilter(project.calls, req.filter, req.query ? indexableEqualities(req.query, (f) => INDEXED_COLUMNS.has(f)) : []);
   return { project, resolver, terms, filter, expr };
 }
 
@@ -100,29 +98,3 @@ function scanRows(plan: FilterPlan, expr: ((row: number) => boolean | null) | nu
   }
   return out.subarray(0, m);
 }
-
-/**
- * The request body from one lossless parse: the `query` subtree keeps every number's lexeme,
- * since `{"$literal": 5.0}` is a float literal (double cast of the field) and `5` an int
- * literal (int cast), a difference JSON.parse erases (semantics.md#calls-expr-compare); the rest is
- * the exact plain value (big integers keep their digits).
- */
-export function queryBody(body: RequestBody): unknown {
-  const lossless = losslessBody(body);
-  const plain = exactPlain(lossless);
-  const query = lossless instanceof LosslessObject ? lossless.get('query') : undefined;
-  if (query === undefined) return plain;
-  (plain as Record<string, unknown>).query = toPlain(query, { keepNumbers: true });
-  return plain;
-}
-
-export const callsStreamQueryRoute: Route = {
-  path: '/calls/stream_query',
-  method: 'POST',
-  body: 'json',
-  run(engine: Engine, body: RequestBody, ctx: RequestContext) {
-    const req = parseCallsQuery(queryBody(body), engine.options.fieldPrefix);
-    ctx.authorize(req.project_id);
-    return { kind: 'stream', lines: prepareCallsQuery(engine, req, (p) => ctx.canRead(p)) };
-  },
-};

@@ -4,9 +4,9 @@ import { createEngine } from '../../engine.ts';
 import { rng } from '../../gen/generate.ts';
 import type { CallStartPart } from '../../store/call-table.ts';
 import { planFilter } from './filter.ts';
-import { callsStreamQueryRoute } from './run.ts';
+import { callsStreamQueryRoute } from './route.ts';
 import { isStartOrder, startOrderPage } from './start-walk.ts';
-import { allRoutes } from '../../api/routes.ts';
+import { allRoutes } from '../../routes.ts';
 
 const P = 'e/p';
 const ctx = { userId: 'u', authorize() {}, canRead: () => true };

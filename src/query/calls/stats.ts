@@ -14,8 +14,9 @@ import { jsonRoute } from '../../api/json-route.ts';
 import type { Engine, RequestContext } from '../../api/types.ts';
 import { any, bool, int, list, maybe, model, str, validateBody } from '../../core/schema.ts';
 import { parseCallsQuery } from './request.ts';
-import { matchingRows, planCallsQuery, queryBody } from './run.ts';
 import { traceStorageSize } from './storage-size.ts';
+import { matchingRows, planCallsQuery } from './run.ts';
+import { queryBody } from '../../api/body.ts';
 
 /** The model's keys (strict); `filter` and `query` are checked in depth by parseCallsQuery. */
 const statsModel = model(

@@ -8,6 +8,7 @@ import { timedeltaMillis } from '../../core/datetime.ts';
 import { defineOwn } from '../../core/json/lossless.ts';
 import { stringBytes, type DerivedCache } from '../../store/derived.ts';
 import type { Store } from '../../store/store.ts';
+import { COMPUTED_SUMMARY_FIELD_NAMES } from './summary-fields.ts';
 
 export interface SummaryInputs {
   summary: Record<string, unknown> | null;
@@ -20,7 +21,8 @@ export interface SummaryInputs {
   traceNames?: TraceNames;
 }
 
-const DERIVED = ['status', 'trace_name', 'latency_ms', 'display_name'];
+/** Keys of a stored `weave` block that the computed one replaces: the filterable ones and display_name. */
+const DERIVED: readonly string[] = [...COMPUTED_SUMMARY_FIELD_NAMES, 'display_name'];
 
 /**
  * Returns a new summary object whose `weave` block is computed (semantics.md#calls-summary-response

@@ -13,7 +13,7 @@ import { jsonRoute } from '../../api/json-route.ts';
 import type { Engine, RequestContext } from '../../api/types.ts';
 import { validateBody } from '../../core/schema.ts';
 import type { PriceRow } from '../../store/store.ts';
-import { queryBody } from '../calls/run.ts';
+import { queryBody } from '../../api/body.ts';
 import { checkPurgeShape } from '../orm/purge-shape.ts';
 import { matchingRows, ormPurgeModel, ormQueryModel, parseOrmQuery, runOrmQuery } from '../orm/request.ts';
 import { RowTable, type Column } from '../orm/rows.ts';

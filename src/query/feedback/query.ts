@@ -6,7 +6,7 @@
 import { jsonRoute } from '../../api/json-route.ts';
 import type { Engine, RequestContext } from '../../api/types.ts';
 import { validateBody } from '../../core/schema.ts';
-import { queryBody } from '../calls/run.ts';
+import { queryBody } from '../../api/body.ts';
 import { ormQueryModel, parseOrmQuery, runOrmQuery } from '../orm/request.ts';
 import { feedbackTable } from './table.ts';
 

@@ -7,6 +7,7 @@
  */
 import { invalidRequest } from '../../core/errors.ts';
 import type { Expr, LiteralValue } from '../calls/expr/ast.ts';
+import { pyNameOf } from '../calls/expr/operators.ts';
 
 /** validation.MESSAGE_INVALID_PURGE, used for the items of an `$or`. */
 const MESSAGE_INVALID_PURGE = 'Can only purge by specifying one or more ids';
@@ -14,16 +15,7 @@ const MESSAGE_INVALID_PURGE = 'Can only purge by specifying one or more ids';
 const bad = (reason: string) => invalidRequest('TQ_INVALID_REQUEST', { reason });
 
 /** The pydantic field name a node dumps under (`eq_`, `get_field_`, `literal_`, …). */
-function dumpKey(e: Expr): string {
-  switch (e.op) {
-    case 'getField':
-      return 'get_field_';
-    case 'containsToken':
-      return 'contains_token_';
-    default:
-      return `${e.op}_`;
-  }
-}
+const dumpKey = (e: Expr): string => pyNameOf(e.op);
 
 const PY_TYPE: Record<LiteralValue['type'], string> = { string: 'str', int: 'int', float: 'float', bool: 'bool', null: 'NoneType', list: 'list', dict: 'dict' };
 

@@ -11,17 +11,7 @@ import { datetime } from '../../core/request/datetime.ts';
 import { checkPaging } from '../../core/request/paging.ts';
 import { sortBy } from '../../core/request/sort-by.ts';
 import { int, list, maybe, model, str, validateBody } from '../../core/schema.ts';
-
-/** semantics.md#threads-sort: the only sortable thread fields. */
-export const THREAD_SORT_FIELDS = [
-  'thread_id',
-  'turn_count',
-  'start_time',
-  'last_updated',
-  'p50_turn_duration_ms',
-  'p99_turn_duration_ms',
-] as const;
-export type ThreadSortField = (typeof THREAD_SORT_FIELDS)[number];
+import { isThreadSortField, THREAD_SORT_FIELDS_REPR, type ThreadSortField } from './sort-fields.ts';
 
 export interface ThreadSortTerm {
   field: ThreadSortField;
@@ -63,13 +53,11 @@ const threadsQuerySchema = model(
   { strict: true },
 );
 
-const isThreadSortField = (f: string): f is ThreadSortField => (THREAD_SORT_FIELDS as readonly string[]).includes(f);
-
 /** Validates a /threads/stream_query body; throws 422 / 400 errors. */
 export function parseThreadsQuery(body: unknown): ThreadsQuery {
   const req = validateBody(threadsQuerySchema, body);
   const sortBy = (req.sort_by ?? []).map((s, i): ThreadSortTerm => {
-    if (!isThreadSortField(s.field)) throw invalidRequest('TQ_THREAD_SORT_FIELD', { field: s.field }, ['body', 'sort_by', i, 'field']);
+    if (!isThreadSortField(s.field)) throw invalidRequest('TQ_THREAD_SORT_FIELD', { field: s.field, supported: THREAD_SORT_FIELDS_REPR }, ['body', 'sort_by', i, 'field']);
     return { field: s.field, direction: s.direction };
   });
   const { limit, offset } = checkPaging(req);

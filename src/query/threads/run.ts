@@ -15,13 +15,14 @@ import { compareStrings } from '../ch/values.ts';
 import { combine, topK, type PositionComparator } from '../sort.ts';
 import { collectThreads, TQ_THREAD_RULES, type ThreadRules, type ThreadStats } from './aggregate.ts';
 import type { ThreadSortTerm, ThreadsQuery } from './request.ts';
+import { isTextSortField } from './sort-fields.ts';
 
 const DEFAULT_ORDER: ThreadSortTerm[] = [{ field: 'last_updated', direction: 'desc' }];
 
 function termComparator(threads: readonly ThreadStats[], term: ThreadSortTerm): PositionComparator {
   const sign = term.direction === 'desc' ? -1 : 1;
-  if (term.field === 'thread_id') return (a, b) => sign * compareStrings(threads[a].thread_id, threads[b].thread_id);
   const field = term.field;
+  if (isTextSortField(field)) return (a, b) => sign * compareStrings(threads[a][field], threads[b][field]);
   const values = Float64Array.from(threads, (t) => t[field] ?? NaN);
   return (a, b) => {
     const x = values[a], y = values[b];

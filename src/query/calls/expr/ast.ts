@@ -8,6 +8,7 @@
  * inferred cast of a JSON field depends on it (semantics.md#calls-expr-compare: int →
  * toInt64OrNull, float → toFloat64OrNull).
  */
+import type { OpOfShape } from './operators.ts';
 
 /** A `$literal` value (LiteralOperation.literal_): scalars, or dicts/lists of nested literals. */
 export type LiteralValue =
@@ -23,7 +24,10 @@ export type LiteralValue =
 export type CastTo = 'double' | 'string' | 'int' | 'bool' | 'exists';
 export const CAST_TARGETS: readonly CastTo[] = ['double', 'string', 'int', 'bool', 'exists'];
 
-export type ComparisonOp = 'eq' | 'gt' | 'gte' | 'lt' | 'lte';
+/** `$eq`, `$gt`, ...: the 'binary' operations of operators.ts. */
+export type ComparisonOp = OpOfShape<'binary'>;
+/** `$contains`, `$containsToken`: the 'substring' operations of operators.ts. */
+export type SubstringOp = OpOfShape<'substring'>;
 
 export interface LiteralExpr {
   readonly op: 'literal';
@@ -62,7 +66,7 @@ export interface InExpr {
 }
 /** `$contains` (substring, ClickHouse position) and `$containsToken` (whole token, hasToken). */
 export interface ContainsExpr {
-  readonly op: 'contains' | 'containsToken';
+  readonly op: SubstringOp;
   readonly input: Expr;
   readonly substr: Expr;
   readonly caseInsensitive: boolean;

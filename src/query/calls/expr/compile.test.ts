@@ -7,6 +7,7 @@ import { MISSING, readPath, splitFieldPath } from '../json-path.ts';
 import { compileExpr, datetimeLiteralMicros, indexableEqualities } from './compile.ts';
 import type { FieldAccessor, FieldResolver } from './fields.ts';
 import { parseQuery } from './parse.ts';
+import { INDEXED_COLUMNS } from '../filter.ts';
 
 interface Row {
   id: string;
@@ -370,8 +371,10 @@ test('a constant expression is folded; the predicate is the same for every row',
   assert.deepEqual(values({ $gt: [l(null), l(1)] }), [null, null, null, null]);
 });
 
+const isIndexed = (field: string) => INDEXED_COLUMNS.has(field);
+
 test('indexableEqualities: top-level (through $and) equalities and $in of indexed columns with string literals', () => {
-  const eqs = (expr: unknown) => indexableEqualities(parseQuery({ $expr: expr }, []));
+  const eqs = (expr: unknown) => indexableEqualities(parseQuery({ $expr: expr }, []), isIndexed);
   assert.deepEqual(eqs({ $eq: [f('id'), l('a')] }), [{ field: 'id', values: ['a'] }]);
   assert.deepEqual(eqs({ $eq: [l('t1'), f('trace_id')] }), [{ field: 'trace_id', values: ['t1'] }]);
   assert.deepEqual(eqs({ $and: [{ $eq: [f('parent_id'), l('p')] }, { $and: [{ $in: [f('thread_id'), [l('x'), l('y'), l(null), l(3)]] }] }, { $gt: [f('id'), l('a')] }] }), [
@@ -402,10 +405,26 @@ test('indexableEqualities is a superset: every matching row holds one of the val
   for (const expr of exprs) {
     const e = parseQuery({ $expr: expr }, []);
     const pred = compileExpr(e, new FakeResolver(ROWS));
-    for (const { field, values } of indexableEqualities(e)) {
+    for (const { field, values } of indexableEqualities(e, isIndexed)) {
       ROWS.forEach((row, i) => {
         if (pred(i) === true) assert.ok(values.includes((row as unknown as Record<string, string>)[field]), `${field} of ${row.id}`);
       });
     }
   }
+});
+
+test('$and/$or test the operands the resolver calls costly (readsJson) last', () => {
+  const order: string[] = [];
+  const counting = (name: string, value: boolean): FieldAccessor => ({ kind: 'string', get: () => (order.push(name), value ? 'y' : '') });
+  const resolver = (costly: string[]): FieldResolver => ({
+    resolve: (path) => counting(path, path === 'b'),
+    readsJson: (path) => costly.includes(path),
+  });
+  const e = parseQuery({ $expr: { $and: [f('a'), f('b')] } }, []);
+  order.length = 0;
+  assert.equal(compileExpr(e, resolver([]))(0), false);
+  assert.deepEqual(order, ['a'], 'in the written order: a is false, b is not read');
+  order.length = 0;
+  assert.equal(compileExpr(e, resolver(['a']))(0), false);
+  assert.deepEqual(order, ['b', 'a'], 'a is costly: b first');
 });

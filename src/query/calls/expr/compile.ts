@@ -37,7 +37,8 @@ import {
   toInt64OrNull,
   toUInt8OrNull,
 } from '../../ch/values.ts';
-import type { CastTo, ComparisonOp, ContainsExpr, Expr, InExpr, LiteralValue } from './ast.ts';
+import type { CastTo, ComparisonOp, ContainsExpr, Expr, InExpr, LiteralValue, SubstringOp } from './ast.ts';
+import { aliasOf } from './operators.ts';
 import type { FieldAccessor, FieldResolver, ValueCodes } from './fields.ts';
 
 type JsonAccessor = Extract<FieldAccessor, { kind: 'json' }>;
@@ -244,6 +245,15 @@ const ARRAY_CMP: Record<ComparisonOp, Cmp<readonly string[]>> = {
   lte: (a, b) => compareArrays(a, b) <= 0,
 };
 
+/**
+ * The test of each 'substring' operation on two strings (semantics.md#calls-expr-contains): a
+ * `$containsToken` substr that is not a single token matches nothing (NULL), as hasTokenOrNull.
+ */
+const SUBSTRING_TESTS: Record<SubstringOp, (haystack: string, needle: string, caseInsensitive: boolean) => boolean | null> = {
+  contains: containsSubstring,
+  containsToken: (h, n, ci) => (isValidToken(n) ? hasToken(h, n, ci) : null),
+};
+
 /** The comparison class of a kind: bools compare as numbers (0/1). */
 type CompareKind = 'number' | 'string' | 'datetime' | 'array' | 'null';
 const compareKind = (n: Node): CompareKind => (n.kind === 'bool' ? 'number' : n.kind);
@@ -313,27 +323,25 @@ function compareNodes(op: ComparisonOp, left: Node, right: Node): BoolNode {
   };
 }
 
-/** Whether evaluating `e` may read a dynamic JSON field (the costly kind of read). */
-function readsJson(e: Expr): boolean {
+/** Whether evaluating `e` may read a field the resolver calls costly (a dynamic JSON field). */
+function readsJson(e: Expr, costly: (path: string) => boolean): boolean {
   switch (e.op) {
     case 'literal':
       return false;
     case 'getField':
-      return /^(inputs|output|attributes|summary|feedback)(\.|$)/.test(e.path) && !e.path.startsWith('summary.weave.');
+      return costly(e.path);
     case 'convert':
-      return readsJson(e.input);
+      return readsJson(e.input, costly);
     case 'and':
     case 'or':
-      return e.args.some(readsJson);
+      return e.args.some((a) => readsJson(a, costly));
     case 'not':
-      return readsJson(e.arg);
+      return readsJson(e.arg, costly);
     case 'in':
-      return readsJson(e.left) || e.options.some(readsJson);
-    case 'contains':
-    case 'containsToken':
-      return readsJson(e.input) || readsJson(e.substr);
+      return readsJson(e.left, costly) || e.options.some((o) => readsJson(o, costly));
     default:
-      return readsJson(e.left) || readsJson(e.right);
+      if ('substr' in e) return readsJson(e.input, costly) || readsJson(e.substr, costly);
+      return readsJson(e.left, costly) || readsJson(e.right, costly);
   }
 }
 
@@ -369,7 +377,11 @@ function perDistinctValue(field: Node, other: Node, test: BoolNode): BoolNode {
 // The compiler.
 
 class Compiler {
-  constructor(private readonly resolver: FieldResolver) {}
+  private readonly costly: (path: string) => boolean;
+
+  constructor(private readonly resolver: FieldResolver) {
+    this.costly = resolver.readsJson ? (path) => resolver.readsJson!(path) : () => false;
+  }
 
   /** A node of any kind (`compile_operand`). */
   operand(e: Expr, loc: ErrorPath): Node {
@@ -393,17 +405,12 @@ class Compiler {
           },
         };
       }
-      case 'eq':
-      case 'gt':
-      case 'gte':
-      case 'lt':
-      case 'lte':
-        return this.comparison(e.op, e.left, e.right, [...loc, `$${e.op}`]);
       case 'in':
         return this.in(e, [...loc, '$in']);
-      case 'contains':
-      case 'containsToken':
-        return this.contains(e, [...loc, `$${e.op}`]);
+      default:
+        // The 'substring' and 'binary' shapes of operators.ts.
+        if ('substr' in e) return this.contains(e, [...loc, aliasOf(e.op)]);
+        return this.comparison(e.op, e.left, e.right, [...loc, aliasOf(e.op)]);
     }
   }
 
@@ -508,7 +515,7 @@ class Compiler {
     // test that settles most rows saves parsing JSON bodies for them (first, cold scans).
     const nodes = args.map((a, i) => this.operand(a, [...loc, key, i]));
     const parts = nodes
-      .map((node, i) => ({ get: truthGetter(node), cost: readsJson(args[i]) ? 1 : 0 }))
+      .map((node, i) => ({ get: truthGetter(node), cost: readsJson(args[i], this.costly) ? 1 : 0 }))
       .sort((a, b) => a.cost - b.cost)
       .map((p) => p.get);
     const n = parts.length;
@@ -631,24 +638,14 @@ class Compiler {
     const ci = e.caseInsensitive;
     const hay = input.get;
     const needle = substr.get;
-    if (e.op === 'contains') {
-      return perDistinctValue(input, substr, {
-        kind: 'bool',
-        get: (row) => {
-          const h = hay(row);
-          if (h === null) return null;
-          const n = needle(row);
-          return n === null ? null : containsSubstring(h, n, ci);
-        },
-      });
-    }
+    const found = SUBSTRING_TESTS[e.op];
     return perDistinctValue(input, substr, {
       kind: 'bool',
       get: (row) => {
         const h = hay(row);
         if (h === null) return null;
         const n = needle(row);
-        return n === null || !isValidToken(n) ? null : hasToken(h, n, ci);
+        return n === null ? null : found(h, n, ci);
       },
     });
   }
@@ -673,29 +670,27 @@ export function compileExpr(
   return truthGetter(root);
 }
 
-/** Plain columns with a store index (see filter.ts planFilter). */
-const INDEXED_COLUMNS = new Set(['id', 'trace_id', 'parent_id', 'thread_id', 'turn_id']);
-
 /**
- * Equalities on indexed columns that every matching row must satisfy: `$eq` of such a column
+ * Equalities on indexed columns (`isIndexed`, the store's list: filter.ts INDEXED_COLUMNS) that
+ * every matching row must satisfy: `$eq` of such a column
  * with a string literal, or `$in` of such a column with literal options, found at the top level
  * or inside `$and` (and one-operand `$or`), never under `$or`/`$not`. For each entry, a matching
  * row's column value is one of `values`, so the rows holding those values are a superset of the
  * matches. Non-string literal options are dropped (they never equal a string column).
  */
-export function indexableEqualities(e: Expr): Array<{ field: string; values: string[] }> {
+export function indexableEqualities(e: Expr, isIndexed: (field: string) => boolean): Array<{ field: string; values: string[] }> {
   const out: Array<{ field: string; values: string[] }> = [];
   const visit = (x: Expr): void => {
     if ((x.op === 'and' || x.op === 'or') && x.args.length === 1) return visit(x.args[0]);
     if (x.op === 'and') return x.args.forEach(visit);
     if (x.op === 'eq') {
       const [f, l] = x.left.op === 'getField' ? [x.left, x.right] : [x.right, x.left];
-      if (f.op === 'getField' && INDEXED_COLUMNS.has(f.path) && l.op === 'literal' && l.value.type === 'string') {
+      if (f.op === 'getField' && isIndexed(f.path) && l.op === 'literal' && l.value.type === 'string') {
         out.push({ field: f.path, values: [l.value.value] });
       }
       return;
     }
-    if (x.op === 'in' && x.left.op === 'getField' && INDEXED_COLUMNS.has(x.left.path)) {
+    if (x.op === 'in' && x.left.op === 'getField' && isIndexed(x.left.path)) {
       const values: string[] = [];
       for (const o of x.options) {
         if (o.op !== 'literal') return; // a computed option could equal anything

@@ -39,4 +39,9 @@ export interface ValueCodes {
 
 export interface FieldResolver {
   resolve(path: string, loc?: ErrorPath): FieldAccessor;
+  /**
+   * Whether reading `path` is costly (parses JSON per row); `$and`/`$or` test such operands
+   * last. Absent: no path is.
+   */
+  readsJson?(path: string): boolean;
 }

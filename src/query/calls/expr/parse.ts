@@ -7,10 +7,10 @@
  *  - `Query` forbids extra keys; the operation models ignore them (plain BaseModel).
  *  - Every model has `populate_by_name`: `expr_`, `and_`, `literal_`, ... are accepted besides
  *    the `$` aliases (the alias wins when both are present).
- *  - `$expr` holds an Operation (11 models); an operand position holds an Operand (14 models:
- *    `$literal`, `$getField`, `$convert`, then the operations). These are smart-mode unions: the
- *    first model (in that order) that validates wins; if none does, every member's errors are
- *    reported, each `loc` tagged with the model's class name.
+ *  - `$expr` holds an Operation; an operand position holds an Operand (`$literal`, `$getField`,
+ *    `$convert`, then the operations); the models and their order are operators.ts's. These are
+ *    smart-mode unions: the first model (in that order) that validates wins; if none does, every
+ *    member's errors are reported, each `loc` tagged with the model's class name.
  *  - `$not` is a 1-tuple, comparisons 2-tuples, `$in` a (operand, list) tuple.
  *
  * Only shape errors (422) are raised here. Value errors (empty `$and`/`$or`, dict/list literals)
@@ -21,7 +21,8 @@ import { RequestSchemaError, type ValidationIssue } from '../../../core/errors.t
 import { LosslessNumber } from '../../../core/json/lossless.ts';
 import { exactInt } from '../../ch/values.ts';
 import { INVALID, bool, issue, literal, nullable, type Loc, type Schema } from '../../../core/schema.ts';
-import { CAST_TARGETS, type CastTo, type ComparisonOp, type Expr, type LiteralValue, type OperationExpr } from './ast.ts';
+import { CAST_TARGETS, type CastTo, type Expr, type LiteralValue, type OperationExpr } from './ast.ts';
+import { aliasOf, OPERANDS, OPERATIONS, type OperationDef } from './operators.ts';
 import { isPlainObject } from '../../../core/plain-object.ts';
 
 type Issues = ValidationIssue[];
@@ -187,100 +188,75 @@ interface Member {
 }
 
 const operandReader: ItemReader = (v, loc, issues) => readOperand(v, loc, issues);
-const comparison = (cls: string, op: ComparisonOp): Member => ({
-  cls,
-  alias: `$${op}`,
-  name: `${op}_`,
-  read(value, loc, issues) {
-    const t = readTuple(value, loc, issues, [operandReader, operandReader]);
-    return t === INVALID ? INVALID : { op, left: t[0] as Expr, right: t[1] as Expr };
-  },
-});
-const contains = (cls: string, spec: string, op: 'contains' | 'containsToken', alias: string, name: string): Member => ({
-  cls,
-  alias,
-  name,
-  read(value, loc, issues) {
-    const s = readSpec(spec, CONTAINS_SPEC, value, loc, issues);
-    if (s === INVALID) return INVALID;
-    return { op, input: s.input as Expr, substr: s.substr as Expr, caseInsensitive: s.case_insensitive === true };
-  },
-});
 
-const OPERATION_MEMBERS: readonly Member[] = [
-  {
-    cls: 'AndOperation',
-    alias: '$and',
-    name: 'and_',
-    read(value, loc, issues) {
-      const args = readList(value, loc, issues);
-      return args === INVALID ? INVALID : { op: 'and', args };
-    },
+/** The union member of one operation (operators.ts), read by its shape. */
+function operationMember(o: OperationDef): Member {
+  const m = { cls: o.cls, alias: aliasOf(o.op), name: o.name };
+  switch (o.shape) {
+    case 'list':
+      return {
+        ...m,
+        read(value, loc, issues) {
+          const args = readList(value, loc, issues);
+          return args === INVALID ? INVALID : { op: o.op, args };
+        },
+      };
+    case 'unary':
+      return {
+        ...m,
+        read(value, loc, issues) {
+          const t = readTuple(value, loc, issues, [operandReader]);
+          return t === INVALID ? INVALID : { op: o.op, arg: t[0] as Expr };
+        },
+      };
+    case 'binary':
+      return {
+        ...m,
+        read(value, loc, issues) {
+          const t = readTuple(value, loc, issues, [operandReader, operandReader]);
+          return t === INVALID ? INVALID : { op: o.op, left: t[0] as Expr, right: t[1] as Expr };
+        },
+      };
+    case 'in':
+      return {
+        ...m,
+        read(value, loc, issues) {
+          const t = readTuple(value, loc, issues, [operandReader, (v, l, i) => readList(v, l, i)]);
+          return t === INVALID ? INVALID : { op: o.op, left: t[0] as Expr, options: t[1] as Expr[] };
+        },
+      };
+    case 'substring':
+      return {
+        ...m,
+        read(value, loc, issues) {
+          const s = readSpec(o.spec, CONTAINS_SPEC, value, loc, issues);
+          if (s === INVALID) return INVALID;
+          return { op: o.op, input: s.input as Expr, substr: s.substr as Expr, caseInsensitive: s.case_insensitive === true };
+        },
+      };
+  }
+}
+
+const OPERATION_MEMBERS: readonly Member[] = OPERATIONS.map(operationMember);
+
+/** The operand members that are not operations, by op (operators.ts OPERANDS gives their names). */
+const OPERAND_READERS: Record<(typeof OPERANDS)[number]['op'], Member['read']> = {
+  literal(value, loc, issues) {
+    const v = readLiteralValue(value, loc, issues);
+    return v === INVALID ? INVALID : { op: 'literal', value: v };
   },
-  {
-    cls: 'OrOperation',
-    alias: '$or',
-    name: 'or_',
-    read(value, loc, issues) {
-      const args = readList(value, loc, issues);
-      return args === INVALID ? INVALID : { op: 'or', args };
-    },
+  getField(value, loc, issues) {
+    if (typeof value !== 'string') return issue(issues, 'string_type', loc, 'Input should be a valid string', value);
+    return { op: 'getField', path: value };
   },
-  {
-    cls: 'NotOperation',
-    alias: '$not',
-    name: 'not_',
-    read(value, loc, issues) {
-      const t = readTuple(value, loc, issues, [operandReader]);
-      return t === INVALID ? INVALID : { op: 'not', arg: t[0] as Expr };
-    },
+  convert(value, loc, issues) {
+    const s = readSpec('ConvertSpec', CONVERT_SPEC, value, loc, issues);
+    return s === INVALID ? INVALID : { op: 'convert', input: s.input as Expr, to: s.to as CastTo };
   },
-  comparison('EqOperation', 'eq'),
-  comparison('GtOperation', 'gt'),
-  comparison('LtOperation', 'lt'),
-  comparison('GteOperation', 'gte'),
-  comparison('LteOperation', 'lte'),
-  {
-    cls: 'InOperation',
-    alias: '$in',
-    name: 'in_',
-    read(value, loc, issues) {
-      const t = readTuple(value, loc, issues, [operandReader, (v, l, i) => readList(v, l, i)]);
-      return t === INVALID ? INVALID : { op: 'in', left: t[0] as Expr, options: t[1] as Expr[] };
-    },
-  },
-  contains('ContainsOperation', 'ContainsSpec', 'contains', '$contains', 'contains_'),
-  contains('ContainsTokenOperation', 'ContainsTokenSpec', 'containsToken', '$containsToken', 'contains_token_'),
-];
+};
 
 const OPERAND_MEMBERS: readonly Member[] = [
-  {
-    cls: 'LiteralOperation',
-    alias: '$literal',
-    name: 'literal_',
-    read(value, loc, issues) {
-      const v = readLiteralValue(value, loc, issues);
-      return v === INVALID ? INVALID : { op: 'literal', value: v };
-    },
-  },
-  {
-    cls: 'GetFieldOperator',
-    alias: '$getField',
-    name: 'get_field_',
-    read(value, loc, issues) {
-      if (typeof value !== 'string') return issue(issues, 'string_type', loc, 'Input should be a valid string', value);
-      return { op: 'getField', path: value };
-    },
-  },
-  {
-    cls: 'ConvertOperation',
-    alias: '$convert',
-    name: 'convert_',
-    read(value, loc, issues) {
-      const s = readSpec('ConvertSpec', CONVERT_SPEC, value, loc, issues);
-      return s === INVALID ? INVALID : { op: 'convert', input: s.input as Expr, to: s.to as CastTo };
-    },
-  },
+  ...OPERANDS.map((o): Member => ({ cls: o.cls, alias: aliasOf(o.op), name: o.name, read: OPERAND_READERS[o.op] })),
   ...OPERATION_MEMBERS,
 ];
 

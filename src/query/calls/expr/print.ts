@@ -6,6 +6,7 @@
  */
 import type { Expr, LiteralValue } from './ast.ts';
 import { defineOwn } from '../../../core/json/lossless.ts';
+import { aliasOf } from './operators.ts';
 
 /** A literal value in `$literal` form (nested dict/list items are LiteralOperations again). */
 function printLiteralValue(v: LiteralValue): unknown {
@@ -27,34 +28,27 @@ function printLiteralValue(v: LiteralValue): unknown {
   }
 }
 
-/** One node as JSON (`{"$eq": [...]}`, `{"$getField": "..."}`, ...). */
+/** One node as JSON (`{"$eq": [...]}`, `{"$getField": "..."}`, ...), keys from operators.ts. */
 export function printExpr(e: Expr): unknown {
+  const key = aliasOf(e.op);
   switch (e.op) {
     case 'literal':
-      return { $literal: printLiteralValue(e.value) };
+      return { [key]: printLiteralValue(e.value) };
     case 'getField':
-      return { $getField: e.path };
+      return { [key]: e.path };
     case 'convert':
-      return { $convert: { input: printExpr(e.input), to: e.to } };
+      return { [key]: { input: printExpr(e.input), to: e.to } };
     case 'and':
-      return { $and: e.args.map(printExpr) };
     case 'or':
-      return { $or: e.args.map(printExpr) };
+      return { [key]: e.args.map(printExpr) };
     case 'not':
-      return { $not: [printExpr(e.arg)] };
-    case 'eq':
-    case 'gt':
-    case 'gte':
-    case 'lt':
-    case 'lte':
-      return { [`$${e.op}`]: [printExpr(e.left), printExpr(e.right)] };
+      return { [key]: [printExpr(e.arg)] };
     case 'in':
-      return { $in: [printExpr(e.left), e.options.map(printExpr)] };
-    case 'contains':
-    case 'containsToken':
-      return {
-        [`$${e.op}`]: { input: printExpr(e.input), substr: printExpr(e.substr), case_insensitive: e.caseInsensitive },
-      };
+      return { [key]: [printExpr(e.left), e.options.map(printExpr)] };
+    default:
+      // The 'substring' and 'binary' shapes.
+      if ('substr' in e) return { [key]: { input: printExpr(e.input), substr: printExpr(e.substr), case_insensitive: e.caseInsensitive } };
+      return { [key]: [printExpr(e.left), printExpr(e.right)] };
   }
 }
 
