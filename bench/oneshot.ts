@@ -6,10 +6,13 @@
  *             started the same way as tq (node + tsx);
  *   - jq:     `jq -c -n` with the filter and sort written in jq, when jq is installed.
  * Runs are interleaved per query (tq, DuckDB, jq, tq, ...); every process's stdout is counted
- * (rows, bytes) and checked: the same ids in the same order from every tool.
+ * (rows, bytes) and checked: the same ids in the same order from every tool. Those tq runs load
+ * the JSONL every time (--no-snapshot). Then the repeat: tq with a load snapshot in a scratch
+ * cache directory, once to write it (the first run) and `runs` times reusing it (the repeat),
+ * each printing exactly the bytes of the plain run.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,10 +35,10 @@ export interface ProcessRun {
 }
 
 /** Runs a command to exit, collecting stdout; wall time from spawn to exit. */
-export function runProcess(command: string, args: readonly string[]): Promise<ProcessRun> {
+export function runProcess(command: string, args: readonly string[], env?: Record<string, string>): Promise<ProcessRun> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: env === undefined ? process.env : { ...process.env, ...env } });
     const chunks: Buffer[] = [];
     let rows = 0;
     let bytes = 0;
@@ -109,6 +112,10 @@ export interface OneShotQueryResult {
   jq: ToolTiming | null;
   tq_over_duckdb: number | null;
   tq_over_jq: number | null;
+  /** tq with an empty snapshot cache: loads the JSONL and writes the load snapshot. */
+  tq_snapshot_first: ToolTiming | null;
+  /** tq again over the unchanged fixtures: restores the snapshot. */
+  tq_repeat: ToolTiming | null;
   /** Every tool that ran returned the same ids in the same order. */
   ids_match: boolean;
   errors: string[];
@@ -117,6 +124,8 @@ export interface OneShotQueryResult {
 export interface OneShotResult {
   calls: number;
   calls_file_bytes: number;
+  /** Size of the load snapshot file the first run wrote. */
+  snapshot_bytes: number | null;
   jq: string;
   queries: Record<string, OneShotQueryResult>;
 }
@@ -134,17 +143,31 @@ function timing(runs: readonly ProcessRun[]): ToolTiming | null {
   return { median_ms: round(median(ms), 1), min_ms: round(Math.min(...ms), 1), max_ms: round(Math.max(...ms), 1), runs: runs.length, rows: runs[0].rows, bytes: runs[0].bytes };
 }
 
+/**
+ * Waits until every file in `dir` is 3 s old: tq writes no snapshot of a file modified in the
+ * last 2 s (its mtime may not show a change made within the same tick).
+ */
+async function settled(dir: string): Promise<void> {
+  const newest = Math.max(...readdirSync(dir).map((n) => statSync(join(dir, n)).mtimeMs));
+  const wait = newest + 3000 - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+}
+
 /** The one-shot section over one data set. */
 export async function measureOneShot(data: BenchData, runs: number, log: (m: string) => void, jqCommand = 'jq'): Promise<OneShotResult> {
   const jq = jqAvailable(jqCommand);
   const scratch = mkdtempSync(join(tmpdir(), 'tq-oneshot-'));
+  const snapshots = join(scratch, 'snapshots');
+  // Every size writes a snapshot here (the smoke's small data too); nothing touches the user's cache.
+  const snapshotEnv = { TQ_SNAPSHOT_DIR: snapshots, TQ_SNAPSHOT_MIN_BYTES: '0', TQ_SNAPSHOT: '1' };
+  let snapshotBytes: number | null = null;
   const queries: Record<string, OneShotQueryResult> = {};
   try {
     for (const q of oneShotQueries(data.projectId)) {
       const request = join(scratch, `${q.name}.json`);
       writeFileSync(request, JSON.stringify(q.body));
       const tools: Array<[string, string, string[]]> = [
-        ['tq', TQ_BIN, ['calls', '--fixtures', data.dir, '--request', request]],
+        ['tq', TQ_BIN, ['calls', '--fixtures', data.dir, '--request', request, '--no-snapshot']],
         ['duckdb', process.execPath, ['--import', 'tsx', DUCKDB_CHILD, q.duckSql(data.callsFile)]],
       ];
       if (jq.ok) tools.push(['jq', jqCommand, ['-c', '-n', q.jq, data.callsFile]]);
@@ -174,6 +197,30 @@ export async function measureOneShot(data: BenchData, runs: number, log: (m: str
           errors.push(`${name} ids differ from tq: ${diff}`);
         }
       }
+      // The repeat: a first run writes the snapshot, the next ones reuse it.
+      const tqArgs = ['calls', '--fixtures', data.dir, '--request', request];
+      const first: ProcessRun[] = [], repeat: ProcessRun[] = [];
+      rmSync(snapshots, { recursive: true, force: true });
+      await settled(data.dir);
+      for (let i = 0; i <= runs; i++) {
+        log(`one-shot ${data.calls}: ${q.name} tq ${i === 0 ? 'first run, writing the snapshot' : `repeat (${i}/${runs})`} ...`);
+        const r = await runProcess(TQ_BIN, tqArgs, snapshotEnv);
+        if (r.code !== 0) {
+          errors.push(`tq with snapshot exited ${r.code}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+          continue;
+        }
+        if (reference && !r.stdout.equals(reference.stdout)) {
+          idsMatch = false;
+          errors.push(`tq ${i === 0 ? 'first run' : 'repeat'} with a snapshot printed other bytes than without`);
+        }
+        if (i === 0) {
+          const written = existsSync(snapshots) ? readdirSync(snapshots).filter((n) => n.endsWith('.tqsnap')) : [];
+          if (written.length !== 1) errors.push(`tq first run wrote ${written.length} snapshots, not 1${r.stderr ? `: ${r.stderr.trim()}` : ''}`);
+          else snapshotBytes = statSync(join(snapshots, written[0])).size;
+        }
+        r.stdout = Buffer.alloc(0);
+        (i === 0 ? first : repeat).push(r);
+      }
       const t = (name: string) => timing(got.get(name) ?? []);
       const tqT = t('tq'), duckT = t('duckdb'), jqT = jq.ok ? t('jq') : null;
       queries[q.name] = {
@@ -183,6 +230,8 @@ export async function measureOneShot(data: BenchData, runs: number, log: (m: str
         jq: jqT,
         tq_over_duckdb: tqT && duckT ? round(tqT.median_ms / duckT.median_ms, 3) : null,
         tq_over_jq: tqT && jqT ? round(tqT.median_ms / jqT.median_ms, 3) : null,
+        tq_snapshot_first: timing(first),
+        tq_repeat: timing(repeat),
         ids_match: idsMatch,
         errors,
       };
@@ -190,5 +239,5 @@ export async function measureOneShot(data: BenchData, runs: number, log: (m: str
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-  return { calls: data.calls, calls_file_bytes: data.callsBytes, jq: jq.ok ? jq.version : `skipped: ${jq.reason}`, queries };
+  return { calls: data.calls, calls_file_bytes: data.callsBytes, snapshot_bytes: snapshotBytes, jq: jq.ok ? jq.version : `skipped: ${jq.reason}`, queries };
 }

@@ -56,6 +56,8 @@ test('issue #12: the bench at 2000 calls runs every query and the one-shots, wit
     if (q.jq) assert.equal(q.jq.rows, q.tq!.rows, name);
   }
   assert.equal(shot.queries.roots_page_100.tq!.rows, 100);
+  assert.ok(shot.snapshot_bytes! > 0);
+  for (const q of Object.values(shot.queries)) assert.ok(q.tq_snapshot_first!.runs === 1 && q.tq_repeat!.runs > 0 && q.tq_repeat!.rows === q.tq!.rows);
   assert.equal(shot.queries.op_wildcard.tq!.rows, r.queries.op_wildcard.rows);
 
   assert.equal(r.targets.length, 9);

@@ -10,7 +10,9 @@ import type { Command } from 'commander';
 import type { Engine, FieldPrefix, RequestContext, Route } from '../api/types.ts';
 import { FixtureError, TqError } from '../core/errors.ts';
 import { createEngine } from '../engine.ts';
-import { loadFixtures, resolveFixturesPath } from '../io/load-fixtures.ts';
+import { filesOf, resolveFixturesPath } from '../io/load-fixtures.ts';
+import { snapshotSettings, type SnapshotSettings } from '../io/snapshot/cache.ts';
+import { loadFixtureFilesWithSnapshot } from '../io/snapshot/load.ts';
 import { progressReporter } from './progress.ts';
 import { readRequestSource } from './stdin.ts';
 import { openDataDir } from '../journal/data-dir.ts';
@@ -52,6 +54,8 @@ export interface DataOptions {
   /** A `tq serve --data` directory: fixtures plus journal, read-only here. */
   data?: string;
   fieldPrefix?: string;
+  /** False with --no-snapshot: load the fixture files, neither reading nor writing a load snapshot. */
+  snapshot?: boolean;
 }
 
 /** The options that say where data comes from and how fields are spelled (every data command). */
@@ -59,7 +63,8 @@ export function dataOptions(cmd: Command): Command {
   return cmd
     .option('--fixtures <path>', 'fixtures directory or calls .jsonl file (default: $TQ_FIXTURES, ./fixtures, bundled demo)')
     .option('--field-prefix <prefix>', 'wire spelling of user/run fields: svc_ or wb_', 'svc_')
-    .option('--data <dir>', 'a tq serve --data directory: its fixtures plus every journaled write (instead of --fixtures)');
+    .option('--data <dir>', 'a tq serve --data directory: its fixtures plus every journaled write (instead of --fixtures)')
+    .option('--no-snapshot', 'load the fixture files without the load snapshot cache (also TQ_SNAPSHOT=0)');
 }
 
 export function parsePrefix(value: string | undefined): FieldPrefix {
@@ -71,12 +76,22 @@ export function parsePrefix(value: string | undefined): FieldPrefix {
 /** Builds an engine and loads the fixtures the options (or the environment) name. */
 export async function loadEngine(opts: DataOptions): Promise<Engine> {
   if (opts.data !== undefined && opts.fixtures !== undefined) throw new UsageError('give --data or --fixtures, not both (a data directory holds its own fixtures)');
-  if (opts.data !== undefined) return (await openDataDir(resolve(opts.data), { fieldPrefix: parsePrefix(opts.fieldPrefix), writable: false, say, onProgress: progressReporter() })).engine;
+  const snapshot = snapshotOptions(opts);
+  if (opts.data !== undefined) return (await openDataDir(resolve(opts.data), { fieldPrefix: parsePrefix(opts.fieldPrefix), writable: false, say, onProgress: progressReporter(), snapshot })).engine;
   const engine = createEngine(undefined, { fieldPrefix: parsePrefix(opts.fieldPrefix) });
   const path = resolveFixturesPath(opts.fixtures, process.env, process.cwd());
-  const report = await loadFixtures(engine, path, progressReporter());
+  const report = await loadFixtureFilesWithSnapshot(engine, path, filesOf(path), snapshot, progressReporter());
   for (const notice of report.notices) say(notice);
   return engine;
+}
+
+/** The load snapshot settings of a data command: the environment's, off with --no-snapshot. */
+export function snapshotOptions(opts: { snapshot?: boolean }): SnapshotSettings {
+  try {
+    return snapshotSettings(process.env, opts.snapshot !== false);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
 }
 
 /** The CLI acts as a local user with access to everything it loaded. */

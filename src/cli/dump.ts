@@ -14,6 +14,7 @@ interface DumpOptions {
   fixtures?: string;
   fieldPrefix?: string;
   out?: string;
+  snapshot?: boolean;
 }
 
 async function dump(opts: DumpOptions): Promise<void> {
@@ -33,7 +34,7 @@ async function dump(opts: DumpOptions): Promise<void> {
     }
     return;
   }
-  const engine = await loadEngine({ data: opts.data, fixtures: opts.fixtures, fieldPrefix });
+  const engine = await loadEngine({ data: opts.data, fixtures: opts.fixtures, fieldPrefix, snapshot: opts.snapshot });
   const out = resolve(opts.out);
   const { calls } = await dumpTo(engine, out);
   say(`wrote ${out}: ${calls} calls (${(performance.now() - started).toFixed(0)} ms)`);

@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import type { Engine, FieldPrefix } from '../api/types.ts';
 import { openDataDir } from '../journal/data-dir.ts';
+import type { SnapshotSettings } from '../io/snapshot/cache.ts';
 import { BackgroundCompactor, workerCompaction } from '../journal/background.ts';
 import { DurableWrites } from '../journal/durable-writes.ts';
 import { JournalWriter } from '../journal/writer.ts';
@@ -19,9 +20,9 @@ export interface ServedData {
 }
 
 /** `compactAtBytes`: compact in the background once the journal segment reaches that size. */
-export async function openServedData(dir: string, fieldPrefix: FieldPrefix, say: (message: string) => void, compactAtBytes?: number): Promise<ServedData> {
+export async function openServedData(dir: string, fieldPrefix: FieldPrefix, say: (message: string) => void, compactAtBytes?: number, snapshot?: SnapshotSettings): Promise<ServedData> {
   const path = resolve(dir);
-  const opened = await openDataDir(path, { fieldPrefix, writable: true, say });
+  const opened = await openDataDir(path, { fieldPrefix, writable: true, say, snapshot });
   let writer: JournalWriter | null = null;
   let readOnly = opened.readOnly;
   if (readOnly === undefined) {

@@ -9,7 +9,7 @@ import { CredentialsError, DEFAULT_USER, resolveUsers } from '../server/credenti
 import { createTqServer, DEFAULT_MAX_BODY_BYTES } from '../server/server.ts';
 import { UsersFileError } from '../server/users-file.ts';
 import { openServedData } from './serve-data.ts';
-import { dataOptions, intOption, loadEngine, paint, parsePrefix, say, UsageError } from './common.ts';
+import { dataOptions, intOption, loadEngine, paint, parsePrefix, say, snapshotOptions, UsageError } from './common.ts';
 import { resolveFixturesPath } from '../io/load-fixtures.ts';
 import { corsEnabled } from '../server/cors.ts';
 import { createInjector, parseDelayRange } from '../server/inject.ts';
@@ -26,6 +26,7 @@ interface ServeOptions extends SocketLimitOptions {
   data?: string;
   compactAt?: string;
   fieldPrefix?: string;
+  snapshot?: boolean;
   host: string;
   port: string;
   users?: string;
@@ -118,10 +119,11 @@ async function serve(opts: ServeOptions): Promise<void> {
   if (opts.data !== undefined && opts.fixtures !== undefined) throw new UsageError('give --data or --fixtures, not both (a data directory holds its own fixtures)');
   if (opts.data !== undefined && opts.watch) throw new UsageError('--watch reloads fixture files; with --data the journal holds the writes, so the two do not combine');
   const compactAt = opts.compactAt === undefined ? undefined : compactAtOption(opts.compactAt, opts.data);
-  const data = opts.data !== undefined ? await openServedData(opts.data, fieldPrefix, say, compactAt) : undefined;
+  const snapshot = snapshotOptions(opts);
+  const data = opts.data !== undefined ? await openServedData(opts.data, fieldPrefix, say, compactAt, snapshot) : undefined;
   // With --data the directory holds the fixtures; otherwise they are resolved as for every command.
   const fixtures = data === undefined ? resolveFixturesPath(opts.fixtures, process.env, process.cwd()) : undefined;
-  const engine = data?.engine ?? (await loadEngine({ fixtures, fieldPrefix }));
+  const engine = data?.engine ?? (await loadEngine({ fixtures, fieldPrefix, snapshot: snapshot.enabled }));
   const tq = createTqServer({
     writes: data?.writes,
     engine,
@@ -158,7 +160,7 @@ async function serve(opts: ServeOptions): Promise<void> {
 
   // SIGHUP (and --watch) reload the fixtures; the server keeps serving the old data meanwhile.
   // With --data a reload from the fixture files would drop journaled writes: SIGHUP only says so.
-  const reloader = fixtures === undefined ? undefined : createReloader({ path: fixtures, load: () => loadEngine({ fixtures, fieldPrefix }), swap: (next) => tq.swapEngine(next), log: say });
+  const reloader = fixtures === undefined ? undefined : createReloader({ path: fixtures, load: () => loadEngine({ fixtures, fieldPrefix, snapshot: snapshot.enabled }), swap: (next) => tq.swapEngine(next), log: say });
   const onHangup = reloader === undefined ? () => say('tq: SIGHUP ignored: reload is not available with --data') : () => void reloader.reload('SIGHUP');
   process.on('SIGHUP', onHangup);
   const stopWatching = opts.watch && reloader ? reloader.watch() : () => {};

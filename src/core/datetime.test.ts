@@ -65,3 +65,22 @@ test('the canonical-UTC fast path agrees with the general parser', () => {
   }
   assert.equal(parseIsoMicros('1969-12-31T23:59:59Z'), -1_000_000, 'before 1970 takes the general path');
 });
+
+test('property: parseCanonicalUtcBytes gives what parseIsoMicros gives, or -1', async () => {
+  const { default: fc } = await import('fast-check');
+  const { parseCanonicalUtcBytes } = await import('./datetime.ts');
+  const d = (n: number, max: number) => fc.integer({ min: 0, max }).map((v) => String(v).padStart(n, '0'));
+  const canonical = fc
+    .tuple(d(4, 2200), d(2, 13), d(2, 32), d(2, 24), d(2, 60), d(2, 60), fc.option(fc.stringMatching(/^[0-9]{1,10}$/), { nil: undefined }))
+    .map(([y, mo, day, h, mi, s, f]) => `${y}-${mo}-${day}T${h}:${mi}:${s}${f === undefined ? '' : '.' + f}Z`);
+  const noisy = fc.string({ unit: fc.constantFrom(...'0123456789-T:.Z+ z'.split('')), maxLength: 32 });
+  fc.assert(
+    fc.property(fc.oneof(canonical, noisy), (text) => {
+      const bytes = Buffer.from(`"${text}"`);
+      const us = parseCanonicalUtcBytes(bytes, 1, bytes.length - 1);
+      if (us !== -1) assert.equal(us, parseIsoMicros(text), text);
+    }),
+    { numRuns: 3000 },
+  );
+  assert.equal(parseCanonicalUtcBytes(Buffer.from('2024-01-01T00:00:00.5Z'), 0, 22), parseIsoMicros('2024-01-01T00:00:00.5Z'));
+});

@@ -55,6 +55,36 @@ function parseCanonicalUtc(text: string): number {
 const CANONICAL_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
 
 /**
+ * parseCanonicalUtc on the bytes `buf[from, to)` of an ASCII text (a fixture line's datetime,
+ * read without decoding it to a string): the same checks, the same result, -1 for anything else.
+ */
+export function parseCanonicalUtcBytes(buf: Uint8Array, from: number, to: number): number {
+  const n = to - from;
+  const at = (i: number) => buf[from + i];
+  const digitAt = (i: number) => buf[from + i] - 48;
+  const twoAt = (i: number) => digitAt(i) * 10 + digitAt(i + 1);
+  if (n < 20 || at(n - 1) !== 0x5a /* Z */ || at(4) !== 0x2d || at(7) !== 0x2d) return -1;
+  if (at(10) !== 0x54 /* T */ || at(13) !== 0x3a || at(16) !== 0x3a) return -1;
+  for (const i of CANONICAL_DIGITS) {
+    const d = digitAt(i);
+    if (d < 0 || d > 9) return -1;
+  }
+  let micros = 0;
+  if (n > 20) {
+    if (at(19) !== 0x2e /* . */ || n - 21 < 1 || n - 21 > 9) return -1;
+    for (let i = 20, scale = 100_000; i < n - 1; i++, scale /= 10) {
+      const d = digitAt(i);
+      if (d < 0 || d > 9) return -1;
+      if (scale >= 1) micros += d * scale;
+    }
+  }
+  const y = digitAt(0) * 1000 + digitAt(1) * 100 + twoAt(2);
+  const mo = twoAt(5), d = twoAt(8), h = twoAt(11), mi = twoAt(14), s = twoAt(17);
+  if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 59) return -1;
+  return (daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s) * 1_000_000 + micros;
+}
+
+/**
  * Parses an ISO 8601 date-time (any offset; naive means UTC, as Weave assumes) to µs.
  * Fractions beyond microseconds are truncated. Returns NaN when the text is not a valid time.
  */

@@ -17,7 +17,9 @@ import { loadCostRecord, loadFeedbackRecord, loadObjectRecord, loadTableRecord }
 import { forEachLine, forEachLineOf, type LineRef, type ReadProgress } from './lines.ts';
 import { hasBom, invalidUtf8Offset } from './utf8.ts';
 import { MAX_BODY_DEPTH, textDepthExceeded } from '../core/json/depth.ts';
-import { DuplicateCallError } from '../store/call-table.ts';
+import { DuplicateCallError, type CallRecordPart, type DerivedColumns } from '../store/call-table.ts';
+import { CallLinePrescan, fastCallRecord, scannedCallRecord, type ScannedCall } from '../load/scanned-call.ts';
+import { forEachPrescannedLine, PARALLEL_MIN_BYTES } from './load-calls/parallel.ts';
 
 export const BUNDLED_FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
@@ -52,7 +54,7 @@ export function resolveFixturesPath(explicit: string | undefined, env: NodeJS.Pr
   return BUNDLED_FIXTURES;
 }
 
-function filesOf(path: string): FixtureFile[] {
+export function filesOf(path: string): FixtureFile[] {
   if (!existsSync(path)) throw new FixtureError(path, 0, 'no such file or directory');
   if (statSync(path).isFile()) {
     if (!/\.jsonl(\.gz)?$/.test(path)) throw new FixtureError(path, 0, 'a fixtures file must end in .jsonl or .jsonl.gz');
@@ -80,10 +82,18 @@ export function fixtureFilesIn(path: string): FixtureFile[] {
  * Stores one fixture line; a bad record is a FixtureError naming `file:line`. Returns false
  * when the line held nothing but a byte order mark.
  */
-function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineStart, end, line }: LineRef): boolean {
+function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineStart, end, line }: LineRef, prescan?: CallLinePrescan, slot = 0): boolean {
   // A BOM opens files from some Windows JSON Lines writers: skipped, not part of the record.
   const start = line === 1 && hasBom(buf, lineStart, end) ? lineStart + 3 : lineStart;
   if (start === end) return false;
+  if (kind === 'calls') {
+    // A calls line prescanned on the worker thread (the same byte range), or scanned here.
+    const scanned = prescan ? scannedCallRecord(prescan, slot, buf) : scanCallLine(buf, start, end);
+    if (scanned !== null) {
+      storeCall(engine, file, line, scanned, buf, start, end, prescan !== undefined);
+      return true;
+    }
+  }
   const text = checkLine(file, line, buf, lineStart, start, end);
   try {
     if (kind === 'calls') {
@@ -93,13 +103,7 @@ function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineSt
       } catch (e) {
         throw new RecordProblem(`invalid JSON: ${(e as Error).message}`);
       }
-      const { projectId, record } = parseCallRecord(value, engine.options.fieldPrefix);
-      try {
-        engine.store.projectForWrite(projectId).calls.load(record, buf, start, end);
-      } catch (e) {
-        if (e instanceof DuplicateCallError) throw new RecordProblem(e.message);
-        throw e;
-      }
+      storeCall(engine, file, line, parseCallRecord(value, engine.options.fieldPrefix), buf, start, end, prescan !== undefined);
     } else if (kind === 'tables') loadTableRecord(engine, text);
     else if (kind === 'objects') loadObjectRecord(engine, text);
     else if (kind === 'feedback') loadFeedbackRecord(engine, text);
@@ -109,6 +113,41 @@ function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineSt
     throw e;
   }
   return true;
+}
+
+const linePrescan = new CallLinePrescan();
+
+/**
+ * The fast path of a calls line: a byte scan that validates the line and reads its fields
+ * without building the JSON parts. Null means "take the slow path" (JSON.parse and
+ * parseCallRecord), which either stores the same row or names the line's problem.
+ */
+function scanCallLine(buf: Buffer, start: number, end: number): ScannedCall | null {
+  return fastCallRecord(linePrescan, buf, start, end);
+}
+
+/**
+ * Stores a validated call record (a repeated id is the line's problem). `ownBlock`: `buf` is a
+ * parallel load's block, which the table may keep instead of copying the line.
+ */
+function storeCall(
+  engine: Engine,
+  file: string,
+  line: number,
+  call: { projectId: string; record: CallRecordPart; derived?: DerivedColumns },
+  buf: Buffer,
+  start: number,
+  end: number,
+  ownBlock: boolean,
+): void {
+  try {
+    const calls = engine.store.projectForWrite(call.projectId).calls;
+    if (ownBlock) calls.loadFromBlock(call.record, buf, start, end, call.derived);
+    else calls.load(call.record, buf, start, end, call.derived);
+  } catch (e) {
+    if (e instanceof DuplicateCallError) throw new FixtureError(file, line, e.message);
+    throw e;
+  }
 }
 
 /**
@@ -135,29 +174,43 @@ function checkLine(file: string, line: number, buf: Buffer, lineStart: number, s
  * Loads fixtures into `engine.store`. Objects load before calls are queried, but the order
  * between files does not matter for correctness: refs resolve at query time.
  */
-export async function loadFixtures(engine: Engine, path: string, onProgress?: (p: LoadProgress) => void): Promise<LoadReport> {
-  return loadFixtureFiles(engine, path, filesOf(path), onProgress);
+export async function loadFixtures(engine: Engine, path: string, onProgress?: (p: LoadProgress) => void, options?: LoadOptions): Promise<LoadReport> {
+  return loadFixtureFiles(engine, path, filesOf(path), onProgress, options);
+}
+
+export interface LoadOptions {
+  /**
+   * Calls files of at least this many bytes (as stored: compressed for .gz) are read and
+   * scanned on a worker thread while this one stores the rows. Default PARALLEL_MIN_BYTES;
+   * Infinity keeps every load on one thread.
+   */
+  parallelMinBytes?: number;
 }
 
 /** Loads the given fixture files, in order, into `engine.store`. */
-export async function loadFixtureFiles(engine: Engine, source: string, files: readonly FixtureFile[], onProgress?: (p: LoadProgress) => void): Promise<LoadReport> {
+export async function loadFixtureFiles(
+  engine: Engine,
+  source: string,
+  files: readonly FixtureFile[],
+  onProgress?: (p: LoadProgress) => void,
+  { parallelMinBytes = PARALLEL_MIN_BYTES }: LoadOptions = {},
+): Promise<LoadReport> {
   const report: LoadReport = { source, files: [], notices: [] };
   for (const { file, kind } of files) {
     let records = 0;
     let last: ReadProgress = { bytesRead: 0, totalBytes: 0 };
     let lastLine = 0;
-    await forEachLine(
-      file,
-      (ref) => {
-        lastLine = ref.line;
-        if (!loadLine(engine, kind, file, ref)) return;
-        records++;
-        if (onProgress && (records & 0x3fff) === 0) onProgress({ ...last, file, records });
-      },
-      (p) => {
-        last = p;
-      },
-    ).catch((e: unknown) => {
+    const onLine = (ref: LineRef, prescan?: CallLinePrescan, slot?: number) => {
+      lastLine = ref.line;
+      if (!loadLine(engine, kind, file, ref, prescan, slot)) return;
+      records++;
+      if (onProgress && (records & 0x3fff) === 0) onProgress({ ...last, file, records });
+    };
+    const onChunk = (p: ReadProgress) => {
+      last = p;
+    };
+    const parallel = kind === 'calls' && existsSync(file) && statSync(file).size >= parallelMinBytes;
+    await (parallel ? forEachPrescannedLine(file, onLine, onChunk) : forEachLine(file, onLine, onChunk)).catch((e: unknown) => {
       const code = (e as NodeJS.ErrnoException)?.code;
       if (typeof code === 'string' && code.startsWith('Z_')) {
         throw new FixtureError(file, 0, `gzip data is truncated/corrupt (after ${lastLine} lines)`);

@@ -19,6 +19,8 @@ import { basename, join } from 'node:path';
 import type { Engine, FieldPrefix } from '../api/types.ts';
 import { createEngine } from '../engine.ts';
 import { fixtureFilesIn, FIXTURE_KINDS as KINDS, loadFixtureFiles, type FixtureFile, type LoadProgress } from '../io/load-fixtures.ts';
+import type { SnapshotSettings } from '../io/snapshot/cache.ts';
+import { loadFixtureFilesWithSnapshot } from '../io/snapshot/load.ts';
 import { replayRecord } from './apply.ts';
 import { acquireLock } from './lock.ts';
 import { JournalError, readJournal } from './read.ts';
@@ -121,6 +123,8 @@ export interface OpenOptions {
   /** Human messages (the torn-tail report). */
   say: (message: string) => void;
   onProgress?: (p: LoadProgress) => void;
+  /** Load the calls file through a load snapshot (src/io/snapshot/); the journal replays after it. */
+  snapshot?: SnapshotSettings;
 }
 
 /** Loads DIR's fixtures and replays its journal into a new engine. */
@@ -148,7 +152,8 @@ export async function openDataDir(dir: string, opts: OpenOptions): Promise<Opene
     const { fixtures, journals } = currentView(dir);
     const segments = journals.map((file) => ({ file, seq: segmentSeq(file) }));
     const engine = createEngine(undefined, { fieldPrefix: opts.fieldPrefix });
-    await loadFixtureFiles(engine, dir, fixtures, opts.onProgress);
+    if (opts.snapshot === undefined) await loadFixtureFiles(engine, dir, fixtures, opts.onProgress);
+    else for (const notice of (await loadFixtureFilesWithSnapshot(engine, dir, fixtures, opts.snapshot, opts.onProgress)).notices) opts.say(notice);
     let replayed = 0;
     let newest: OpenedData['active'] | null = null;
     for (const [i, segment] of segments.entries()) {

@@ -11,6 +11,7 @@ import { parseExact, stringifyExact } from '../core/json/exact.ts';
 import { topLevelValueSpans } from '../core/json/spans.ts';
 import { extractRefs } from '../core/refs.ts';
 import { addToIndex, ByteArena, Float64Column, Int32Column, Interner, MultiIndex, removeFromIndex, SparseColumn } from './columns.ts';
+import type { CallTableImage, SparseNumbers, SparseStringLists, SparseStrings } from './snapshot-image.ts';
 import { isPlainObject } from '../core/plain-object.ts';
 
 /** The JSON parts of a call, parsed from the stored text. */
@@ -67,6 +68,17 @@ const PART_INDEX: Record<keyof CallBody, number> = { attributes: 0, inputs: 1, o
 const SPAN_LIMIT = 0xffff;
 const ABSENT = 0xffff;
 
+/**
+ * What a row's columns take from its JSON parts: the refs in inputs and output (output's null
+ * when the call has no end and no output), and `summary.status_counts.error` (NaN when absent
+ * or not a number).
+ */
+export interface DerivedColumns {
+  inputRefs: string[];
+  outputRefs: string[] | null;
+  errorCount: number;
+}
+
 /** A complete record whose id is already stored (fixtures hold each call once). */
 export class DuplicateCallError extends Error {
   constructor(readonly callId: string) {
@@ -115,20 +127,40 @@ export class CallTable {
   private partSpans = new Uint16Array(0);
   private partSpansKnown = new Uint8Array(0);
 
-  // Indexes.
-  readonly byId = new Map<string, number>();
-  readonly byTrace = new MultiIndex<string>();
-  readonly byParent = new MultiIndex<string>();
-  readonly byThread = new MultiIndex<string>();
-  readonly byTurn = new MultiIndex<string>();
-  readonly byOp = new MultiIndex<number>();
+  // Indexes (getters: after a snapshot restore each is rebuilt on first use, see restoreImage()).
+  get byId(): Map<string, number> {
+    return this.indexes.byId ?? this.restoredIndex('byId');
+  }
+  get byTrace(): MultiIndex<string> {
+    return this.indexes.byTrace ?? this.restoredIndex('byTrace');
+  }
+  get byParent(): MultiIndex<string> {
+    return this.indexes.byParent ?? this.restoredIndex('byParent');
+  }
+  get byThread(): MultiIndex<string> {
+    return this.indexes.byThread ?? this.restoredIndex('byThread');
+  }
+  get byTurn(): MultiIndex<string> {
+    return this.indexes.byTurn ?? this.restoredIndex('byTurn');
+  }
+  get byOp(): MultiIndex<number> {
+    return this.indexes.byOp ?? this.restoredIndex('byOp');
+  }
   /** Turn calls (id == turn_id) of each thread, in insertion order. */
-  readonly turnsByThread = new Map<string, number[]>();
+  get turnsByThread(): Map<string, number[]> {
+    return this.indexes.turnsByThread ?? this.restoredIndex('turnsByThread');
+  }
+  /** null: not built yet over the rows a snapshot restored. */
+  private indexes: { [K in keyof CallIndexes]: CallIndexes[K] | null } = newIndexes();
+  /** Rows restored from a snapshot (their indexes are built on first use). */
+  private restoredRows = 0;
 
   /** Ends that arrived before their start; applied when the start comes. */
   private readonly pendingEnds = new Map<string, CallEndPart>();
   /** One copy of each repeated id string (trace, thread, turn, parent, user, run ids). */
-  private readonly sharedStrings = new Map<string, string>();
+  private get sharedStrings(): Map<string, string> {
+    return this.indexes.sharedStrings ?? this.restoredIndex('sharedStrings');
+  }
 
   /**
    * Bumped on every in-place change of an existing row (an end, a display-name update), so
@@ -199,14 +231,30 @@ export class CallTable {
 
   /**
    * A complete record (fixtures). `lineBytes[start, end)` is its JSON text; it is stored as the
-   * body as-is, so loading costs one parse and one copy.
+   * body as-is, so loading costs one parse and one copy. `derived` gives what the row's
+   * columns take from the JSON parts when the caller found it without building them (the
+   * byte scanner of the fixture load); without it, it is taken from the record's parts.
    */
-  load(record: CallRecordPart, lineBytes: Uint8Array, start: number, end: number): number {
+  load(record: CallRecordPart, lineBytes: Uint8Array, start: number, end: number, derived?: DerivedColumns): number {
     if (this.byId.has(record.id)) throw new DuplicateCallError(record.id);
-    const row = this.appendRow(record, record);
+    const row = this.appendRow(record, record, derived);
     const [chunk, offset] = this.arena.append(lineBytes, start, end);
     this.bodyChunk.data[row] = chunk;
     this.bodyOffset.data[row] = offset;
+    this.bodyLength.data[row] = end - start;
+    return row;
+  }
+
+  /**
+   * load() for a line in a block of lines the caller hands over (a parallel load's block, never
+   * changed again): the table keeps the block as a chunk of its arena instead of copying the
+   * line.
+   */
+  loadFromBlock(record: CallRecordPart, block: Buffer, start: number, end: number, derived?: DerivedColumns): number {
+    if (this.byId.has(record.id)) throw new DuplicateCallError(record.id);
+    const row = this.appendRow(record, record, derived);
+    this.bodyChunk.data[row] = this.arena.adopt(block);
+    this.bodyOffset.data[row] = start;
     this.bodyLength.data[row] = end - start;
     return row;
   }
@@ -334,7 +382,11 @@ export class CallTable {
     return refs;
   }
 
-  private appendRow(s: CallStartPart, e: Omit<CallRecordPart, keyof CallStartPart>): number {
+  private appendRow(
+    s: CallStartPart,
+    e: Omit<CallRecordPart, keyof CallStartPart>,
+    { inputRefs, outputRefs, errorCount: statusErrors }: DerivedColumns = derivedColumns(s, e),
+  ): number {
     const row = this.ids.length;
     const traceId = this.share(s.trace_id);
     this.ids.push(s.id);
@@ -348,15 +400,15 @@ export class CallTable {
     this.startedAt.push(s.started_at);
     this.endedAt.push(e.ended_at ?? NaN);
     this.deletedAt.push(e.deleted_at ?? NaN);
-    this.statusErrorCount.push(errorCount(e.summary));
+    this.statusErrorCount.push(statusErrors);
     this.runStep.init(row, s.run_step);
     this.runStepEnd.init(row, e.run_step_end);
     this.displayNames.init(row, s.display_name === '' ? null : s.display_name);
     this.exceptions.init(row, e.exception);
     this.userIds.push(this.share(s.user_id));
     this.runIds.init(row, this.share(s.run_id));
-    this.inputRefs.init(row, this.refList(extractRefs(s.inputs)));
-    this.outputRefs.init(row, e.ended_at === null && e.output == null ? null : this.refList(extractRefs(wrapOutput(e.output))));
+    this.inputRefs.init(row, this.refList(inputRefs));
+    this.outputRefs.init(row, outputRefs === null ? null : this.refList(outputRefs));
     this.bodyChunk.push(0);
     this.bodyOffset.push(0);
     this.bodyLength.push(0);
@@ -383,6 +435,7 @@ export class CallTable {
   }
 
   private overwriteStart(row: number, s: CallStartPart): void {
+    this.buildRestoredIndexes(); // lazily built indexes read the columns this changes
     this.unindexRelations(row);
     this.byTrace.remove(this.traceIds[row], row);
     this.byOp.remove(this.opIndex.data[row], row);
@@ -407,10 +460,213 @@ export class CallTable {
     this.version++;
     this.startVersion++;
   }
+
+  /**
+   * The table as flat arrays for a load snapshot (src/store/snapshot.ts): strings become
+   * numbers through `str`, typed columns and arena chunks are views (not copies). Only a table
+   * as a fixture load leaves it can be imaged: no in-place change, no end waiting for its start.
+   */
+  toImage(str: (s: string) => number): CallTableImage {
+    if (this.version !== 0 || this.startVersion !== 0 || this.pendingEnds.size !== 0) throw new Error('only a freshly loaded call table can be snapshotted');
+    const n = this.size;
+    const strs = (col: ReadonlyArray<string | null>) => {
+      const out = new Int32Array(n);
+      for (let r = 0; r < n; r++) out[r] = col[r] === null ? -1 : str(col[r]!);
+      return out;
+    };
+    const f64 = (c: Float64Column) => c.data.subarray(0, n);
+    const i32 = (c: Int32Column) => c.data.subarray(0, n);
+    const extents: number[] = new Array(this.arena.chunkCount).fill(0);
+    const chunk = i32(this.bodyChunk), offset = i32(this.bodyOffset), length = i32(this.bodyLength);
+    for (let r = 0; r < n; r++) extents[chunk[r]] = Math.max(extents[chunk[r]], offset[r] + length[r]);
+    return {
+      size: n,
+      ids: strs(this.ids),
+      traceIds: strs(this.traceIds),
+      parentIds: strs(this.parentIds),
+      threadIds: strs(this.threadIds),
+      turnIds: strs(this.turnIds),
+      userIds: strs(this.userIds),
+      opNames: Int32Array.from(this.opNames.values, str),
+      opIndex: i32(this.opIndex),
+      startedAt: f64(this.startedAt),
+      endedAt: f64(this.endedAt),
+      deletedAt: f64(this.deletedAt),
+      statusErrorCount: f64(this.statusErrorCount),
+      runStep: sparseNumbers(this.runStep),
+      runStepEnd: sparseNumbers(this.runStepEnd),
+      displayNames: sparseStrings(this.displayNames, str),
+      exceptions: sparseStrings(this.exceptions, str),
+      runIds: sparseStrings(this.runIds, str),
+      inputRefs: sparseStringLists(this.inputRefs, str),
+      outputRefs: sparseStringLists(this.outputRefs, str),
+      bodyChunk: chunk,
+      bodyOffset: offset,
+      bodyLength: length,
+      arenaChunks: extents.map((end, i) => this.arena.usedChunkBytes(i, end)),
+    };
+  }
+
+  /**
+   * Fills this empty table with the one an image describes, as a fixture load would have built it: the columns are
+   * copied in, the indexes rebuilt row by row in insertion order. Derived caches (part spans)
+   * start empty and fill on use, as after a load.
+   */
+  restoreImage(image: CallTableImage, strings: readonly string[], arena: ByteArena): void {
+    if (this.size !== 0 || this.version !== 0) throw new Error('a snapshot restores into an empty call table only');
+    const t = this as CallTable;
+    const n = image.size;
+    const fill = (into: Array<string | null>, from: Int32Array, nullable = true) => {
+      for (let r = 0; r < n; r++) {
+        const i = from[r];
+        if (i >= 0 && i < strings.length) into.push(strings[i]);
+        else if (i === -1 && nullable) into.push(null);
+        else throw new RangeError(`snapshot: string number ${i} out of range in row ${r}`);
+      }
+    };
+    fill(t.ids, image.ids, false);
+    fill(t.traceIds, image.traceIds, false);
+    fill(t.parentIds, image.parentIds);
+    fill(t.threadIds, image.threadIds);
+    fill(t.turnIds, image.turnIds);
+    fill(t.userIds, image.userIds);
+    for (const i of image.opNames) t.opNames.id(strings[i]);
+    // Views of the snapshot's bytes, not copies (an append past them grows into a new array).
+    const f64 = (c: Float64Column, from: Float64Array) => {
+      c.data = from;
+      c.length = n;
+    };
+    const i32 = (c: Int32Column, from: Int32Array) => {
+      c.data = from;
+      c.length = n;
+    };
+    i32(t.opIndex, image.opIndex);
+    f64(t.startedAt, image.startedAt);
+    f64(t.endedAt, image.endedAt);
+    f64(t.deletedAt, image.deletedAt);
+    f64(t.statusErrorCount, image.statusErrorCount);
+    // Sparse cells are made when first read (most queries read a few rows of them).
+    const numbers = (c: SparseColumn<number>, from: SparseNumbers) => c.restore(from.rows, (k) => from.values[k]);
+    const texts = (c: SparseColumn<string>, from: SparseStrings) => c.restore(from.rows, (k) => strings[from.values[k]]);
+    const lists = (c: SparseColumn<string[]>, from: SparseStringLists) => {
+      const starts = new Int32Array(from.counts.length + 1);
+      for (let k = 0; k < from.counts.length; k++) starts[k + 1] = starts[k] + from.counts[k];
+      c.restore(from.rows, (k) => {
+        const list: string[] = [];
+        for (let at = starts[k]; at < starts[k + 1]; at++) list.push(strings[from.values[at]]);
+        return list;
+      });
+    };
+    numbers(t.runStep, image.runStep);
+    numbers(t.runStepEnd, image.runStepEnd);
+    texts(t.displayNames, image.displayNames);
+    texts(t.exceptions, image.exceptions);
+    texts(t.runIds, image.runIds);
+    lists(t.inputRefs, image.inputRefs);
+    lists(t.outputRefs, image.outputRefs);
+    (t as unknown as { arena: ByteArena }).arena = arena;
+    i32(t.bodyChunk, image.bodyChunk);
+    i32(t.bodyOffset, image.bodyOffset);
+    i32(t.bodyLength, image.bodyLength);
+    // The indexes and shared strings are built from these columns when first used.
+    t.restoredRows = n;
+    // The MultiIndexes are handed out unbuilt (a filter takes them before knowing it needs them).
+    const deferred = <K>(name: 'byTrace' | 'byParent' | 'byThread' | 'byTurn' | 'byOp') => MultiIndex.deferred<K>(() => t.restoredIndex(name));
+    t.indexes = { byId: null, byTrace: deferred('byTrace'), byParent: deferred('byParent'), byThread: deferred('byThread'), byTurn: deferred('byTurn'), byOp: deferred('byOp'), turnsByThread: null, sharedStrings: null };
+  }
+
+  /** Builds every index not built yet (before restored rows' indexed columns change). */
+  private buildRestoredIndexes(): void {
+    if (this.restoredRows === 0) return;
+    for (const name of Object.keys(this.indexes) as Array<keyof CallIndexes>) {
+      const index = this.indexes[name];
+      if (index === null) this.restoredIndex(name);
+      else if (index instanceof MultiIndex) void index.size; // a deferred index builds on first use
+    }
+  }
+
+  /**
+   * One index over the rows a snapshot restored, built from their columns in row order as
+   * appendRow() would have built it (rows appended since add themselves through the getter).
+   */
+  private restoredIndex<K extends keyof CallIndexes>(name: K): CallIndexes[K] {
+    const built = newIndexes();
+    // A deferred MultiIndex is filled in place (it is the object callers already hold).
+    const target = this.indexes[name];
+    if (target instanceof MultiIndex) (built as unknown as Record<string, unknown>)[name] = target;
+    const n = this.restoredRows;
+    const { ids, traceIds, parentIds, threadIds, turnIds, userIds } = this;
+    if (name === 'byId') for (let r = 0; r < n; r++) built.byId.set(ids[r], r);
+    else if (name === 'byTrace') for (let r = 0; r < n; r++) built.byTrace.add(traceIds[r], r);
+    else if (name === 'byOp') for (let r = 0, ops = this.opIndex.data; r < n; r++) built.byOp.add(ops[r], r);
+    else if (name === 'byParent') for (let r = 0; r < n; r++) parentIds[r] !== null && built.byParent.add(parentIds[r]!, r);
+    else if (name === 'byThread') for (let r = 0; r < n; r++) threadIds[r] !== null && built.byThread.add(threadIds[r]!, r);
+    else if (name === 'byTurn') for (let r = 0; r < n; r++) turnIds[r] !== null && built.byTurn.add(turnIds[r]!, r);
+    else if (name === 'turnsByThread') {
+      for (let r = 0; r < n; r++) {
+        const thread = threadIds[r];
+        if (thread !== null && thread !== '' && turnIds[r] === ids[r]) addToIndex(built.turnsByThread, thread, r);
+      }
+    } else {
+      // Only a dedupe cache for later writes: the distinct shared values, in any order.
+      const shared = built.sharedStrings;
+      for (const col of [traceIds, threadIds, userIds]) for (let r = 0; r < n; r++) if (col[r] !== null) shared.set(col[r]!, col[r]!);
+      for (const [, v] of this.runIds.entries()) shared.set(v, v);
+      for (const col of [this.inputRefs, this.outputRefs]) for (const [, refs] of col.entries()) for (const ref of refs) shared.set(ref, ref);
+    }
+    this.indexes[name] = built[name];
+    return built[name];
+  }
+}
+
+function sparseNumbers(c: SparseColumn<number>): SparseNumbers {
+  const rows: number[] = [], values: number[] = [];
+  for (const [r, v] of c.entries()) rows.push(r), values.push(v);
+  return { rows: Int32Array.from(rows), values: Float64Array.from(values) };
+}
+
+function sparseStrings(c: SparseColumn<string>, str: (s: string) => number): SparseStrings {
+  const rows: number[] = [], values: number[] = [];
+  for (const [r, v] of c.entries()) rows.push(r), values.push(str(v));
+  return { rows: Int32Array.from(rows), values: Int32Array.from(values) };
+}
+
+function sparseStringLists(c: SparseColumn<string[]>, str: (s: string) => number): SparseStringLists {
+  const rows: number[] = [], counts: number[] = [], values: number[] = [];
+  for (const [r, list] of c.entries()) {
+    rows.push(r);
+    counts.push(list.length);
+    for (const v of list) values.push(str(v));
+  }
+  return { rows: Int32Array.from(rows), counts: Int32Array.from(counts), values: Int32Array.from(values) };
+}
+
+interface CallIndexes {
+  byId: Map<string, number>;
+  byTrace: MultiIndex<string>;
+  byParent: MultiIndex<string>;
+  byThread: MultiIndex<string>;
+  byTurn: MultiIndex<string>;
+  byOp: MultiIndex<number>;
+  turnsByThread: Map<string, number[]>;
+  sharedStrings: Map<string, string>;
+}
+
+function newIndexes(): CallIndexes {
+  return { byId: new Map(), byTrace: new MultiIndex(), byParent: new MultiIndex(), byThread: new MultiIndex(), byTurn: new MultiIndex(), byOp: new MultiIndex(), turnsByThread: new Map(), sharedStrings: new Map() };
+}
+
+/** What a row's columns take from the parts of a start and an end (see DerivedColumns). */
+export function derivedColumns(s: Pick<CallStartPart, 'inputs'>, e: Pick<CallRecordPart, 'ended_at' | 'output' | 'summary'>): DerivedColumns {
+  return {
+    inputRefs: extractRefs(s.inputs),
+    outputRefs: e.ended_at === null && e.output == null ? null : extractRefs(wrapOutput(e.output)),
+    errorCount: errorCount(e.summary),
+  };
 }
 
 /** Output refs are extracted from `{"output": value}` when the output is not an object. */
-function wrapOutput(output: unknown): unknown {
+export function wrapOutput(output: unknown): unknown {
   return isPlainObject(output) ? output : { output };
 }
 

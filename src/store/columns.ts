@@ -46,7 +46,12 @@ export class Int32Column {
 export class ByteArena {
   private chunks: Buffer[] = [];
   private current: Buffer;
+  /** Index of `current` in `chunks` (adopted blocks may follow it). */
+  private currentIndex = 0;
   private used = 0;
+  /** The block adopted last, and its index. */
+  private adopted: Uint8Array | null = null;
+  private adoptedIndex = -1;
   // 1 MiB chunks: large enough that chunk headers do not matter, small enough that the
   // unused tail of the last chunk stays a few bytes per call.
   constructor(private readonly chunkSize = 1024 * 1024) {
@@ -59,13 +64,26 @@ export class ByteArena {
     const len = end - start;
     if (this.used + len > this.current.length) {
       this.current = Buffer.allocUnsafe(Math.max(this.chunkSize, len));
-      this.chunks.push(this.current);
+      this.currentIndex = this.chunks.push(this.current) - 1;
       this.used = 0;
     }
     this.current.set(bytes.subarray(start, end), this.used);
-    const handle: [number, number] = [this.chunks.length - 1, this.used];
+    const handle: [number, number] = [this.currentIndex, this.used];
     this.used += len;
     return handle;
+  }
+
+  /**
+   * Keeps `block` itself as a chunk, without copying: its bytes are then addressed by the
+   * returned chunk index. The caller hands the block over (it must never change again). A
+   * block adopted again in a row gets the same index.
+   */
+  adopt(block: Buffer): number {
+    if (block !== this.adopted) {
+      this.adopted = block;
+      this.adoptedIndex = this.chunks.push(block) - 1;
+    }
+    return this.adoptedIndex;
   }
 
   appendString(text: string): [number, number, number] {
@@ -75,12 +93,46 @@ export class ByteArena {
   }
 
   text(chunk: number, offset: number, length: number): string {
-    return this.chunks[chunk].toString('utf8', offset, offset + length);
+    return (this.chunks[chunk] ?? this.readChunk(chunk)).toString('utf8', offset, offset + length);
   }
 
   /** Bytes held, for memory reports. */
   get byteSize(): number {
     return this.chunks.reduce((n, c) => n + c.length, 0);
+  }
+
+  // Load snapshots (src/store/snapshot.ts): the chunks go to the file as raw bytes and come
+  // back on first use, so a process that reads a few bodies reads a few chunks.
+
+  /** Reads a chunk a snapshot restore left on disk (set by lazy()). */
+  private chunkReader: ((chunk: number) => Buffer) | null = null;
+
+  private readChunk(chunk: number): Buffer {
+    if (this.chunkReader === null || chunk < 0 || chunk >= this.chunks.length) throw new RangeError(`no arena chunk ${chunk}`);
+    return (this.chunks[chunk] = this.chunkReader(chunk));
+  }
+
+  get chunkCount(): number {
+    return this.chunks.length;
+  }
+
+  /** The first `end` bytes of chunk `i` (a view, not a copy). */
+  usedChunkBytes(i: number, end: number): Uint8Array {
+    return (this.chunks[i] ?? this.readChunk(i)).subarray(0, end);
+  }
+
+  /**
+   * An arena of `count` chunks, each read by `read` on first use (and kept); appends go to new
+   * chunks after them. Until read, a chunk costs nothing (byteSize counts the chunks held).
+   */
+  static lazy(count: number, read: (chunk: number) => Buffer): ByteArena {
+    const arena = new ByteArena();
+    if (count === 0) return arena;
+    arena.chunks = new Array<Buffer>(count);
+    arena.chunkReader = read;
+    arena.current = Buffer.alloc(0);
+    arena.used = 0;
+    return arena;
   }
 }
 
@@ -115,10 +167,11 @@ export class SparseColumn<T> {
   get(row: number): T | null {
     const word = row >>> 5;
     if (word >= this.bits.length || ((this.bits[word] >>> (row & 31)) & 1) === 0) return null;
-    return this.cells.get(row) ?? null;
+    return this.cells.get(row) ?? (this.restored === null ? null : this.restoredCell(row));
   }
 
   set(row: number, value: T | null): void {
+    if (this.restored !== null) this.materialize();
     if (value === null) {
       const word = row >>> 5;
       if (word < this.bits.length) this.bits[word] &= ~(1 << (row & 31));
@@ -131,6 +184,7 @@ export class SparseColumn<T> {
   /** The first value of a new row: nothing to remove, so a null costs nothing. */
   init(row: number, value: T | null): void {
     if (value === null) return;
+    if (this.restored !== null) this.materialize();
     const word = row >>> 5;
     if (word >= this.bits.length) {
       const grown = new Uint32Array(Math.max(word + 1, Math.ceil(this.bits.length * 1.5)));
@@ -139,6 +193,62 @@ export class SparseColumn<T> {
     }
     this.bits[word] |= 1 << (row & 31);
     this.cells.set(row, value);
+  }
+
+  /** The non-null cells, [row, value] (load snapshots write them; restore() reads them back). */
+  entries(): IterableIterator<[number, T]> {
+    if (this.restored !== null) this.materialize();
+    return this.cells.entries();
+  }
+
+  /**
+   * Cells a snapshot restore handed over and not yet read: rows ascending, the k-th value made
+   * by value(k) when its row is first read. A column nobody reads costs only its bits.
+   */
+  private restored: { rows: Int32Array; value: (k: number) => T } | null = null;
+
+  /** Fills an empty column with the cells of a snapshot: `rows` ascending, `value(k)` the k-th. */
+  restore(rows: Int32Array, value: (k: number) => T): void {
+    if (this.cells.size !== 0 || this.restored !== null) throw new Error('restore() fills an empty column only');
+    let last = -1;
+    for (const row of rows) {
+      if (row <= last) throw new RangeError('restored rows must ascend');
+      last = row;
+    }
+    const words = (last >>> 5) + 1;
+    if (words > this.bits.length) this.bits = new Uint32Array(Math.max(words, Math.ceil(this.bits.length * 1.5)));
+    for (const row of rows) this.bits[row >>> 5] |= 1 << (row & 31);
+    if (rows.length > 0) this.restored = { rows, value };
+  }
+
+  private restoredCell(row: number): T | null {
+    const { rows, value } = this.restored!;
+    let lo = 0, hi = rows.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (rows[mid] < row) lo = mid + 1;
+      else if (rows[mid] > row) hi = mid - 1;
+      else {
+        const v = value(mid);
+        this.cells.set(row, v);
+        return v;
+      }
+    }
+    return null;
+  }
+
+  /** Every restored cell into the map, in row order (before any change or a full read). */
+  private materialize(): void {
+    const { rows, value } = this.restored!;
+    this.restored = null;
+    if (this.cells.size === 0) {
+      for (let k = 0; k < rows.length; k++) this.cells.set(rows[k], value(k));
+      return;
+    }
+    // Some cells were read already: keep those objects, fill the rest in row order.
+    const read = this.cells;
+    (this as unknown as { cells: Map<number, T> }).cells = new Map();
+    for (let k = 0; k < rows.length; k++) this.cells.set(rows[k], read.get(rows[k]) ?? value(k));
   }
 }
 
@@ -151,23 +261,23 @@ export class MultiIndex<K> {
   private readonly map = new Map<K, number | number[]>();
 
   get size(): number {
-    return this.map.size;
+    return this.built().size;
   }
 
   get(key: K): readonly number[] | undefined {
-    const v = this.map.get(key);
+    const v = this.built().get(key);
     return v === undefined ? undefined : typeof v === 'number' ? [v] : v;
   }
 
   add(key: K, row: number): void {
-    const v = this.map.get(key);
+    const v = this.built().get(key);
     if (v === undefined) this.map.set(key, row);
     else if (typeof v === 'number') this.map.set(key, [v, row]);
     else v.push(row);
   }
 
   remove(key: K, row: number): void {
-    const v = this.map.get(key);
+    const v = this.built().get(key);
     if (v === undefined) return;
     if (typeof v === 'number') {
       if (v === row) this.map.delete(key);
@@ -179,7 +289,29 @@ export class MultiIndex<K> {
   }
 
   keys(): IterableIterator<K> {
-    return this.map.keys();
+    return this.built().keys();
+  }
+
+  /** Set by deferred(): fills the index on its first use. */
+  private pendingBuild: ((index: MultiIndex<K>) => void) | null = null;
+
+  private built(): Map<K, number | number[]> {
+    const build = this.pendingBuild;
+    if (build !== null) {
+      this.pendingBuild = null;
+      build(this);
+    }
+    return this.map;
+  }
+
+  /**
+   * An index filled by `build` (through add()) when first used: after a snapshot restore, an
+   * index no query asks for is never built.
+   */
+  static deferred<K>(build: (index: MultiIndex<K>) => void): MultiIndex<K> {
+    const index = new MultiIndex<K>();
+    index.pendingBuild = build;
+    return index;
   }
 }
 

@@ -1,0 +1,195 @@
+/**
+ * The snapshot file, byte by byte:
+ *
+ *   0   8 bytes  magic "tq-snap\n"
+ *   8   u32 LE   format (SNAPSHOT_FORMAT)
+ *   12  u32 LE   header length H
+ *   16  H bytes  header: JSON {key, layout, dataBytes, arenaBytes, dataSha256}
+ *   ..  32 bytes SHA-256 of the header bytes
+ *   ..  padding to a multiple of 8
+ *   ..  data region: strings and columns (src/store/snapshot.ts), SHA-256 in the header
+ *   ..  arena region: the call bodies' bytes, as the arena holds them
+ *
+ * The file's length must be exactly what the header says. Reading checks, in order: magic,
+ * format, header checksum, key, length, data checksum, then every block's structure while
+ * decoding (src/store/snapshot.ts). The arena's bytes are covered by the length and by the
+ * bounds of every body handle, not by a checksum (hashing a gigabyte would cost more than the
+ * snapshot saves). Written to a temporary file and renamed into place, so a reader sees a
+ * whole snapshot or none, and two writers of the same snapshot leave one of them whole.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { arenaRegionBytes, dataRegionBytes, decodeCallTables, SnapshotFormatError, type DecodedFeedback, type EncodedSnapshot, type SnapshotLayout } from '../../store/snapshot.ts';
+import type { Store } from '../../store/store.ts';
+import { sameKey, SNAPSHOT_FORMAT, type SnapshotKey } from './key.ts';
+
+const MAGIC = Buffer.from('tq-snap\n', 'latin1');
+const PREFIX_BYTES = 16;
+const SHA_BYTES = 32;
+/** A header is a few KB; anything far larger is not one of ours. */
+const MAX_HEADER_BYTES = 64 * 1024 * 1024;
+/** One read or write call moves at most this much (the OS caps single calls near 2 GiB). */
+const IO_STEP = 1 << 30;
+
+interface Header {
+  key: SnapshotKey;
+  layout: SnapshotLayout;
+  dataBytes: number;
+  arenaBytes: number;
+  dataSha256: string;
+}
+
+const align8 = (n: number) => (n + 7) & ~7;
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let at = 0; at < bytes.byteLength; ) at += writeSync(fd, bytes, at, Math.min(IO_STEP, bytes.byteLength - at));
+}
+
+function readExactly(fd: number, into: Uint8Array, position: number): boolean {
+  for (let at = 0; at < into.byteLength; ) {
+    const n = readSync(fd, into, at, Math.min(IO_STEP, into.byteLength - at), position + at);
+    if (n === 0) return false;
+    at += n;
+  }
+  return true;
+}
+
+/** Writes the snapshot to `path` atomically; returns its size in bytes. */
+export function writeSnapshotFile(path: string, key: SnapshotKey, encoded: EncodedSnapshot): number {
+  const pad = new Uint8Array(8);
+  const dataHash = createHash('sha256');
+  for (const block of encoded.data) dataHash.update(block).update(pad.subarray(0, align8(block.byteLength) - block.byteLength));
+  const header: Header = {
+    key,
+    layout: encoded.layout,
+    dataBytes: dataRegionBytes(encoded.layout),
+    arenaBytes: arenaRegionBytes(encoded.layout),
+    dataSha256: dataHash.digest('hex'),
+  };
+  const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
+  const prefix = Buffer.alloc(PREFIX_BYTES);
+  MAGIC.copy(prefix, 0);
+  prefix.writeUInt32LE(SNAPSHOT_FORMAT, 8);
+  prefix.writeUInt32LE(headerBytes.byteLength, 12);
+  const headerEnd = PREFIX_BYTES + headerBytes.byteLength + SHA_BYTES;
+  const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const fd = openSync(temp, 'w', 0o600);
+  try {
+    writeAll(fd, prefix);
+    writeAll(fd, headerBytes);
+    writeAll(fd, createHash('sha256').update(headerBytes).digest());
+    writeAll(fd, pad.subarray(0, align8(headerEnd) - headerEnd));
+    for (const block of encoded.data) {
+      writeAll(fd, block);
+      writeAll(fd, pad.subarray(0, align8(block.byteLength) - block.byteLength));
+    }
+    for (const chunk of encoded.arena) writeAll(fd, chunk);
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(temp, path);
+  } catch (e) {
+    try {
+      closeSync(fd);
+    } catch {
+      // already closed
+    }
+    rmSync(temp, { force: true });
+    throw e;
+  }
+  return align8(headerEnd) + header.dataBytes + header.arenaBytes;
+}
+
+/** Why a snapshot file was not used. `stale` is the ordinary case (the fixtures changed). */
+export type SnapshotMiss = { kind: 'missing' } | { kind: 'stale' } | { kind: 'invalid'; reason: string };
+
+export type SnapshotRead = { kind: 'restored'; bytes: number; feedback: DecodedFeedback } | SnapshotMiss;
+
+/**
+ * Restores the snapshot at `path` into `store` (which must be empty) when it is whole and its
+ * key is `key`. Leaves `store` untouched otherwise (a block that fails its checks after some
+ * projects were restored is reported as invalid: the caller then loads into a fresh store).
+ */
+export function readSnapshotFile(path: string, key: SnapshotKey, store: Store): SnapshotRead {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
+    return { kind: 'invalid', reason: `cannot open: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const prefix = Buffer.alloc(PREFIX_BYTES);
+    if (!readExactly(fd, prefix, 0) || !prefix.subarray(0, 8).equals(MAGIC)) return { kind: 'invalid', reason: 'not a tq snapshot (bad magic)' };
+    if (prefix.readUInt32LE(8) !== SNAPSHOT_FORMAT) return { kind: 'stale' };
+    const headerLength = prefix.readUInt32LE(12);
+    if (headerLength > MAX_HEADER_BYTES || PREFIX_BYTES + headerLength + SHA_BYTES > size) return { kind: 'invalid', reason: 'truncated header' };
+    const headerAndSum = Buffer.alloc(headerLength + SHA_BYTES);
+    if (!readExactly(fd, headerAndSum, PREFIX_BYTES)) return { kind: 'invalid', reason: 'truncated header' };
+    const headerBytes = headerAndSum.subarray(0, headerLength);
+    if (!createHash('sha256').update(headerBytes).digest().equals(headerAndSum.subarray(headerLength))) return { kind: 'invalid', reason: 'header checksum mismatch' };
+    const header = JSON.parse(headerBytes.toString('utf8')) as Header;
+    if (!sameKey(key, header.key)) return { kind: 'stale' };
+    const dataAt = align8(PREFIX_BYTES + headerLength + SHA_BYTES);
+    if (dataAt + header.dataBytes + header.arenaBytes !== size) return { kind: 'invalid', reason: `length ${size} bytes, header says ${dataAt + header.dataBytes + header.arenaBytes}` };
+    const data = new Uint8Array(new ArrayBuffer(header.dataBytes));
+    if (!readExactly(fd, data, dataAt)) return { kind: 'invalid', reason: 'truncated data' };
+    if (createHash('sha256').update(data).digest('hex') !== header.dataSha256) return { kind: 'invalid', reason: 'data checksum mismatch' };
+    if (arenaRegionBytes(header.layout) !== header.arenaBytes) return { kind: 'invalid', reason: 'arena length does not match the layout' };
+    const arena = new ArenaFile(fd, path, dataAt + header.dataBytes, header.layout);
+    const feedback = decodeCallTables(header.layout, data, (offset, length) => arena.read(offset, length), store);
+    for (const project of store.projects.values()) arena.heldBy(project.calls);
+    fd = -1; // the arena file owns it now
+    return { kind: 'restored', bytes: size, feedback };
+  } catch (e) {
+    if (e instanceof SnapshotFormatError || e instanceof SyntaxError || e instanceof TypeError || e instanceof RangeError) return { kind: 'invalid', reason: e.message };
+    throw e;
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
+}
+
+/** Closes an arena file once every table reading from it is garbage. */
+const arenaFiles = new FinalizationRegistry<ArenaFile>((file) => file.release());
+
+/**
+ * The arena region of a restored snapshot, read a chunk at a time as bodies are needed. The
+ * file stays open (a snapshot replaced or evicted meanwhile keeps its bytes for this reader)
+ * until every chunk was read or every table restored from it is gone.
+ */
+class ArenaFile {
+  private unread: number;
+  private holders = 0;
+  constructor(
+    private fd: number,
+    private readonly path: string,
+    private readonly start: number,
+    layout: SnapshotLayout,
+  ) {
+    this.unread = layout.projects.reduce((n, p) => n + p.chunkBytes.length, 0);
+    if (this.unread === 0) this.close();
+  }
+
+  heldBy(table: object): void {
+    this.holders++;
+    arenaFiles.register(table, this);
+  }
+
+  read(offset: number, length: number): Buffer {
+    if (this.fd < 0) throw new Error(`load snapshot ${this.path}: read after close`);
+    const chunk = Buffer.allocUnsafeSlow(length);
+    if (!readExactly(this.fd, chunk, this.start + offset)) throw new Error(`load snapshot ${this.path} was truncated while in use`);
+    if (--this.unread === 0) this.close();
+    return chunk;
+  }
+
+  release(): void {
+    if (--this.holders <= 0) this.close();
+  }
+
+  private close(): void {
+    if (this.fd < 0) return;
+    closeSync(this.fd);
+    this.fd = -1;
+  }
+}

@@ -1,0 +1,159 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { FIELD } from '../core/json/call-line-scan.ts';
+import { derivedColumns } from '../store/call-table.ts';
+import { parseCallRecord } from './call-record.ts';
+import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord } from './scanned-call.ts';
+
+const scan = new CallLinePrescan();
+const PARTS = ['attributes', 'inputs', 'output', 'summary'] as const;
+
+/** The slow path: JSON.parse and parseCallRecord (null when it reports a problem). */
+function slow(buf: Buffer, prefix: 'svc_' | 'wb_') {
+  try {
+    const value = JSON.parse(buf.toString('utf8')) as unknown;
+    const parsed = parseCallRecord(value, prefix);
+    return { ...parsed, derived: derivedColumns(parsed.record, parsed.record), value: value as Record<string, unknown> };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The differential property: a line the fast path takes is one the slow path takes, to the
+ * same record fields and derived columns, with part spans that parse to the parsed parts.
+ */
+function agree(buf: Buffer, prefix: 'svc_' | 'wb_'): 'fast' | 'slow' {
+  const fast = fastCallRecord(scan, buf, 0, buf.length);
+  if (fast === null) return 'slow';
+  const ref = slow(buf, prefix);
+  assert.ok(ref !== null, `the fast path took a line the slow path refuses: ${buf.toString()}`);
+  assert.equal(fast.projectId, ref.projectId);
+  const { attributes: _a, inputs: _i, output: fastOutput, summary: _s, ...fastScalars } = fast.record;
+  const { attributes: _a2, inputs: _i2, output: refOutput, summary: _s2, ...refScalars } = ref.record;
+  assert.deepEqual(fastScalars, refScalars);
+  assert.equal(fastOutput === null, refOutput === null);
+  assert.deepEqual(fast.derived, ref.derived);
+  for (const part of PARTS) {
+    const f = FIELD[part];
+    if (scan.kinds[f] === 0) assert.equal(part in ref.value, false);
+    else assert.deepEqual(JSON.parse(buf.toString('utf8', scan.starts[f], scan.ends[f])), ref.value[part]);
+  }
+  return 'fast';
+}
+
+const line = (o: unknown) => Buffer.from(JSON.stringify(o));
+const base = { id: 'c1', project_id: 'e/p', op_name: 'op', trace_id: 't', started_at: '2024-01-01T00:00:00Z' };
+const REF = 'weave:///e/p/object/o:v1';
+
+test('typical lines take the fast path to the same record', () => {
+  const full = {
+    ...base, display_name: 'd', parent_id: 'p', thread_id: 'th', turn_id: 'c1', ended_at: '2024-01-01T00:00:01.5Z', deleted_at: null,
+    attributes: { a: 1 }, inputs: { x: REF, y: [REF, 'weave:///e/p/object/bad'] }, output: { 2: REF, 1: 'weave:///e/p/op/f:v' },
+    exception: 'E', summary: { status_counts: { error: 3 } }, svc_user_id: 'u', svc_run_id: 'r', svc_run_step: 4, svc_run_step_end: 12345678901234567890,
+  };
+  assert.equal(agree(line(full), 'svc_'), 'fast');
+  assert.equal(agree(line(full), 'wb_'), 'fast');
+  assert.equal(agree(line({ ...base, wb_user_id: 'u', output: REF, ended_at: null }), 'svc_'), 'fast');
+  assert.equal(agree(line({ ...base, output: [REF], summary: { status_counts: 5 } }), 'svc_'), 'fast');
+  assert.equal(agree(line({ ...base, id: 'é\u2028\\"' }), 'svc_'), 'fast');
+  assert.equal(agree(line({ ...base, output: 'w' }), 'svc_'), 'fast');
+  assert.deepEqual(fastCallRecord(scan, line({ ...base, output: { 2: REF, 1: 'weave:///e/p/op/f:v' } }), 0, line({ ...base, output: { 2: REF, 1: 'weave:///e/p/op/f:v' } }).length)?.derived.outputRefs, ['weave:///e/p/op/f:v', REF]);
+});
+
+test('what the fast path refuses goes to the slow path, which names the problem', () => {
+  for (const text of [
+    JSON.stringify({ ...base, svc_user_id: 'u', wb_user_id: 'v' }), // both spellings
+    JSON.stringify({ ...base, inputs: [] }),
+    JSON.stringify({ ...base, id: { a: 1 } }),
+    JSON.stringify({ ...base, started_at: 'yesterday' }),
+    JSON.stringify(base).replace('{', '{"id":"x",'), // a repeated field
+    JSON.stringify(base).replace('"id"', '"\\u0069d"'),
+  ]) assert.equal(agree(Buffer.from(text), 'svc_'), 'slow', text);
+  assert.equal(agree(Buffer.concat([line(base).subarray(0, 10), Buffer.from([0xff]), line(base).subarray(10)]), 'svc_'), 'slow');
+});
+
+const ref = fc.constantFrom(REF, 'weave:///e/p/op/f:v', 'weave:///e/p/object/bad', 'weave-trace-internal:///p/call/x', 'wandb-artifact:///a', 'w', 'weave:');
+const jsonWithRefs = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 1 }), ref, fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(fc.constantFrom('a', 'b', '1', '0', 'error', 'status_counts'), tie('value'), { maxKeys: 3 })),
+})).value;
+/** An object part: nearly always an object. */
+const part = fc.oneof({ weight: 20, arbitrary: fc.dictionary(fc.constantFrom('a', 'b', '1', 'x'), jsonWithRefs, { maxKeys: 4 }) }, { weight: 1, arbitrary: jsonWithRefs });
+const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { freq: 3 });
+const text = fc.oneof(fc.string({ maxLength: 5 }), fc.constantFrom('a', 'e/p', 'bad', 'x/..', '', 'weave:///e/p/op/f:v'));
+const datetime = fc.oneof(
+  { weight: 30, arbitrary: fc.constantFrom('2024-01-01T00:00:00Z', '2024-01-01T00:00:00.123456+01:00', '2023-12-31T23:59:59.5Z') },
+  { weight: 1, arbitrary: fc.oneof(text, fc.constantFrom('2024-02-30T00:00:00Z')) },
+);
+const id = fc.oneof({ weight: 30, arbitrary: fc.constantFrom('a', 'c1', 'é', '\\"', 'x y') }, { weight: 1, arbitrary: anyValue() });
+function anyValue() {
+  return fc.oneof(fc.string({ maxLength: 5 }), fc.integer(), fc.constant(null), fc.constant(''), fc.constant([]));
+}
+const anyScalar = fc.oneof(text, fc.integer(), fc.double(), fc.boolean(), fc.constant(null));
+/** Call-like records: mostly valid, often not; fields in any order, sometimes repeated. */
+const record = fc.record(
+  {
+    id, project_id: fc.oneof({ weight: 20, arbitrary: fc.constantFrom('e/p', 'f/q') }, { weight: 1, arbitrary: fc.constantFrom('bad', 'x/..') }), op_name: id, trace_id: id, started_at: datetime, display_name: maybe(id),
+    parent_id: maybe(id), thread_id: maybe(id), turn_id: maybe(id), ended_at: maybe(datetime), deleted_at: maybe(datetime), exception: maybe(id),
+    attributes: maybe(part), inputs: maybe(part), output: maybe(jsonWithRefs),
+    summary: maybe(fc.oneof(jsonWithRefs, fc.record({ status_counts: fc.oneof(jsonWithRefs, fc.record({ error: anyScalar, success: fc.integer() })) }))),
+    svc_user_id: maybe(id), svc_run_id: maybe(id), wb_run_step: maybe(fc.oneof({ weight: 10, arbitrary: fc.integer() }, { weight: 1, arbitrary: anyScalar })), svc_run_step_end: maybe(fc.integer()),
+    other: jsonWithRefs,
+  },
+  { requiredKeys: ['id', 'project_id', 'op_name', 'trace_id', 'started_at'] },
+);
+const spacing = fc.constantFrom('', ' ', '\t', ' \r ');
+/** Some records spell the user/run fields wb_, a few both ways. */
+const spelled = fc.tuple(record, fc.nat(9)).map(([r, spelling]) => {
+  if (spelling > 3) return r;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(r)) out[spelling === 0 && k === 'svc_user_id' ? k : k.replace(/^svc_/, 'wb_')] = v;
+  if (spelling === 0) out.wb_user_id = 'u';
+  return out;
+});
+const serialised = fc.tuple(spelled, fc.oneof({ weight: 4, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(fc.nat(), { maxLength: 2 }) }), spacing).map(([r, repeats, ws]) => {
+  const entries = Object.entries(r).map(([k, v]) => `${ws}${JSON.stringify(k)}${ws}:${ws}${JSON.stringify(v)}${ws}`);
+  for (const k of repeats) if (entries.length) entries.push(entries[k % entries.length]);
+  return `${ws}{${entries.join(',')}}${ws}`;
+});
+const edited = fc.tuple(serialised, fc.nat(), fc.constantFrom('', '{', '}', '[', ']', '"', ',', ':', '\\', '\\u00', '0', '-', '.', 'e', 'null', '\u0001', 'é'), fc.nat(2)).map(
+  ([s, at, insert, cut]) => {
+    const i = at % (s.length + 1);
+    return s.slice(0, i) + insert + s.slice(i + cut);
+  },
+);
+
+test('property: the fast path stores what the slow path stores, and refuses what it refuses', () => {
+  let fast = 0;
+  fc.assert(
+    fc.property(fc.oneof({ weight: 2, arbitrary: serialised }, { weight: 1, arbitrary: edited }), fc.constantFrom('svc_' as const, 'wb_' as const), fc.nat(7), (s, prefix, bad) => {
+      let buf = Buffer.from(s);
+      if (bad === 0 && buf.length > 2) buf = Buffer.concat([buf.subarray(0, 2), Buffer.from([0xc0]), buf.subarray(2)]);
+      if (agree(buf, prefix) === 'fast') fast++;
+    }),
+    { numRuns: 4000 },
+  );
+  assert.ok(fast > 800, `only ${fast} lines took the fast path: the property says little`);
+});
+
+test('partByteSpans: the parts of a stored body, in bytes from its start', () => {
+  const body = Buffer.from(JSON.stringify({ ...base, inputs: { q: 'é' }, output: [1], summary: null }));
+  const buf = Buffer.concat([Buffer.from('xx'), body]);
+  assert.ok(fastCallRecord(scan, buf, 2, buf.length));
+  const spans = partByteSpans(scan, 0, 2, new Int32Array(8));
+  const part = (k: number) => (spans[2 * k] < 0 ? undefined : body.toString('utf8', spans[2 * k], spans[2 * k + 1]));
+  assert.deepEqual([0, 1, 2, 3].map(part), [undefined, '{"q":"é"}', '[1]', 'null']);
+});
+
+test('a prescan grows its slots keeping the ones filled, and hands over exactly `count` of them', () => {
+  const p = new CallLinePrescan(1);
+  const lines = [line({ ...base, id: 'a', inputs: { r: REF } }), line({ ...base, id: 'b', ended_at: '2024-01-01T00:00:01Z' })];
+  assert.ok(p.prescan(lines[0], 0, lines[0].length, 0));
+  p.reserve(4, 1);
+  assert.ok(p.prescan(lines[1], 0, lines[1].length, 1));
+  const copy = new CallLinePrescan(0, p.arrays(2));
+  assert.equal(copy.capacity, 2);
+  assert.deepEqual(scannedCallRecord(copy, 0, lines[0])?.derived.inputRefs, [REF]);
+  assert.equal(scannedCallRecord(copy, 1, lines[1])?.record.ended_at, Date.UTC(2024, 0, 1, 0, 0, 1) * 1000);
+});

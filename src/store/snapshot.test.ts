@@ -1,0 +1,166 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createEngine } from '../engine.ts';
+import type { Engine, FieldPrefix } from '../api/types.ts';
+import { BUNDLED_FIXTURES, fixtureFilesIn, loadFixtureFiles, loadFixtureText } from '../io/load-fixtures.ts';
+import { generateCalls } from '../gen/generate.ts';
+import { arenaRegionBytes, dataRegionBytes, decodeCallTables, encodeCallTables, SNAPSHOT_COVERAGE, SnapshotFormatError, type EncodedSnapshot } from './snapshot.ts';
+import { Store } from './store.ts';
+import { SparseColumn } from './columns.ts';
+import { assertSameAnswers } from './snapshot.testing.ts';
+
+function engine(prefix: FieldPrefix = 'svc_'): Engine {
+  let id = 0;
+  return createEngine(undefined, { fieldPrefix: prefix, now: () => 1.9e15, newId: () => `00000000-0000-7000-8000-${String(++id).padStart(12, '0')}` });
+}
+
+/** The encoded blocks laid out as the file does: data region 8-aligned, arena concatenated. */
+function regions(e: EncodedSnapshot): { data: Uint8Array; arena: Buffer } {
+  const data = new Uint8Array(dataRegionBytes(e.layout));
+  let at = 0;
+  for (const b of e.data) {
+    data.set(b, at);
+    at += (b.byteLength + 7) & ~7;
+  }
+  return { data, arena: Buffer.concat(e.arena) };
+}
+
+function restore(e: EncodedSnapshot, target: Engine): void {
+  const { data, arena } = regions(e);
+  assert.equal(arena.byteLength, arenaRegionBytes(e.layout));
+  decodeCallTables(e.layout, data, (offset, length) => Buffer.from(arena.subarray(offset, offset + length)), target.store);
+}
+
+async function demo(prefix: FieldPrefix = 'svc_'): Promise<Engine> {
+  const e = engine(prefix);
+  await loadFixtureFiles(e, BUNDLED_FIXTURES, fixtureFilesIn(BUNDLED_FIXTURES).filter((f) => f.kind === 'calls'));
+  return e;
+}
+
+async function generated(prefix: FieldPrefix, calls = 3000): Promise<Engine> {
+  const e = engine(prefix);
+  await loadFixtureText(e, 'calls', [...generateCalls({ calls, seed: 7, prefix, startUs: 1.7e15 })].join('\n'));
+  return e;
+}
+
+const ownFields = (o: object) => new Set(Object.getOwnPropertyNames(o));
+const listed = (cover: Record<string, readonly string[]>) => new Set(Object.values(cover).flat());
+
+test('every field of Store, ProjectStore and CallTable is covered by the snapshot (imaged, rebuilt, derived or loaded normally)', async () => {
+  const e = await demo();
+  const p = [...e.store.projects.values()][0];
+  const restored = engine();
+  restore(encodeCallTables(e.store), restored);
+  const r = [...restored.store.projects.values()][0];
+  for (const [name, instance, cover] of [
+    ['CallTable', p.calls, SNAPSHOT_COVERAGE.CallTable],
+    ['CallTable (restored)', r.calls, SNAPSHOT_COVERAGE.CallTable],
+    ['ProjectStore', p, SNAPSHOT_COVERAGE.ProjectStore],
+    ['Store', e.store, SNAPSHOT_COVERAGE.Store],
+    ['Float64Column', p.calls.startedAt, SNAPSHOT_COVERAGE.Float64Column],
+    ['Int32Column', p.calls.opIndex, SNAPSHOT_COVERAGE.Int32Column],
+    ['Interner', p.calls.opNames, SNAPSHOT_COVERAGE.Interner],
+    ['SparseColumn', p.calls.runIds, SNAPSHOT_COVERAGE.SparseColumn],
+    ['MultiIndex', p.calls.byTrace, SNAPSHOT_COVERAGE.MultiIndex],
+    ['ByteArena', (p.calls as unknown as { arena: object }).arena, SNAPSHOT_COVERAGE.ByteArena],
+  ] as const) {
+    const own = ownFields(instance), known = listed(cover);
+    const unlisted = [...own].filter((f) => !known.has(f)), gone = [...known].filter((f) => !own.has(f));
+    assert.deepEqual({ unlisted, gone }, { unlisted: [], gone: [] }, `${name}: a field was added or removed; list it in SNAPSHOT_COVERAGE (src/store/snapshot.ts) and, if it holds loaded data, write it in toImage()/restoreImage()`);
+  }
+});
+
+test('a restored store answers every read route exactly as a freshly loaded one (demo fixtures), before and after writes', async () => {
+  const fresh = await demo();
+  const restored = engine();
+  restore(encodeCallTables(fresh.store), restored);
+  const compared = assertSameAnswers(fresh, restored);
+  assert.ok(compared > 50, `compared ${compared}`);
+});
+
+for (const prefix of ['svc_', 'wb_'] as const) {
+  test(`round trip of generated calls with the ${prefix} prefix`, async () => {
+    const fresh = await generated(prefix);
+    const restored = engine(prefix);
+    const encoded = encodeCallTables(fresh.store);
+    restore(encoded, restored);
+    assert.equal(restored.store.counts().calls, 3000);
+    // Re-encoding the restored store gives the same layout and bytes.
+    const again = encodeCallTables(restored.store);
+    assert.deepEqual(again.layout, encoded.layout);
+    assert.ok(Buffer.from(regions(again).data).equals(Buffer.from(regions(encoded).data)));
+    assert.ok(regions(again).arena.equals(regions(encoded).arena));
+    assertSameAnswers(fresh, restored);
+  });
+}
+
+test('strings that are not ASCII, and lone surrogates, come back exactly', async () => {
+  const e = engine();
+  const lines = [
+    { id: 'a-é', trace_id: 't\ud800', op_name: 'op-日本', started_at: '2024-01-01T00:00:00Z' },
+    { id: 'b', trace_id: 'x\udc00', parent_id: 'a-é', op_name: 'op', display_name: '😀', started_at: '2024-01-01T00:00:01Z', ended_at: '2024-01-01T00:00:02Z', exception: 'boom', output: { r: 'weave:///p/q/object/o:abc' }, summary: {} },
+  ].map((c) => JSON.stringify({ project_id: 'p/q', attributes: {}, inputs: { s: 'weave:///p/q/object/i:def' }, ...c }));
+  await loadFixtureText(e, 'calls', lines.join('\n'));
+  const encoded = encodeCallTables(e.store);
+  assert.equal(encoded.layout.strings.encoding, 'utf16le');
+  const restored = engine();
+  restore(encoded, restored);
+  const t = restored.store.project('p/q')!.calls;
+  assert.deepEqual(t.ids, ['a-é', 'b']);
+  assert.deepEqual(t.traceIds, ['t\ud800', 'x\udc00']);
+  assert.equal(t.displayNames.get(1), '😀');
+  assert.equal(t.exceptions.get(1), 'boom');
+  assert.deepEqual(t.outputRefs.get(1), ['weave:///p/q/object/o:abc']);
+  assert.deepEqual(t.inputRefs.get(0), ['weave:///p/q/object/i:def']);
+  assertSameAnswers(e, restored);
+});
+
+test('a table changed in place (or with ends waiting) is not snapshotted', async () => {
+  const e = await demo();
+  const t = [...e.store.projects.values()][0].calls;
+  t.setDisplayName(0, 'x');
+  assert.throws(() => encodeCallTables(e.store), /freshly loaded/);
+});
+
+test('corrupt blocks are refused, never restored', async () => {
+  const fresh = await generated('svc_', 200);
+  const encoded = encodeCallTables(fresh.store);
+  const { data, arena } = regions(encoded);
+  const read = (offset: number, length: number) => Buffer.from(arena.subarray(offset, offset + length));
+  // An id's string number out of range.
+  const idsAt = ((4 * (encoded.layout.strings.count + 1) + 7) & ~7) + ((encoded.layout.strings.textBytes + 7) & ~7);
+  const bad = data.slice();
+  new DataView(bad.buffer).setInt32(idsAt, 1 << 30, true);
+  assert.throws(() => decodeCallTables(encoded.layout, bad, read, new Store()), /string number 1073741824 out of range in row 0/);
+  // A body handle past its chunk.
+  const layout = structuredClone(encoded.layout);
+  layout.projects[0].chunkBytes[0] = 10;
+  assert.throws(() => decodeCallTables(layout, data, read, new Store()), /outside the arena/);
+  // A layout that does not match the region.
+  const short = structuredClone(encoded.layout);
+  short.projects[0].size += 1;
+  assert.throws(() => decodeCallTables(short, data, read, new Store()), SnapshotFormatError);
+  assert.throws(() => decodeCallTables(encoded.layout, data.subarray(8), read, new Store()), SnapshotFormatError);
+});
+
+test('a restored sparse column makes each cell on first read, and materialises before any change', () => {
+  const made: number[] = [];
+  const c = new SparseColumn<string[]>();
+  c.restore(Int32Array.from([2, 40, 41, 1000]), (k) => (made.push(k), [`v${k}`]));
+  assert.equal(c.get(0), null);
+  assert.equal(c.get(39), null);
+  assert.deepEqual(c.get(40), ['v1']);
+  assert.equal(c.get(40), c.get(40), 'one object per cell');
+  assert.deepEqual(made, [1]);
+  const read = c.get(40);
+  c.set(41, null);
+  assert.deepEqual(made, [1, 0, 2, 3]);
+  assert.equal(c.get(41), null);
+  assert.equal(c.get(40), read);
+  c.init(2000, ['new']);
+  assert.deepEqual([...c.entries()].map(([r]) => r), [2, 40, 1000, 2000]);
+  assert.throws(() => new SparseColumn<number>().restore(Int32Array.from([3, 3]), () => 1), /ascend/);
+  const filled = new SparseColumn<number>();
+  filled.init(1, 1);
+  assert.throws(() => filled.restore(Int32Array.from([2]), () => 2), /empty column/);
+});
