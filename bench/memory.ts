@@ -21,3 +21,14 @@ export function heapBytes(): number {
   const m = process.memoryUsage();
   return m.heapUsed + m.arrayBuffers;
 }
+
+/**
+ * heapBytes() once the current job is over: what the running job still holds (values in
+ * its registers and closures) survives a GC made inside it. In the bench, that and a
+ * loop-scoped binding kept the dropped 100k-row table engine in the figure (2110 B per call
+ * against 1698 B).
+ */
+export async function settledHeapBytes(): Promise<number> {
+  await new Promise((resolve) => setImmediate(resolve));
+  return heapBytes();
+}

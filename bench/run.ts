@@ -37,7 +37,7 @@ import { crossCheck, type CheckResult } from './check.ts';
 import { openDuckDb, runJsonSql, type DuckDbSide } from './duckdb.ts';
 import { ensureBenchData, type BenchData } from './generate.ts';
 import { measureHttp, type HttpResult } from './http.ts';
-import { gc, heapBytes } from './memory.ts';
+import { gc, heapBytes, settledHeapBytes } from './memory.ts';
 import { measureOneShot, type OneShotResult } from './oneshot.ts';
 import { benchQueries, QUERY_STATS_ROUTE, queryStatsQuery, type BenchQuery } from './queries.ts';
 import { geometricMean, median, round } from './stats.ts';
@@ -253,7 +253,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   t0 = performance.now();
   await loadFixtures(engine, data.dir);
   const tqLoadMs = performance.now() - t0;
-  const heapPerCall = (heapBytes() - baseline) / data.calls;
+  const heapPerCall = ((await settledHeapBytes()) - baseline) / data.calls;
   const avgLine = data.callsBytes / data.calls;
   log(`load: tq ${tqLoadMs.toFixed(0)} ms, bare ${bareMs.toFixed(0)} ms; heap ${heapPerCall.toFixed(0)} B/call`);
 
@@ -293,6 +293,9 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
 
   // 3. The query mix, interleaved.
   const results: Record<string, QueryResult> = {};
+  // Out here, and cleared after the loop: a loop-scoped binding is kept by the loop's closures,
+  // one of which an interpreter register still held after the loop, and with it the table engine.
+  let warmEngine: Engine | null = null;
   let copy: BenchResults['copy_ceiling'] = null;
   for (const q of queries) {
     const r: QueryResult = {
@@ -310,7 +313,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     };
     results[q.name] = r;
     const route = routes.get(q.route);
-    const warmEngine = q.engine === 'table' ? tableEngine : engine;
+    warmEngine = q.engine === 'table' ? tableEngine : engine;
     if (!route || !warmEngine) {
       r.errors.push(`route ${q.route} not available`);
       continue;
@@ -361,7 +364,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
         cpu[side].push(t.cpu);
       };
       for (let i = 0; i < runs; i++) {
-        sample('tq', await timed(() => runRoute(route, warmEngine, q.body, false)));
+        sample('tq', await timed(() => runRoute(route, warmEngine!, q.body, false)));
         if (duck) {
           const conn = duck.conn;
           sample('plain', await timed(() => runJsonSql(conn, q.sql.plain)));
@@ -382,8 +385,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     }
   }
 
-  tableEngine = null;
-  const heapAfterQueries = (heapBytes() - baseline) / data.calls;
+  tableEngine = warmEngine = null;
+  const heapAfterQueries = ((await settledHeapBytes()) - baseline) / data.calls;
   const duckLoad = duck ? { calls: duck.callsLoadMs, tuned: duck.tunedColumnsMs, table: duck.tableLoadMs, threads: duck.threads } : null;
   duck?.close();
   duck = null;

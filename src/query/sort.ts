@@ -135,14 +135,16 @@ export function kthSmallest(values: Float64Array, k: number): number {
 export function primaryCandidates(values: Float64Array, descending: boolean, k: number): Int32Array | null {
   const n = values.length;
   if (k >= n / 2 || k < 1) return null;
-  const rankOf = (v: number) => (v !== v ? Infinity : descending ? -v : v);
+  // Ranks: smaller is better; NULL (NaN) ranks last. Computed inline, no array of them.
+  const sign = descending ? -1 : 1;
   let threshold: number;
   if (k <= 4096) {
     // A max-heap of the k smallest ranks seen: most values lose to its root in one comparison.
     const heap = new Float64Array(k);
     let size = 0;
     for (let i = 0; i < n; i++) {
-      const r = rankOf(values[i]);
+      const v = values[i];
+      const r = v !== v ? Infinity : sign * v;
       if (size < k) {
         let c = size++;
         heap[c] = r;
@@ -173,12 +175,83 @@ export function primaryCandidates(values: Float64Array, descending: boolean, k: 
     threshold = heap[0];
   } else {
     const rank = new Float64Array(n);
-    for (let i = 0; i < n; i++) rank[i] = rankOf(values[i]);
+    for (let i = 0; i < n; i++) rank[i] = values[i] !== values[i] ? Infinity : sign * values[i];
     threshold = kthSmallest(rank, k);
   }
+  // NaN ranks Infinity: kept only when the threshold is Infinity.
+  const keepNull = threshold === Infinity;
   let m = 0;
-  for (let i = 0; i < n; i++) if (rankOf(values[i]) <= threshold) m++;
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (v !== v ? keepNull : sign * v <= threshold) m++;
+  }
   const out = new Int32Array(m);
-  for (let i = 0, j = 0; i < n; i++) if (rankOf(values[i]) <= threshold) out[j++] = i;
+  for (let i = 0, j = 0; i < n; i++) {
+    const v = values[i];
+    if (v !== v ? keepNull : sign * v <= threshold) out[j++] = i;
+  }
   return out;
+}
+
+/**
+ * Positions [offset, end) of 0..n-1 in comparator order, which must be total (end it with a
+ * position tie-break): a bounded heap when `end` is small against n, else two quickselects
+ * (O(n) on average) and a sort of the window alone, never a sort of everything before it.
+ */
+export function selectWindow(n: number, offset: number, end: number, cmp: PositionComparator): number[] {
+  end = Math.min(end, n);
+  if (end <= offset) return [];
+  if (end <= n / 8) return topK(n, end, cmp).slice(offset);
+  const a = new Int32Array(n);
+  for (let i = 0; i < n; i++) a[i] = i;
+  if (offset > 0) nthElement(a, 0, n, offset, cmp);
+  if (end < n) nthElement(a, offset, n, end, cmp);
+  return Array.from(a.subarray(offset, end).sort(cmp));
+}
+
+/**
+ * Reorders a[lo, hi) so that a[k] holds the element of rank k (within that range), with
+ * nothing after it smaller and nothing before it larger. Hoare partitions around a median of
+ * three; short ranges finish by insertion sort.
+ */
+export function nthElement(a: Int32Array, lo: number, hi: number, k: number, cmp: PositionComparator): void {
+  let l = lo, h = hi - 1;
+  while (h > l) {
+    if (h - l < 16) {
+      for (let i = l + 1; i <= h; i++) {
+        const x = a[i];
+        let j = i - 1;
+        while (j >= l && cmp(a[j], x) > 0) {
+          a[j + 1] = a[j];
+          j--;
+        }
+        a[j + 1] = x;
+      }
+      return;
+    }
+    const mid = (l + h) >>> 1;
+    if (cmp(a[mid], a[l]) < 0) swap(a, mid, l);
+    if (cmp(a[h], a[l]) < 0) swap(a, h, l);
+    if (cmp(a[h], a[mid]) < 0) swap(a, h, mid);
+    const pivot = a[mid];
+    let i = l, j = h;
+    while (i <= j) {
+      while (cmp(a[i], pivot) < 0) i++;
+      while (cmp(a[j], pivot) > 0) j--;
+      if (i <= j) {
+        swap(a, i, j);
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) h = j;
+    else if (k >= i) l = i;
+    else return;
+  }
+}
+
+function swap(a: Int32Array, i: number, j: number): void {
+  const t = a[i];
+  a[i] = a[j];
+  a[j] = t;
 }

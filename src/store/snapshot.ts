@@ -54,6 +54,8 @@ export const SNAPSHOT_COVERAGE = {
   Store: {
     imaged: ['projects'],
     loadedNormally: ['prices'],
+    /** The queries' derived caches (Store.derived): they start empty, as after a load. */
+    derived: ['derived'],
   },
   // The column classes a CallTable is made of: toImage()/restoreImage() go through their
   // public data (or the hooks beside it), so a new field in them must be looked at too.

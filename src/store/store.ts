@@ -2,6 +2,7 @@
  * The whole in-memory trace store: one ProjectStore per `entity/project`, plus LLM prices.
  * Pure data; the write path (src/write) and queries (src/query) operate on it.
  */
+import { DerivedCaches } from './derived.ts';
 import { ProjectStore } from './project.ts';
 
 /** One row of the LLM price list (Weave's `llm_token_prices`). */
@@ -26,6 +27,8 @@ export interface PriceRow {
 export class Store {
   readonly projects = new Map<string, ProjectStore>();
   readonly prices: PriceRow[] = [];
+  /** Caches the queries derive from this store's data (per engine, bounded, counted). */
+  readonly derived = new DerivedCaches();
 
   /** The project's store, or undefined when nothing was ever written to it. */
   project(projectId: string): ProjectStore | undefined {

@@ -3,9 +3,9 @@
  * (semantics.md#calls-expr-fields): plain columns, dynamic JSON fields, the computed summary
  * fields, feedback fields, and fields read through expanded refs.
  *
- * Dynamic JSON fields are what make scans slow: each read parses a call body. Their values are
- * memoised per (table, path) across queries, filled lazily row by row, and dropped when a row
- * changes in place (CallTable.version), so repeated scans read typed arrays only.
+ * Dynamic JSON fields are what make scans slow: each read parses a call body. Their readings
+ * are memoised per (table, path) across queries in the store's derived caches (path-memo.ts),
+ * so repeated scans read typed arrays only.
  */
 import { fieldNotAllowed, InvalidFieldError, type ErrorPath } from '../../core/errors.ts';
 import { parseLossless, type LosslessValue } from '../../core/json/lossless.ts';
@@ -13,130 +13,16 @@ import { callRefUri } from '../../core/refs.ts';
 import { BODY_PARTS, type CallBody, type CallTable } from '../../store/call-table.ts';
 import type { ProjectStore } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
-import { jsonValueString, toFloat64OrNull, toInt64OrNull } from '../ch/values.ts';
-import type { FieldAccessor, FieldResolver } from './expr/fields.ts';
+import { jsonValueString } from '../ch/values.ts';
+import type { FieldAccessor, FieldResolver, FillNumbers } from './expr/fields.ts';
 import { hasNegativeIndex, isIndexPart, MISSING, readPath, splitFieldPath, type PathReading } from './json-path.ts';
+import { jsonAccessor, PathMemo, pathMemos, type RawReader } from './path-memo.ts';
 import { resolveObjectRef, type CanRead } from '../resolve-ref.ts';
 import { COMPUTED_SUMMARY_FIELDS, COMPUTED_SUMMARY_FIELDS_LISTED, COMPUTED_SUMMARY_PREFIX, isComputedSummaryField } from './summary-fields.ts';
-
-type JsonAccessor = Extract<FieldAccessor, { kind: 'json' }>;
-
-/** Reads the raw value at a row, or MISSING. */
-type RawReader = (row: number) => unknown;
 
 /** The dynamic JSON roots (semantics.md#calls-expr-fields): the JSON parts of a stored call body. */
 const DYNAMIC_ROOTS: ReadonlySet<string> = new Set(BODY_PARTS);
 const STORAGE_FIELDS = new Set(['storage_size_bytes', 'total_storage_size_bytes']);
-
-/** Per-row memo of one dynamic path: rendering, casts and existence, filled on demand. */
-class PathMemo {
-  str: Array<string | undefined> = [];
-  float = new Float64Array(0);
-  floatState = new Uint8Array(0); // 0 unknown, 1 value, 2 NULL
-  int = new Float64Array(0);
-  intState = new Uint8Array(0);
-  exists = new Uint8Array(0); // 0 unknown, 1 no, 2 yes
-
-  constructor(public version: number) {}
-
-  ensure(size: number): void {
-    if (this.floatState.length >= size) return;
-    const cap = Math.max(size, this.floatState.length * 2, 1024);
-    const grow = <T extends Float64Array | Uint8Array>(a: T, make: (n: number) => T): T => {
-      const b = make(cap);
-      b.set(a);
-      return b;
-    };
-    this.float = grow(this.float, (n) => new Float64Array(n));
-    this.floatState = grow(this.floatState, (n) => new Uint8Array(n));
-    this.int = grow(this.int, (n) => new Float64Array(n));
-    this.intState = grow(this.intState, (n) => new Uint8Array(n));
-    this.exists = grow(this.exists, (n) => new Uint8Array(n));
-  }
-}
-
-/** Memo caches that outlive a query, per call table; a few paths at most (LRU). */
-const memoCaches = new WeakMap<CallTable, Map<string, PathMemo>>();
-const MEMO_PATHS_PER_TABLE = 16;
-
-/** Drops a table's path memos: the state right after a load (the bench's cold runs). */
-export function forgetPathMemos(table: CallTable): void {
-  memoCaches.delete(table);
-}
-
-function sharedMemo(table: CallTable, key: string): PathMemo {
-  let cache = memoCaches.get(table);
-  if (!cache) memoCaches.set(table, (cache = new Map()));
-  let memo = cache.get(key);
-  if (memo && memo.version !== table.version) memo = undefined;
-  if (memo) {
-    cache.delete(key); // refresh LRU position
-  } else {
-    memo = new PathMemo(table.version);
-    if (cache.size >= MEMO_PATHS_PER_TABLE) cache.delete(cache.keys().next().value as string);
-  }
-  cache.set(key, memo);
-  return memo;
-}
-
-/**
- * A dynamic field's accessor. Existence ("present and not JSON null", the first sort key) is
- * read from the value unless `readExists` is given: production reads it with JSONType hops,
- * which differ from the value's JSON_VALUE path when the path has index parts.
- */
-function jsonAccessor(read: RawReader, memo: PathMemo, size: number, readExists?: RawReader): JsonAccessor {
-  memo.ensure(size);
-  const present = (v: unknown) => (v === MISSING || v === null ? 1 : 2);
-  const str = (row: number): string => {
-    let s = memo.str[row];
-    if (s === undefined) {
-      const v = read(row);
-      // coalesce(nullIf(JSON_VALUE(..), 'null'), ''): the string "null" reads like JSON null
-      // (semantics.md#calls-json-read).
-      s = v === MISSING ? '' : jsonValueString(v);
-      if (s === 'null') s = '';
-      memo.str[row] = s;
-      if (readExists === undefined) memo.exists[row] = present(v);
-    }
-    return s;
-  };
-  return {
-    kind: 'json',
-    str,
-    float(row) {
-      const state = memo.floatState[row];
-      if (state === 1) return memo.float[row];
-      if (state === 2) return null;
-      const f = toFloat64OrNull(str(row));
-      if (f === null) memo.floatState[row] = 2;
-      else {
-        memo.float[row] = f;
-        memo.floatState[row] = 1;
-      }
-      return f;
-    },
-    int(row) {
-      const state = memo.intState[row];
-      if (state === 1) return memo.int[row];
-      if (state === 2) return null;
-      const n = toInt64OrNull(str(row));
-      if (n === null) memo.intState[row] = 2;
-      else if (typeof n === 'bigint') return n; // beyond 2^53: rare, recomputed from the memoised text
-      else {
-        memo.int[row] = n;
-        memo.intState[row] = 1;
-      }
-      return n;
-    },
-    exists(row) {
-      if (memo.exists[row] === 0) {
-        if (readExists === undefined) str(row);
-        else memo.exists[row] = present(readExists(row));
-      }
-      return memo.exists[row] === 2;
-    },
-  };
-}
 
 /** A body part's text parsed losslessly (document key order kept); null when absent. */
 function lossless(text: string | null): LosslessValue | null {
@@ -181,6 +67,10 @@ export class CallFieldResolver implements FieldResolver {
       const v = col.data[row];
       return Number.isNaN(v) ? null : v;
     };
+    const copy = (col: { data: Float64Array }): FillNumbers => (rows, out) => {
+      const data = col.data;
+      for (let i = 0; i < rows.length; i++) out[i] = data[rows[i]];
+    };
     this.plain = {
       id: () => str((r) => t.ids[r]),
       project_id: () => str(() => projectId),
@@ -194,9 +84,9 @@ export class CallFieldResolver implements FieldResolver {
       exception: () => str((r) => t.exceptions.get(r)),
       [`${p}user_id`]: () => str((r) => t.userIds[r]),
       [`${p}run_id`]: () => str((r) => t.runIds.get(r)),
-      started_at: () => ({ kind: 'datetime', get: nan(t.startedAt) }),
-      ended_at: () => ({ kind: 'datetime', get: nan(t.endedAt) }),
-      deleted_at: () => ({ kind: 'datetime', get: nan(t.deletedAt) }),
+      started_at: () => ({ kind: 'datetime', get: nan(t.startedAt), fill: copy(t.startedAt) }),
+      ended_at: () => ({ kind: 'datetime', get: nan(t.endedAt), fill: copy(t.endedAt) }),
+      deleted_at: () => ({ kind: 'datetime', get: nan(t.deletedAt), fill: copy(t.deletedAt) }),
       [`${p}run_step`]: () => ({ kind: 'number', get: (r) => t.runStep.get(r) }),
       [`${p}run_step_end`]: () => ({ kind: 'number', get: (r) => t.runStepEnd.get(r) }),
       input_refs: () => ({ kind: 'array', get: (r) => t.inputRefs.get(r) ?? [] }),
@@ -257,7 +147,7 @@ export class CallFieldResolver implements FieldResolver {
     const negative = hasNegativeIndex(rest);
     const value = this.rootReader(root, rest, negative ? 'hops' : 'json-value');
     const existence = !negative && rest.some(isIndexPart) ? this.rootReader(root, rest, 'hops') : undefined;
-    return jsonAccessor(value, sharedMemo(this.table, path), this.table.size, existence);
+    return jsonAccessor(value, pathMemos(this.opts.store).memo(this.table, path), this.table.size, existence);
   }
 
   /** Reading these parses JSON per row: a dynamic root's body part or a feedback payload. */

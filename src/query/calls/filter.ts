@@ -54,6 +54,12 @@ export interface FilterPlan {
   candidates: number[] | null;
   /** Every clause, checked per candidate row (including those the candidates came from). */
   predicate: (row: number) => boolean;
+  /**
+   * The same clauses split for fused loops: `predicate` is "not deleted" and, when
+   * `rootsOnly`, "parent_id is null", and `residual` (null: nothing else).
+   */
+  rootsOnly: boolean;
+  residual: RowPredicate;
 }
 
 /** Extra indexed equalities found in `$expr` (field → allowed values). */
@@ -110,7 +116,7 @@ export function planFilter(table: CallTable, filter: CallsFilter | null, exprEqu
     checks.push((row) => opMatch[table.opIndex.data[row]] === 1);
   }
 
-  if (f.trace_roots_only) checks.push((row) => table.parentIds[row] === null);
+  const rootsOnly = f.trace_roots_only === true;
 
   const setClause = (values: string[] | null | undefined, read: (row: number) => string | null) => {
     if (!values?.length) return;
@@ -141,19 +147,22 @@ export function planFilter(table: CallTable, filter: CallsFilter | null, exprEqu
     if (rowsHolding !== undefined) candidateLists.push(rowsHolding(table, eq.values));
   }
 
-  // semantics.md#calls-base-deleted: deleted calls are never visible.
-  const deleted = table.deletedAt;
-  checks.unshift((row) => Number.isNaN(deleted.data[row]));
-
   let candidates: number[] | null = null;
   for (const list of candidateLists) if (candidates === null || list.length < candidates.length) candidates = list;
 
-  const predicate =
-    checks.length === 1
-      ? checks[0]
-      : (row: number) => {
-          for (let i = 0; i < checks.length; i++) if (!checks[i](row)) return false;
-          return true;
-        };
-  return { candidates, predicate };
+  const residual: RowPredicate =
+    checks.length === 0
+      ? null
+      : checks.length === 1
+        ? checks[0]
+        : (row: number) => {
+            for (let i = 0; i < checks.length; i++) if (!checks[i](row)) return false;
+            return true;
+          };
+  // semantics.md#calls-base-deleted: deleted calls are never visible.
+  const deleted = table.deletedAt;
+  const parents = table.parentIds;
+  const predicate = (row: number) =>
+    Number.isNaN(deleted.data[row]) && (!rootsOnly || parents[row] === null) && (residual === null || residual(row));
+  return { candidates, predicate, rootsOnly, residual };
 }

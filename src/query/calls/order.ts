@@ -5,8 +5,8 @@
  * string value).
  */
 import { invalidRequest } from '../../core/errors.ts';
-import { combine, numericKey, presenceKey, primaryCandidates, stringKey, topK, type PositionComparator } from '../sort.ts';
-import type { FieldResolver } from './expr/fields.ts';
+import { combine, numericKey, presenceKey, primaryCandidates, selectWindow, stringKey, type PositionComparator } from '../sort.ts';
+import type { FieldAccessor, FieldResolver } from './expr/fields.ts';
 import type { SortTerm } from './request.ts';
 
 const NOT_SORTABLE = new Set(['storage_size_bytes', 'total_storage_size_bytes']);
@@ -35,11 +35,12 @@ export function validateSortTerms(terms: SortTerm[], resolver: FieldResolver): v
 }
 
 /**
- * Orders `rows` by `terms` and returns the window [offset, offset + limit). Keys are computed
- * once per row into arrays; selection is top-k when a limit is given.
+ * Orders `matches` by `terms` and returns the window [offset, offset + limit). Keys are
+ * computed once per row into arrays; selection is a bounded top-k or a quickselect of the
+ * window (sort.ts selectWindow), never a full sort of rows before the window.
  */
 export function orderRows(
-  matches: number[],
+  matches: ArrayLike<number>,
   terms: SortTerm[],
   resolver: FieldResolver,
   offset: number,
@@ -48,17 +49,19 @@ export function orderRows(
   let rows = matches;
   let n = rows.length;
   const end = limit === null ? n : Math.min(n, offset + limit);
-  if (terms.length === 0 || n === 0) return rows.slice(offset, end);
+  if (terms.length === 0 || n === 0) return Array.from({ length: Math.max(0, end - offset) }, (_, i) => rows[offset + i]);
   // With a numeric first key, rows that cannot reach the page are dropped in one linear pass
   // before any other key is computed or any comparison made (a top-100 of a million rows
   // compares about a hundred rows). The kept rows stay in insertion order.
   const first = resolver.resolve(terms[0].field);
   if ((first.kind === 'number' || first.kind === 'datetime') && end < n) {
-    const values = new Float64Array(n);
-    for (let i = 0; i < n; i++) values[i] = first.get(rows[i]) ?? NaN;
+    const values = numericValues(first, rows);
     const kept = primaryCandidates(values, terms[0].direction === 'desc', end);
     if (kept !== null) {
-      rows = Array.from(kept, (i) => rows[i]);
+      const all = rows;
+      const picked = new Int32Array(kept.length);
+      for (let i = 0; i < kept.length; i++) picked[i] = all[kept[i]];
+      rows = picked;
       n = rows.length;
     }
   }
@@ -75,9 +78,7 @@ export function orderRows(
       }
       case 'number':
       case 'datetime': {
-        const vals = new Float64Array(n);
-        for (let i = 0; i < n; i++) vals[i] = acc.get(rows[i]) ?? NaN;
-        keys.push(numericKey(vals, desc));
+        keys.push(numericKey(numericValues(acc, rows), desc));
         break;
       }
       case 'array': {
@@ -103,8 +104,14 @@ export function orderRows(
   }
   // Rows that tie on every key keep insertion order (semantics.md#calls-sort-stable).
   const cmp = combine(keys, (a, b) => a - b);
-  const positions = topK(n, end, cmp);
-  const out: number[] = [];
-  for (let i = offset; i < positions.length; i++) out.push(rows[positions[i]]);
-  return out;
+  return selectWindow(n, offset, end, cmp).map((p) => rows[p]);
+}
+
+/** A numeric key of every row (NaN for NULL): the accessor's bulk read when it has one. */
+function numericValues(acc: Extract<FieldAccessor, { kind: 'number' | 'datetime' }>, rows: ArrayLike<number>): Float64Array {
+  const n = rows.length;
+  const values = new Float64Array(n);
+  if (acc.fill !== undefined) acc.fill(rows, values);
+  else for (let i = 0; i < n; i++) values[i] = acc.get(rows[i]) ?? NaN;
+  return values;
 }

@@ -13,7 +13,8 @@ import type { Engine } from '../../api/types.ts';
 import type { CanRead } from '../resolve-ref.ts';
 import { orderRows } from './order.ts';
 import { parseCallsQuery } from './request.ts';
-import { expandedParts, feedbackItem, selectColumns, splicedSummary, storageSize, traceStorageSize, type LineBuilderOptions } from './response.ts';
+import { expandedParts, feedbackItem, selectColumns, splicedSummary, type LineBuilderOptions } from './response.ts';
+import { storageSize, traceStorageSize } from './storage-size.ts';
 import { queryBody } from '../../api/body.ts';
 import { matchingRows, planCallsQuery } from './run.ts';
 import { startOrderPage } from './start-walk.ts';
@@ -93,8 +94,8 @@ export function textLineBuilder(o: LineBuilderOptions): (row: number) => string 
         [attributes, inputs, output, summaryJson] = [stringifyExact(out.attributes), stringifyExact(out.inputs), stringifyExact(out.output), stringifyExact(out.summary)];
       }
     }
-    const storage = o.req.include_storage_size ? String(storageSize(t, row)) : 'null';
-    const totalStorage = o.req.include_total_storage_size && t.parentIds[row] === null ? String(traceStorageSize(t, row)) : 'null';
+    const storage = o.req.include_storage_size ? String(storageSize(o.store, t, row)) : 'null';
+    const totalStorage = o.req.include_total_storage_size && t.parentIds[row] === null ? String(traceStorageSize(o.store, t, row)) : 'null';
     return (
       `{"id":${q(t.ids[row])},"project_id":${projectId},"op_name":${q(opName)},"display_name":${q(displayName)}` +
       `,"trace_id":${q(t.traceIds[row])},"parent_id":${q(sel.parent_id ? t.parentIds[row] : null)}` +

@@ -7,17 +7,16 @@ import { fieldNotAllowed } from '../../core/errors.ts';
 import { formatMicros, timedeltaMillis } from '../../core/datetime.ts';
 import { utf8, type JsonLineWriter } from '../../core/json/line-writer.ts';
 import { parseExact, stringifyExact } from '../../core/json/exact.ts';
-import { fromPlain } from '../../core/json/lossless.ts';
-import { pyDumps } from '../../core/json/pyjson.ts';
 import { callRefUri, parseObjectRef } from '../../core/refs.ts';
 import { BODY_PARTS, type CallBody, type CallTable } from '../../store/call-table.ts';
 import type { FeedbackRow, ProjectStore } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
 import { resolveObjectRef, type CanRead } from '../resolve-ref.ts';
 import { applyCosts } from './costs.ts';
+import { storageSize, traceStorageSize } from './storage-size.ts';
 import type { CallsQuery } from './request.ts';
 import { DatetimeBytes } from './datetime-json.ts';
-import { deriveSummary, derivedWeaveJson, traceName, type SummaryInputs } from './summary.ts';
+import { deriveSummary, derivedWeaveJson, traceName, traceNameCache, type SummaryInputs } from './summary.ts';
 
 const ALWAYS = ['id', 'project_id', 'trace_id', 'op_name', 'started_at'];
 const FOR_SUMMARY = ['ended_at', 'exception', 'display_name'];
@@ -49,9 +48,6 @@ export function selectColumns(req: CallsQuery, prefix: string): Set<string> | nu
   if (req.include_costs) selected.add('summary');
   return selected;
 }
-
-/** Python `len(json.dumps(x))` for a JSON value (ASCII output, so bytes = characters). */
-const dumpLength = (v: unknown) => pyDumps(fromPlain(v)).length;
 
 export interface LineBuilderOptions {
   store: Store;
@@ -127,6 +123,7 @@ const STATUS_BYTES = {
  */
 export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWriter) => void {
   const t = o.project.calls;
+  const traceNames = traceNameCache(o.store);
   const has = (c: string) => o.selected === null || o.selected.has(c);
   const expandColumns = o.req.return_expanded_column_values
     ? [...(o.req.expand_columns ?? [])].sort((a, b) => a.split('.').length - b.split('.').length)
@@ -168,7 +165,7 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
     } else {
       let name = op < 0 ? undefined : traceNameBytes[op];
       if (name === undefined) {
-        const text = traceName(t.opName(row) ?? '');
+        const text = traceName(t.opName(row) ?? '', traceNames);
         name = text === null ? null : utf8(JSON.stringify(text));
         if (op >= 0) traceNameBytes[op] = name;
       }
@@ -321,11 +318,11 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
     w.num(sel.run_step_end ? t.runStepEnd.get(row) : null);
     w.bytes(K.tail);
     if (o.req.include_storage_size) {
-      w.num(storageSize(t, row));
+      w.num(storageSize(o.store, t, row));
       w.bytes(K.totalStorage);
     } else w.bytes(K.nullTotalStorage);
     if (o.req.include_total_storage_size && t.parentIds[row] === null) {
-      w.num(traceStorageSize(t, row));
+      w.num(traceStorageSize(o.store, t, row));
       w.bytes(K.close);
     } else w.bytes(K.nullClose);
   };
@@ -337,7 +334,7 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
  */
 export function computedSummary(o: LineBuilderOptions, row: number, stored: Record<string, unknown> | null, endedAt: number, exception: string | null, displayName: string | null): Record<string, unknown> {
   const t = o.project.calls;
-  const summary = deriveSummary({ summary: stored, opName: t.opName(row) ?? '', startedAt: t.startedAt.data[row], endedAt: Number.isNaN(endedAt) ? null : endedAt, exception, displayName });
+  const summary = deriveSummary({ summary: stored, opName: t.opName(row) ?? '', startedAt: t.startedAt.data[row], endedAt: Number.isNaN(endedAt) ? null : endedAt, exception, displayName, traceNames: traceNameCache(o.store) });
   if (o.req.include_costs) applyCosts(summary, o.store.prices, t.startedAt.data[row], o.project.projectId);
   if (o.req.include_feedback) {
     const rows = o.project.feedbackByRef.get(callRefUri(o.project.projectId, t.ids[row])) ?? [];
@@ -415,47 +412,6 @@ export function feedbackItem(f: FeedbackRow, prefix: string): Record<string, unk
     trigger_ref: f.trigger_ref,
     annotation_ref: f.annotation_ref,
   };
-}
-
-/**
- * Per-row storage sizes already computed, per call table: a size costs a body parse and a
- * Python-style dump, and /calls/query_stats sums it over whole projects. Dropped when a row
- * changes in place (CallTable.version); appended rows start unknown (NaN).
- */
-const sizeMemos = new WeakMap<CallTable, { version: number; sizes: Float64Array }>();
-
-function sizeMemo(t: CallTable, row: number): Float64Array {
-  let memo = sizeMemos.get(t);
-  if (!memo || memo.version !== t.version) sizeMemos.set(t, (memo = { version: t.version, sizes: new Float64Array(0) }));
-  if (memo.sizes.length <= row) {
-    const grown = new Float64Array(Math.max(t.size, 2 * memo.sizes.length)).fill(NaN);
-    grown.set(memo.sizes);
-    memo.sizes = grown;
-  }
-  return memo.sizes;
-}
-
-/**
- * Sum of the JSON dump lengths of attributes, inputs, output and summary
- * (semantics.md#calls-storage-size).
- */
-export function storageSize(t: CallTable, row: number): number {
-  const sizes = sizeMemo(t, row);
-  if (!Number.isNaN(sizes[row])) return sizes[row];
-  return (sizes[row] = computeStorageSize(t, row));
-}
-
-function computeStorageSize(t: CallTable, row: number): number {
-  const b = t.body(row);
-  let size = dumpLength(b.attributes) + dumpLength(b.inputs);
-  if (!Number.isNaN(t.endedAt.data[row])) size += dumpLength(b.output) + dumpLength(b.summary ?? {});
-  return size;
-}
-
-export function traceStorageSize(t: CallTable, row: number): number {
-  let total = 0;
-  for (const r of t.byTrace.get(t.traceIds[row]) ?? []) if (!t.isDeleted(r)) total += storageSize(t, r);
-  return total;
 }
 
 /** Reads `path` from the call dict: a literal top-level key first, then the dotted path through dicts. */

@@ -8,6 +8,7 @@
  */
 import type { Engine } from '../../api/types.ts';
 import { rowChunks } from '../../api/line-stream.ts';
+import type { CallTable } from '../../store/call-table.ts';
 import { ProjectStore } from '../../store/project.ts';
 import type { CanRead } from '../resolve-ref.ts';
 import { CallFieldResolver } from './call-fields.ts';
@@ -50,8 +51,8 @@ export function planCallsQuery(engine: Engine, req: CallsQuery, canRead: CanRead
 }
 
 /** Every row the plan matches, ascending (storage order). */
-export function matchingRows(plan: CallsPlan): number[] {
-  return plan.filter === null ? [] : scanRows(plan.filter, plan.expr, plan.project.calls.size);
+export function matchingRows(plan: CallsPlan): Int32Array {
+  return plan.filter === null ? new Int32Array(0) : scanRows(plan.filter, plan.expr, plan.project.calls);
 }
 
 /**
@@ -69,20 +70,32 @@ export function prepareCallsQuery(engine: Engine, req: CallsQuery, canRead: CanR
   return rowChunks(page, rowWriter({ store: engine.store, project, req, prefix, selected, canRead }));
 }
 
-/** The rows that pass the filter plan and the expression, ascending. Tight loops: this runs per call. */
-function scanRows(plan: FilterPlan, expr: ((row: number) => boolean | null) | null, size: number): number[] {
-  const matches: number[] = [];
-  const pass = plan.predicate;
+/**
+ * The rows that pass the filter plan and the expression, ascending. Fused typed loops: this
+ * runs per call, so deletion and roots are read from the columns directly and a closure is
+ * called only for the other clauses.
+ */
+function scanRows(plan: FilterPlan, expr: ((row: number) => boolean | null) | null, table: CallTable): Int32Array {
   const candidates = plan.candidates;
-  if (candidates !== null) {
-    for (let i = 0; i < candidates.length; i++) {
-      const row = candidates[i];
-      if (pass(row) && (expr === null || expr(row) === true)) matches.push(row);
+  const n = candidates === null ? table.size : candidates.length;
+  const out = new Int32Array(n);
+  const deleted = table.deletedAt.data;
+  const parents = table.parentIds;
+  const rootsOnly = plan.rootsOnly;
+  const residual = plan.residual;
+  let m = 0;
+  if (candidates === null && expr === null && residual === null && !rootsOnly) {
+    for (let row = 0; row < n; row++) {
+      const d = deleted[row];
+      if (d !== d) out[m++] = row; // not deleted (NaN)
     }
-  } else if (expr === null) {
-    for (let row = 0; row < size; row++) if (pass(row)) matches.push(row);
   } else {
-    for (let row = 0; row < size; row++) if (pass(row) && expr(row) === true) matches.push(row);
+    for (let i = 0; i < n; i++) {
+      const row = candidates === null ? i : candidates[i];
+      const d = deleted[row];
+      if (d === d || (rootsOnly && parents[row] !== null)) continue;
+      if ((residual === null || residual(row)) && (expr === null || expr(row) === true)) out[m++] = row;
+    }
   }
-  return matches;
+  return out.subarray(0, m);
 }

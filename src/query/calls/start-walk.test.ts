@@ -6,6 +6,7 @@ import type { CallStartPart } from '../../store/call-table.ts';
 import { planFilter } from './filter.ts';
 import { callsStreamQueryRoute } from './route.ts';
 import { isStartOrder, startOrderPage } from './start-walk.ts';
+import { allRoutes } from '../../routes.ts';
 
 const P = 'e/p';
 const ctx = { userId: 'u', authorize() {}, canRead: () => true };
@@ -81,4 +82,74 @@ test('startOrderPage: only (started_at, id) in one direction, and not for a smal
   // Three calls of one trace: sorting them beats walking the table.
   const oneTrace = planFilter(t, { trace_ids: ['t3'] }, []);
   assert.equal(startOrderPage(t, oneTrace, null, asc, 0, 5), null);
+});
+
+test('start-order pages of a table without deletions are slices of the index; a delete, an end or a moved start is seen by the next page', () => {
+  const engine = createEngine();
+  const t = engine.store.projectForWrite(P).calls;
+  const part = (id: string, at: number, root: boolean): CallStartPart => ({
+    id, op_name: `weave:///${P}/op/a:x`, display_name: null, trace_id: 't', parent_id: root ? null : 'r', thread_id: null, turn_id: null,
+    started_at: at, attributes: {}, inputs: {}, user_id: null, run_id: null, run_step: null,
+  });
+  for (let i = 0; i < 60; i++) t.start(part(`c${String(i).padStart(2, '0')}`, (i * 13) % 17, i % 3 === 0));
+  const check = (what: string) => {
+    for (const desc of [false, true]) {
+      const sort = desc ? { sort_by: [{ field: 'started_at', direction: 'desc' }] } : {};
+      for (const [offset, limit] of [[0, 5], [20, 7], [55, 10], [70, 3]] as const) {
+        assert.deepEqual(ids(engine, { ...sort, offset, limit }), expectedIds(t, () => true, desc, offset, limit), `${what} all ${desc} ${offset}`);
+        assert.deepEqual(
+          ids(engine, { ...sort, offset, limit, filter: { trace_roots_only: true } }),
+          expectedIds(t, (r) => t.parentIds[r] === null, desc, offset, limit),
+          `${what} roots ${desc} ${offset}`,
+        );
+      }
+    }
+  };
+  check('no deletions');
+  t.markDeleted(t.rowOf('c03')!, 1);
+  t.markDeleted(t.rowOf('c10')!, 1);
+  check('two deleted');
+  t.start(part('c06', -1, false)); // a root moved first and turned into a child
+  t.start(part('new', 5, true));
+  check('moved and appended');
+});
+
+test('pages through the write routes: starts, ends, upsert batches, repeated starts, renames and deletes keep the start-order walks exact', () => {
+  const engine = createEngine();
+  const routes = new Map(allRoutes().map((r) => [r.path, r]));
+  const post = (path: string, body: unknown) => routes.get(path)!.run(engine, { kind: 'value', value: body }, ctx);
+  const at = (s: number) => new Date(Date.UTC(2024, 0, 1) + s * 1000).toISOString();
+  const start = (id: string, s: number, parent: string | null) => ({
+    project_id: P, id, op_name: `weave:///${P}/op/a:x`, trace_id: 't', parent_id: parent, started_at: at(s), attributes: {}, inputs: {},
+  });
+  const check = (what: string) => {
+    const t = engine.store.project(P)!.calls;
+    for (const desc of [false, true]) {
+      const sort = desc ? { sort_by: [{ field: 'started_at', direction: 'desc' }] } : {};
+      for (const [offset, limit] of [[0, 4], [3, 5], [0, null]] as const) {
+        const page = { offset, ...(limit === null ? {} : { limit }) };
+        assert.deepEqual(ids(engine, { ...sort, ...page }), expectedIds(t, () => true, desc, offset, limit), `${what}: all ${desc} ${offset}`);
+        assert.deepEqual(
+          ids(engine, { ...sort, ...page, filter: { trace_roots_only: true } }),
+          expectedIds(t, (r) => t.parentIds[r] === null, desc, offset, limit),
+          `${what}: roots ${desc} ${offset}`,
+        );
+      }
+    }
+  };
+  for (let i = 0; i < 12; i++) post('/call/start', { start: start(`c${i}`, (i * 5) % 7, i % 3 === 0 ? null : 'c0') });
+  check('starts');
+  post('/call/end', { end: { project_id: P, id: 'c4', ended_at: at(30), output: 1, summary: {} } });
+  post('/call/upsert_batch', {
+    batch: [
+      { mode: 'end', req: { end: { project_id: P, id: 'late', ended_at: at(40), output: null, summary: {} } } },
+      { mode: 'start', req: { start: start('late', 20, null) } },
+      { mode: 'start', req: { start: start('c3', -3, 'c0') } }, // upsert: a root moves first and becomes a child
+      { mode: 'start', req: { start: start('c5', 9, null) } }, // a child becomes a root
+    ],
+  });
+  check('ends and upserts');
+  post('/call/update', { project_id: P, call_id: 'c6', display_name: 'renamed' });
+  post('/calls/delete', { project_id: P, call_ids: ['c9', 'late'] });
+  check('rename and deletes');
 });

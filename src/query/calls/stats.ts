@@ -14,7 +14,7 @@ import { jsonRoute } from '../../api/json-route.ts';
 import type { Engine, RequestContext } from '../../api/types.ts';
 import { any, bool, int, list, maybe, model, str, validateBody } from '../../core/schema.ts';
 import { parseCallsQuery } from './request.ts';
-import { traceStorageSize } from './response.ts';
+import { traceStorageSize } from './storage-size.ts';
 import { matchingRows, planCallsQuery } from './run.ts';
 import { queryBody } from '../../api/body.ts';
 
@@ -50,7 +50,7 @@ function callsQueryStats(engine: Engine, body: unknown, ctx: RequestContext): Ca
   if (req.include_total_storage_size) {
     const t = project.calls;
     total = 0;
-    for (const row of counted) if (t.parentIds[row] === null) total += traceStorageSize(t, row);
+    for (const row of counted) if (t.parentIds[row] === null) total += traceStorageSize(engine.store, t, row);
   }
   return { count: counted.length, total_storage_size_bytes: total };
 }

@@ -26,6 +26,15 @@ export function filterLatencyMs(table: CallTable, row: number): number | null {
   return Math.floor(end / 1000) - Math.floor(table.startedAt.data[row] / 1000);
 }
 
+/** filterLatencyMs of `rows` into `out` (NaN while running), as one typed loop. */
+export function fillLatencyMs(table: CallTable, rows: ArrayLike<number>, out: Float64Array): void {
+  const started = table.startedAt.data, ended = table.endedAt.data;
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i];
+    out[i] = Math.floor(ended[r] / 1000) - Math.floor(started[r] / 1000); // NaN stays NaN
+  }
+}
+
 /** The name segment of an op/object ref (`…/op/name:digest` → `name`), '' without a colon. */
 export function refNameSegment(opName: string): string {
   const last = opName.slice(opName.lastIndexOf('/') + 1);
@@ -48,7 +57,7 @@ export const COMPUTED_SUMMARY_PREFIX = 'summary.weave.';
 /** Name (below `summary.weave.`) → accessor over a call table; in the order a response writes them. */
 export const COMPUTED_SUMMARY_FIELDS = {
   status: (t) => ({ kind: 'string', get: (r) => filterStatus(t, r) }),
-  latency_ms: (t) => ({ kind: 'number', get: (r) => filterLatencyMs(t, r) }),
+  latency_ms: (t) => ({ kind: 'number', get: (r) => filterLatencyMs(t, r), fill: (rows, out) => fillLatencyMs(t, rows, out) }),
   trace_name: (t) => ({ kind: 'string', get: (r) => filterTraceName(t, r) }),
 } satisfies Record<string, (table: CallTable) => FieldAccessor>;
 

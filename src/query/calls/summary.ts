@@ -6,6 +6,8 @@
 import { looksLikeRef, parseObjectRef } from '../../core/refs.ts';
 import { timedeltaMillis } from '../../core/datetime.ts';
 import { defineOwn } from '../../core/json/lossless.ts';
+import { stringBytes, type DerivedCache } from '../../store/derived.ts';
+import type { Store } from '../../store/store.ts';
 import { COMPUTED_SUMMARY_FIELD_NAMES } from './summary-fields.ts';
 
 export interface SummaryInputs {
@@ -15,6 +17,8 @@ export interface SummaryInputs {
   endedAt: number | null;
   exception: string | null;
   displayName: string | null;
+  /** The engine's trace-name cache (traceNameCache); without it each name is computed. */
+  traceNames?: TraceNames;
 }
 
 /** Keys of a stored `weave` block that the computed one replaces: the filterable ones and display_name. */
@@ -53,7 +57,7 @@ export function deriveSummary(c: SummaryInputs): Record<string, unknown> {
   if (c.displayName) {
     weave.display_name = c.displayName;
   } else {
-    const name = traceName(c.opName);
+    const name = traceName(c.opName, c.traceNames);
     if (name !== null) weave.trace_name = name;
   }
   summary.weave = weave;
@@ -71,33 +75,54 @@ export function derivedWeaveJson(c: Omit<SummaryInputs, 'summary'>, errorCount: 
   if (c.startedAt !== null && c.endedAt !== null) out += `,"latency_ms":${JSON.stringify(timedeltaMillis(c.startedAt, c.endedAt))}`;
   if (c.displayName) out += `,"display_name":${JSON.stringify(c.displayName)}`;
   else {
-    const name = traceName(c.opName);
+    const name = traceName(c.opName, c.traceNames);
     if (name !== null) out += `,"trace_name":${JSON.stringify(name)}`;
   }
   return out + '}';
 }
 
-/** Op names repeat across calls; their trace names are computed once each. */
-const traceNames = new Map<string, string | null>();
+/** Op names repeat across calls: their trace names are computed once each, per engine. */
+export class TraceNames implements DerivedCache {
+  private readonly names = new Map<string, string | null>();
+
+  get(opName: string): string | null {
+    let name = this.names.get(opName);
+    if (name === undefined) {
+      name = computeTraceName(opName);
+      if (this.names.size >= TRACE_NAME_CACHE_LIMIT) this.names.clear();
+      this.names.set(opName, name);
+    }
+    return name;
+  }
+
+  clear(): void {
+    this.names.clear();
+  }
+
+  bytes(): number {
+    // Keys are the table's interned op names (held anyway); an entry and its name are extra.
+    let n = 0;
+    for (const name of this.names.values()) n += 32 + (name === null ? 0 : stringBytes(name));
+    return n;
+  }
+}
+
 const TRACE_NAME_CACHE_LIMIT = 65_536;
 
-/** Empties the trace-name cache: the state right after a load. */
-export function forgetTraceNames(): void {
-  traceNames.clear();
+/** The store's trace-name cache. */
+export const traceNameCache = (store: Store): TraceNames => store.derived.get('calls.trace_names', () => new TraceNames());
+
+export function traceName(opName: string, cache?: TraceNames): string | null {
+  return cache === undefined ? computeTraceName(opName) : cache.get(opName);
 }
 
 /**
  * semantics.md#calls-summary-response step 4: the ref's name part for object/op refs, none for
  * other refs, else op_name.
  */
-export function traceName(opName: string): string | null {
-  let name = traceNames.get(opName);
-  if (name !== undefined) return name;
+function computeTraceName(opName: string): string | null {
   // Only object/op refs give a trace name; other ref-looking names give none.
-  name = looksLikeRef(opName) ? (parseObjectRef(opName)?.name ?? null) : opName;
-  if (traceNames.size >= TRACE_NAME_CACHE_LIMIT) traceNames.clear();
-  traceNames.set(opName, name);
-  return name;
+  return looksLikeRef(opName) ? (parseObjectRef(opName)?.name ?? null) : opName;
 }
 
 function descendantErrors(summary: Record<string, unknown> | null): number {

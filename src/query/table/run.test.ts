@@ -6,7 +6,7 @@ import { TqError } from '../../core/errors.ts';
 import { parseLossless } from '../../core/json/lossless.ts';
 import { createEngine } from '../../engine.ts';
 import { tableQueryRoute, tableQueryStatsRoute, tableQueryStreamRoute, tableRoutes } from './route.ts';
-import { candidatePositions } from './run.ts';
+import { candidatePositions, TableCaches } from './run.ts';
 
 const PROJECT = 'acme/evals';
 
@@ -272,11 +272,13 @@ test('candidatePositions: unfiltered positions are cached per table until the pr
     ['c', { digest: 'c', text: '{"x":3}' }],
   ]);
   const digests = ['a', 'b', 'c', 'a'];
-  const first = candidatePositions(digests, rows, null);
+  const caches = new TableCaches();
+  const first = candidatePositions(caches, digests, rows, null);
   assert.deepEqual([...first], [0, 2, 3]);
-  assert.equal(candidatePositions(digests, rows, null), first);
-  assert.deepEqual([...candidatePositions(digests, rows, new Set(['a']))], [0, 3]);
+  assert.equal(candidatePositions(caches, digests, rows, null), first);
+  assert.equal(caches.bytes(), first.byteLength);
+  assert.deepEqual([...candidatePositions(caches, digests, rows, new Set(['a']))], [0, 3]);
   // The gap at 1 fills once its row is stored: the cached list is not reused.
   rows.set('b', { digest: 'b', text: '{"x":2}' });
-  assert.deepEqual([...candidatePositions(digests, rows, null)], [0, 1, 2, 3]);
+  assert.deepEqual([...candidatePositions(caches, digests, rows, null)], [0, 1, 2, 3]);
 });

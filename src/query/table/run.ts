@@ -11,8 +11,10 @@
 import type { Engine } from '../../api/types.ts';
 import { exactPlain, parseExact } from '../../core/json/exact.ts';
 import { parseLossless } from '../../core/json/lossless.ts';
+import { stringBytes, type DerivedCache } from '../../store/derived.ts';
 import type { StoredRow } from '../../store/project.ts';
-import { topK } from '../sort.ts';
+import type { Store } from '../../store/store.ts';
+import { selectWindow } from '../sort.ts';
 import type { TableQuery, TableQueryStats } from './request.ts';
 import { columnsComparator, rowSortValue, setSortColumns, type RowSortValue, type SortColumns } from './row-sort.ts';
 
@@ -76,79 +78,114 @@ export function queryTableRows(engine: Engine, req: TableQuery): Iterable<TableR
   }
 
   // Candidates as positions in the table; only the selected ones become hits.
-  const positions = candidatePositions(digests, rows, wanted);
-  const columns = req.sort_by.map((term) => tableSortColumns(digests, rows, term.path));
+  const caches = tableCaches(engine.store);
+  const positions = candidatePositions(caches, digests, rows, wanted);
+  const columns = req.sort_by.map((term) => tableSortColumns(caches, digests, rows, term.path));
   const cmp = columnsComparator(columns, req.sort_by.map((t) => t.order), positions);
   const k = limit === null ? positions.length : Math.min(positions.length, offset + limit);
-  return topK(positions.length, k, cmp)
-    .slice(offset)
-    .map((j) => ({ row: rows.get(digests[positions[j]])!, original_index: positions[j] }));
+  return selectWindow(positions.length, offset, k, cmp).map((j) => ({ row: rows.get(digests[positions[j]])!, original_index: positions[j] }));
+}
+
+/** Tables whose positions and sort readings are kept (least recently used goes first). */
+const CACHED_TABLES = 16;
+/** Sort paths kept per table. */
+const SORT_PATHS_PER_TABLE = 8;
+
+/**
+ * Per-table derived data, in the store's derived caches (per engine, counted): a table (its
+ * digest list) and its rows are content-addressed and never change, so its candidate
+ * positions and the sort readings of a path stay right while the project's rows are the same.
+ */
+export class TableCaches implements DerivedCache {
+  readonly positions = new Map<readonly string[], { rowCount: number; positions: Int32Array }>();
+  readonly sorts = new Map<readonly string[], Map<string, SortColumns>>();
+
+  clear(): void {
+    this.positions.clear();
+    this.sorts.clear();
+  }
+
+  bytes(): number {
+    let n = 0;
+    for (const p of this.positions.values()) n += p.positions.byteLength;
+    for (const perPath of this.sorts.values()) {
+      for (const [key, c] of perPath) {
+        n += stringBytes(key) + c.present.byteLength + c.tier.byteLength + c.float.byteLength + 8 * c.text.length;
+        for (const t of c.text) if (t !== undefined) n += stringBytes(t);
+      }
+    }
+    return n;
+  }
+}
+
+export const tableCaches = (store: Store): TableCaches => store.derived.get('table.positions_and_sorts', () => new TableCaches());
+
+/** `map.get(key)`, moved to the most recently used end. */
+function touch<K, V>(map: Map<K, V>, key: K): V | undefined {
+  const v = map.get(key);
+  if (v !== undefined) {
+    map.delete(key);
+    map.set(key, v);
+  }
+  return v;
+}
+
+/** Sets `key` as the most recently used, evicting the least recently used beyond `limit`. */
+function remember<K, V>(map: Map<K, V>, key: K, value: V, limit: number): void {
+  map.delete(key);
+  if (map.size >= limit) map.delete(map.keys().next().value as K);
+  map.set(key, value);
 }
 
 /**
  * The positions whose digest has a stored row (and is wanted). Unfiltered, they are cached per
- * table: a table never changes and rows are only ever added, so the list stays right while
- * the project's row count is the same (a sort of a million rows then does no lookup per row).
+ * table: rows are only ever added, so the list stays right while the project's row count is
+ * the same (a sort of a million rows then does no lookup per row).
  */
-const positionCache = new WeakMap<readonly string[], { rowCount: number; positions: Int32Array }>();
-
-/** Drops a table's cached positions and sort readings: the state right after a load. */
-export function forgetTableCaches(digests: readonly string[]): void {
-  positionCache.delete(digests);
-  sortCache.delete(digests);
-}
-
-export function candidatePositions(digests: readonly string[], rows: ReadonlyMap<string, StoredRow>, wanted: ReadonlySet<string> | null): Int32Array {
-  const cached = wanted === null ? positionCache.get(digests) : undefined;
+export function candidatePositions(caches: TableCaches, digests: readonly string[], rows: ReadonlyMap<string, StoredRow>, wanted: ReadonlySet<string> | null): Int32Array {
+  const cached = wanted === null ? touch(caches.positions, digests) : undefined;
   if (cached && cached.rowCount === rows.size) return cached.positions;
   const found = new Int32Array(digests.length);
   let n = 0;
-  for (let i = 0; i < digests.length; i++) {
-    const d = digests[i];
-    if (wanted !== null && !wanted.has(d)) continue;
-    if (rows.has(d)) found[n++] = i;
+  if (wanted === null) {
+    for (let i = 0; i < digests.length; i++) if (rows.has(digests[i])) found[n++] = i;
+  } else {
+    for (let i = 0; i < digests.length; i++) {
+      const d = digests[i];
+      if (wanted.has(d) && rows.has(d)) found[n++] = i;
+    }
   }
-  const positions = found.slice(0, n);
-  if (wanted === null) positionCache.set(digests, { rowCount: rows.size, positions });
+  const positions = n === found.length ? found : found.slice(0, n);
+  if (wanted === null) remember(caches.positions, digests, { rowCount: rows.size, positions }, CACHED_TABLES);
   return positions;
 }
 
 /**
- * Sort readings of one path for every position of a table, cached: a table (its digest list)
- * and its rows are content-addressed and never change, so the readings of a path are computed
- * once, and a repeated sort reads typed arrays instead of parsing rows. A few paths per table
- * are kept (least recently used goes first).
+ * Sort readings of one path for every position of a table, cached: a repeated sort reads
+ * typed arrays instead of parsing rows.
  */
-const sortCache = new WeakMap<readonly string[], Map<string, SortColumns>>();
-const SORT_PATHS_PER_TABLE = 8;
-
-function tableSortColumns(digests: readonly string[], rows: ReadonlyMap<string, StoredRow>, path: readonly string[]): SortColumns {
-  let perPath = sortCache.get(digests);
-  if (!perPath) sortCache.set(digests, (perPath = new Map()));
+function tableSortColumns(caches: TableCaches, digests: readonly string[], rows: ReadonlyMap<string, StoredRow>, path: readonly string[]): SortColumns {
+  let perPath = touch(caches.sorts, digests);
+  if (!perPath) remember(caches.sorts, digests, (perPath = new Map()), CACHED_TABLES);
   const key = JSON.stringify(path);
-  let cols = perPath.get(key);
-  if (cols) {
-    perPath.delete(key); // refresh its place in the LRU order
-  } else {
-    const n = digests.length;
-    cols = { present: new Uint8Array(n), tier: new Uint8Array(n), float: new Float64Array(n), text: new Array<string>(n) };
-    const byDigest = new Map<string, RowSortValue>();
-    let complete = true;
-    for (let i = 0; i < n; i++) {
-      const row = rows.get(digests[i]);
-      if (row === undefined) {
-        complete = false; // the row may be stored later: do not cache a gap
-        continue;
-      }
-      let v = byDigest.get(row.digest);
-      // Parsed here without keeping the parse on the row: the readings are what is kept.
-      if (v === undefined) byDigest.set(row.digest, (v = rowSortValue(row.parsed ?? parseRowText(row.text), path)));
-      setSortColumns(cols, i, v);
+  let cols = touch(perPath, key);
+  if (cols) return cols;
+  const n = digests.length;
+  cols = { present: new Uint8Array(n), tier: new Uint8Array(n), float: new Float64Array(n), text: new Array<string>(n) };
+  const byDigest = new Map<string, RowSortValue>();
+  let complete = true;
+  for (let i = 0; i < n; i++) {
+    const row = rows.get(digests[i]);
+    if (row === undefined) {
+      complete = false; // the row may be stored later: do not cache a gap
+      continue;
     }
-    if (!complete) return cols;
-    if (perPath.size >= SORT_PATHS_PER_TABLE) perPath.delete(perPath.keys().next().value as string);
+    let v = byDigest.get(row.digest);
+    // Parsed here without keeping the parse on the row: the readings are what is kept.
+    if (v === undefined) byDigest.set(row.digest, (v = rowSortValue(row.parsed ?? parseRowText(row.text), path)));
+    setSortColumns(cols, i, v);
   }
-  perPath.set(key, cols);
+  if (complete) remember(perPath, key, cols, SORT_PATHS_PER_TABLE);
   return cols;
 }
 

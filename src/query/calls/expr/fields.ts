@@ -11,6 +11,7 @@
  *    ('' for missing and JSON null, never null); `float` / `int` are toFloat64OrNull /
  *    toInt64OrNull of that string; `exists` says whether the path is present and not JSON null.
  *
+ * 'number' and 'datetime' accessors over typed columns may give `fill`, a bulk read.
  * A 'string' accessor over an interned column (op_name) may also give `codes`: a small
  * integer per row naming its value, so predicates can be evaluated once per distinct value.
  */
@@ -18,10 +19,16 @@ import type { ErrorPath } from '../../../core/errors.ts';
 
 export type FieldAccessor =
   | { kind: 'string'; get(row: number): string | null; codes?: ValueCodes }
-  | { kind: 'number'; get(row: number): number | null }
-  | { kind: 'datetime'; get(row: number): number | null } // µs since epoch
+  | { kind: 'number'; get(row: number): number | null; fill?: FillNumbers }
+  | { kind: 'datetime'; get(row: number): number | null; fill?: FillNumbers } // µs since epoch
   | { kind: 'array'; get(row: number): readonly string[] }
   | { kind: 'json'; str(row: number): string; float(row: number): number | null; int(row: number): number | bigint | null; exists(row: number): boolean };
+
+/**
+ * Optional bulk read of a numeric accessor: out[i] = the value of rows[i], NaN for NULL. A
+ * typed loop over the columns, where calling `get` per row would box and branch per row.
+ */
+export type FillNumbers = (rows: ArrayLike<number>, out: Float64Array) => void;
 
 /** Per-row codes of an interned column: equal codes, equal values; a negative code is NULL. */
 export interface ValueCodes {

@@ -1,0 +1,87 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { createEngine } from '../../engine.ts';
+import type { CallTable } from '../../store/call-table.ts';
+import { callsStreamQueryRoute } from './route.ts';
+
+const P = 'e/p';
+const ctx = { userId: 'u', authorize() {}, canRead: () => true };
+
+interface CallSpec {
+  start: number;
+  /** Duration in µs, or null for a running call. */
+  duration: number | null;
+  root: boolean;
+  deleted: boolean;
+}
+
+const callSpec = fc.record({
+  start: fc.integer({ min: 0, max: 40 }).map((s) => s * 1000),
+  duration: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 5 }).map((d) => d * 1000 + 17)),
+  root: fc.boolean(),
+  deleted: fc.integer({ min: 0, max: 9 }).map((n) => n < 2),
+});
+
+function engineOf(specs: CallSpec[]): { engine: ReturnType<typeof createEngine>; t: CallTable } {
+  const engine = createEngine();
+  const t = engine.store.projectForWrite(P).calls;
+  specs.forEach((c, i) => {
+    const id = `id-${(i * 7919) % 1000}-${i}`;
+    t.start({ id, op_name: 'weave:///e/p/op/f:x', display_name: null, trace_id: 't', parent_id: c.root ? null : 'p', thread_id: null, turn_id: null, started_at: c.start, attributes: {}, inputs: {}, user_id: null, run_id: null, run_step: null });
+    if (c.duration !== null) t.end({ id, ended_at: c.start + c.duration, exception: null, output: null, summary: {}, run_step_end: null });
+    if (c.deleted) t.markDeleted(t.rowOf(id)!, 1);
+  });
+  return { engine, t };
+}
+
+const FIELDS = {
+  'summary.weave.latency_ms': (t: CallTable, r: number) => (Number.isNaN(t.endedAt.data[r]) ? null : Math.floor(t.endedAt.data[r] / 1000) - Math.floor(t.startedAt.data[r] / 1000)),
+  ended_at: (t: CallTable, r: number) => (Number.isNaN(t.endedAt.data[r]) ? null : t.endedAt.data[r]),
+  started_at: (t: CallTable, r: number) => t.startedAt.data[r],
+};
+
+/** semantics.md#calls-sort: the field (NULLs last both ways), then id (desc unless the field is started_at). */
+function bruteForce(t: CallTable, field: keyof typeof FIELDS, desc: boolean, roots: boolean, offset: number, limit: number | null): string[] {
+  const read = FIELDS[field];
+  const idDesc = field === 'started_at' ? desc : true;
+  const rows = Array.from({ length: t.size }, (_, r) => r).filter((r) => !t.isDeleted(r) && (!roots || t.parentIds[r] === null));
+  rows.sort((a, b) => {
+    const x = read(t, a), y = read(t, b);
+    if (x === null || y === null) {
+      if (x !== y) return x === null ? 1 : -1;
+    } else if (x !== y) return desc ? y - x : x - y;
+    const c = t.ids[a] < t.ids[b] ? -1 : t.ids[a] > t.ids[b] ? 1 : 0;
+    return idDesc ? -c : c;
+  });
+  return rows.slice(offset, limit === null ? undefined : offset + limit).map((r) => t.ids[r]);
+}
+
+test('sorted pages (top-k, pruning, quickselect windows, start-order walks) equal filtering then a full sort', () => {
+  fc.assert(
+    fc.property(
+      fc.array(callSpec, { minLength: 1, maxLength: 120, size: 'max' }),
+      fc.constantFrom(...(Object.keys(FIELDS) as Array<keyof typeof FIELDS>)),
+      fc.boolean(),
+      fc.boolean(),
+      fc.oneof(fc.nat(8), fc.nat(130)),
+      fc.option(fc.oneof(fc.integer({ min: 1, max: 10 }), fc.integer({ min: 1, max: 130 })), { nil: null }),
+      (specs, field, desc, roots, offset, limit) => {
+        const { engine, t } = engineOf(specs);
+        const body = {
+          project_id: P,
+          sort_by: [{ field, direction: desc ? 'desc' : 'asc' }],
+          ...(roots ? { filter: { trace_roots_only: true } } : {}),
+          ...(offset ? { offset } : {}),
+          ...(limit !== null ? { limit } : {}),
+          columns: ['id'],
+        };
+        const res = callsStreamQueryRoute.run(engine, { kind: 'value', value: body }, ctx);
+        assert.equal(res.kind, 'stream');
+        const got = [...(res as { lines: Iterable<string> }).lines].map((l) => (JSON.parse(l) as { id: string }).id);
+        assert.deepEqual(got, bruteForce(t, field, desc, roots, offset, limit));
+      },
+    ),
+    { numRuns: 300 },
+  );
+});

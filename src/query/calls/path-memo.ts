@@ -1,0 +1,189 @@
+/**
+ * Per-row memos of dynamic call fields (`inputs.n`, `summary.usage...`): reading one parses a
+ * call body, so the readings a query makes are kept for the next query. They live in the
+ * store's derived caches (per engine, counted), per call table and path, a few paths per table
+ * (least recently used goes first); a memo is dropped when a row changes in place
+ * (CallTable.version). Appended rows start unknown.
+ *
+ * Each reading (text, float cast, int cast, existence) has its own arrays, allocated when a
+ * query first asks for that reading: a numeric filter keeps 9 bytes per row, not the text.
+ */
+import type { CallTable } from '../../store/call-table.ts';
+import { stringBytes, type DerivedCache } from '../../store/derived.ts';
+import type { Store } from '../../store/store.ts';
+import { jsonValueString, toFloat64OrNull, toInt64OrNull } from '../ch/values.ts';
+import type { FieldAccessor } from './expr/fields.ts';
+import { MISSING } from './json-path.ts';
+
+type JsonAccessor = Extract<FieldAccessor, { kind: 'json' }>;
+
+/** Reads the raw value at a row, or MISSING. */
+export type RawReader = (row: number) => unknown;
+
+const UNKNOWN = 0, VALUE = 1, NULL = 2;
+const ABSENT = 1, PRESENT = 2;
+
+/** The memo of one dynamic path over one table. */
+export class PathMemo {
+  /** The texts, or null until a query reads texts. */
+  str: Array<string | undefined> | null = null;
+  strBytes = 0;
+  float: Float64Array | null = null;
+  /** UNKNOWN, VALUE or NULL per row. */
+  floatState: Uint8Array | null = null;
+  int: Float64Array | null = null;
+  intState: Uint8Array | null = null;
+  /** 0 unknown, ABSENT (missing or JSON null), PRESENT. */
+  exists: Uint8Array | null = null;
+  private capacity = 0;
+
+  constructor(readonly version: number) {}
+
+  /** Room for `size` rows in every allocated reading. */
+  ensure(size: number): void {
+    if (this.capacity >= size) return;
+    const cap = Math.max(size, Math.ceil(this.capacity * 1.5), 1024);
+    const grow = <T extends Float64Array | Uint8Array>(a: T | null, make: (n: number) => T): T | null => {
+      if (a === null) return null;
+      const b = make(cap);
+      b.set(a);
+      return b;
+    };
+    this.float = grow(this.float, (n) => new Float64Array(n));
+    this.floatState = grow(this.floatState, (n) => new Uint8Array(n));
+    this.int = grow(this.int, (n) => new Float64Array(n));
+    this.intState = grow(this.intState, (n) => new Uint8Array(n));
+    this.exists = grow(this.exists, (n) => new Uint8Array(n));
+    this.capacity = cap;
+  }
+
+  floats(): [Float64Array, Uint8Array] {
+    if (this.float === null) [this.float, this.floatState] = [new Float64Array(this.capacity), new Uint8Array(this.capacity)];
+    return [this.float, this.floatState!];
+  }
+
+  ints(): [Float64Array, Uint8Array] {
+    if (this.int === null) [this.int, this.intState] = [new Float64Array(this.capacity), new Uint8Array(this.capacity)];
+    return [this.int, this.intState!];
+  }
+
+  existence(): Uint8Array {
+    return (this.exists ??= new Uint8Array(this.capacity));
+  }
+
+  texts(): Array<string | undefined> {
+    return (this.str ??= []);
+  }
+
+  bytes(): number {
+    let n = this.strBytes + (this.str === null ? 0 : 8 * this.str.length);
+    for (const a of [this.float, this.floatState, this.int, this.intState, this.exists]) if (a !== null) n += a.byteLength;
+    return n;
+  }
+}
+
+/** Paths memoised per table; at a million calls a numeric path costs about 9 MB. */
+export const MEMO_PATHS_PER_TABLE = 8;
+
+/** Every path memo of one store, per call table. */
+export class PathMemos implements DerivedCache {
+  private readonly tables = new Map<CallTable, Map<string, PathMemo>>();
+
+  /** The memo of `path` over `table`, current for the table's version (LRU refreshed). */
+  memo(table: CallTable, path: string): PathMemo {
+    let cache = this.tables.get(table);
+    if (!cache) this.tables.set(table, (cache = new Map()));
+    let memo = cache.get(path);
+    if (memo && memo.version !== table.version) memo = undefined;
+    if (memo) {
+      cache.delete(path); // refresh its LRU position
+    } else {
+      memo = new PathMemo(table.version);
+      if (cache.size >= MEMO_PATHS_PER_TABLE) cache.delete(cache.keys().next().value as string);
+    }
+    cache.set(path, memo);
+    return memo;
+  }
+
+  /** Paths memoised for `table` (tests and reports). */
+  paths(table: CallTable): string[] {
+    return [...(this.tables.get(table)?.keys() ?? [])];
+  }
+
+  clear(): void {
+    this.tables.clear();
+  }
+
+  bytes(): number {
+    let n = 0;
+    for (const cache of this.tables.values()) for (const [path, memo] of cache) n += stringBytes(path) + memo.bytes();
+    return n;
+  }
+}
+
+export const pathMemos = (store: Store): PathMemos => store.derived.get('calls.path_memos', () => new PathMemos());
+
+/**
+ * A dynamic field's accessor over `memo`. Existence ("present and not JSON null", the first
+ * sort key) is read from the value unless `readExists` is given: production reads it with
+ * JSONType hops, which differ from the value's JSON_VALUE path when the path has index parts.
+ */
+export function jsonAccessor(read: RawReader, memo: PathMemo, size: number, readExists?: RawReader): JsonAccessor {
+  memo.ensure(size);
+  const present = (v: unknown) => (v === MISSING || v === null ? ABSENT : PRESENT);
+  /** The text reading, computed: coalesce(nullIf(JSON_VALUE(..), 'null'), '') (semantics.md#calls-json-read). */
+  const readText = (row: number): string => {
+    const v = read(row);
+    if (readExists === undefined) memo.existence()[row] = present(v);
+    const s = v === MISSING ? '' : jsonValueString(v);
+    return s === 'null' ? '' : s;
+  };
+  const str = (row: number): string => {
+    const texts = memo.texts();
+    let s = texts[row];
+    if (s === undefined) {
+      s = texts[row] = readText(row);
+      memo.strBytes += stringBytes(s);
+    }
+    return s;
+  };
+  /** The text for a cast: memoised when texts are, else read again (the cast is what is kept). */
+  const textForCast = (row: number): string => (memo.str !== null ? str(row) : readText(row));
+  return {
+    kind: 'json',
+    str,
+    float(row) {
+      const [values, state] = memo.floats();
+      if (state[row] === VALUE) return values[row];
+      if (state[row] === NULL) return null;
+      const f = toFloat64OrNull(textForCast(row));
+      if (f === null) state[row] = NULL;
+      else {
+        values[row] = f;
+        state[row] = VALUE;
+      }
+      return f;
+    },
+    int(row) {
+      const [values, state] = memo.ints();
+      if (state[row] === VALUE) return values[row];
+      if (state[row] === NULL) return null;
+      const n = toInt64OrNull(textForCast(row));
+      if (n === null) state[row] = NULL;
+      else if (typeof n === 'bigint') return n; // beyond 2^53: rare, read again next time
+      else {
+        values[row] = n;
+        state[row] = VALUE;
+      }
+      return n;
+    },
+    exists(row) {
+      const known = memo.existence();
+      if (known[row] === UNKNOWN) {
+        if (readExists === undefined) textForCast(row);
+        else known[row] = present(readExists(row));
+      }
+      return known[row] === PRESENT;
+    },
+  };
+}
