@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { FIELD } from '../core/json/call-line-scan.ts';
-import { derivedColumns } from '../store/call-table.ts';
+import { CallTable, derivedColumns } from '../store/call-table.ts';
 import { parseCallRecord } from './call-record.ts';
 import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord } from './scanned-call.ts';
 
@@ -40,7 +40,24 @@ function agree(buf: Buffer, prefix: 'svc_' | 'wb_'): 'fast' | 'slow' {
     if (scan.kinds[f] === 0) assert.equal(part in ref.value, false);
     else assert.deepEqual(JSON.parse(buf.toString('utf8', scan.starts[f], scan.ends[f])), ref.value[part]);
   }
+  storesAlike(buf, fast, ref);
   return 'fast';
+}
+
+/**
+ * The fast path stores only the four parts (CallTable.loadParts), the slow path the whole line
+ * (CallTable.load): both bodies read back to the same parts, as values and as stored text.
+ */
+function storesAlike(buf: Buffer, fast: NonNullable<ReturnType<typeof fastCallRecord>>, ref: NonNullable<ReturnType<typeof slow>>): void {
+  const compact = new CallTable();
+  const whole = new CallTable();
+  compact.loadParts(fast.record, buf, partByteSpans(scan, 0, 0, new Int32Array(8)), fast.derived);
+  whole.load(ref.record, buf, 0, buf.length, ref.derived);
+  assert.deepEqual(compact.body(0), whole.body(0));
+  assert.deepEqual(compact.bodyPartTexts(0), whole.bodyPartTexts(0));
+  const stored = JSON.parse(compact.bodyText(0)) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(stored), PARTS.filter((p) => p in ref.value));
+  assert.ok(compact.bodyText(0).length <= buf.length);
 }
 
 const line = (o: unknown) => Buffer.from(JSON.stringify(o));
@@ -156,4 +173,18 @@ test('a prescan grows its slots keeping the ones filled, and hands over exactly 
   assert.equal(copy.capacity, 2);
   assert.deepEqual(scannedCallRecord(copy, 0, lines[0])?.derived.inputRefs, [REF]);
   assert.equal(scannedCallRecord(copy, 1, lines[1])?.record.ended_at, Date.UTC(2024, 0, 1, 0, 0, 1) * 1000);
+});
+
+test('status_counts.error is read only as a number directly under status_counts', () => {
+  // Found by the property above: a number in an array after status_counts was taken for the
+  // error count once `error` had been seen (fast path 0, JSON.parse path NaN).
+  for (const summary of [
+    { status_counts: { error: false }, a: [0] },
+    { status_counts: { error: 2 }, a: [0] },
+    { status_counts: { error: [5] } },
+    { a: [1], status_counts: { success: 1, error: 3 }, b: { error: 4 } },
+  ]) {
+    const buf = line({ ...base, summary });
+    assert.equal(agree(buf, 'svc_'), 'fast', JSON.stringify(summary));
+  }
 });

@@ -371,7 +371,8 @@ export class CallLineScan implements CallLineScanArrays {
         const from = i;
         i = this.scanScalar(i);
         if (i < 0) return -1;
-        if (mode === SUMMARY && depth === 2 && keyIsError && c !== 0x6e && c !== 0x74 && c !== 0x66) {
+        // Only a number directly under status_counts.error (not one inside a later array of the summary).
+        if (mode === SUMMARY && depth === 2 && keyIsError && inStatusCounts && c !== 0x6e && c !== 0x74 && c !== 0x66) {
           this.errorCount = Number(latin1(buf, from, i));
         }
       }
@@ -393,7 +394,7 @@ export class CallLineScan implements CallLineScanArrays {
         }
         if (c !== (open === OPEN_OBJ ? CLOSE_OBJ : CLOSE_ARR)) return -1;
         i++;
-        if (mode === SUMMARY && depth === 2) inStatusCounts = false;
+        if (mode === SUMMARY && depth === 2) inStatusCounts = keyIsError = false;
         depth--;
       }
     }
