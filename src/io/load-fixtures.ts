@@ -17,8 +17,8 @@ import { loadCostRecord, loadFeedbackRecord, loadObjectRecord, loadTableRecord }
 import { forEachLine, forEachLineOf, type LineRef, type ReadProgress } from './lines.ts';
 import { hasBom, invalidUtf8Offset } from './utf8.ts';
 import { MAX_BODY_DEPTH, textDepthExceeded } from '../core/json/depth.ts';
-import { DuplicateCallError, type CallRecordPart, type DerivedColumns } from '../store/call-table.ts';
-import { CallLinePrescan, fastCallRecord, scannedCallRecord, type ScannedCall } from '../load/scanned-call.ts';
+import { DuplicateCallError, type CallTable } from '../store/call-table.ts';
+import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord, type ScannedCall } from '../load/scanned-call.ts';
 import { forEachPrescannedLine, PARALLEL_MIN_BYTES } from './load-calls/parallel.ts';
 
 export const BUNDLED_FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
@@ -90,7 +90,9 @@ function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineSt
     // A calls line prescanned on the worker thread (the same byte range), or scanned here.
     const scanned = prescan ? scannedCallRecord(prescan, slot, buf) : scanCallLine(buf, start, end);
     if (scanned !== null) {
-      storeCall(engine, file, line, scanned, buf, start, end, prescan !== undefined);
+      // Only the four JSON parts are stored (CallTable.loadParts): spans from the same scan.
+      const spans = partByteSpans(prescan ?? linePrescan, prescan ? slot : 0, 0, partSpans);
+      storeCall(engine, file, line, scanned, (calls) => calls.loadParts(scanned.record, buf, spans, scanned.derived));
       return true;
     }
   }
@@ -103,7 +105,8 @@ function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineSt
       } catch (e) {
         throw new RecordProblem(`invalid JSON: ${(e as Error).message}`);
       }
-      storeCall(engine, file, line, parseCallRecord(value, engine.options.fieldPrefix), buf, start, end, prescan !== undefined);
+      const call = parseCallRecord(value, engine.options.fieldPrefix);
+      storeCall(engine, file, line, call, (calls) => calls.load(call.record, buf, start, end));
     } else if (kind === 'tables') loadTableRecord(engine, text);
     else if (kind === 'objects') loadObjectRecord(engine, text);
     else if (kind === 'feedback') loadFeedbackRecord(engine, text);
@@ -116,6 +119,7 @@ function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineSt
 }
 
 const linePrescan = new CallLinePrescan();
+const partSpans = new Int32Array(8);
 
 /**
  * The fast path of a calls line: a byte scan that validates the line and reads its fields
@@ -126,24 +130,10 @@ function scanCallLine(buf: Buffer, start: number, end: number): ScannedCall | nu
   return fastCallRecord(linePrescan, buf, start, end);
 }
 
-/**
- * Stores a validated call record (a repeated id is the line's problem). `ownBlock`: `buf` is a
- * parallel load's block, which the table may keep instead of copying the line.
- */
-function storeCall(
-  engine: Engine,
-  file: string,
-  line: number,
-  call: { projectId: string; record: CallRecordPart; derived?: DerivedColumns },
-  buf: Buffer,
-  start: number,
-  end: number,
-  ownBlock: boolean,
-): void {
+/** Stores a validated call record with `store` (a repeated id is the line's problem). */
+function storeCall(engine: Engine, file: string, line: number, call: { projectId: string }, store: (calls: CallTable) => void): void {
   try {
-    const calls = engine.store.projectForWrite(call.projectId).calls;
-    if (ownBlock) calls.loadFromBlock(call.record, buf, start, end, call.derived);
-    else calls.load(call.record, buf, start, end, call.derived);
+    store(engine.store.projectForWrite(call.projectId).calls);
   } catch (e) {
     if (e instanceof DuplicateCallError) throw new FixtureError(file, line, e.message);
     throw e;

@@ -133,6 +133,8 @@ export class CallTable {
   private partSpans = new Uint16Array(0);
   private partSpansKnown = new Uint8Array(0);
   private readonly spanScratch = new Int32Array(8);
+  /** Where loadParts() assembles a body before it is copied into the arena. */
+  private bodyScratch = Buffer.allocUnsafe(0);
 
   // Indexes (getters: after a snapshot restore each is rebuilt on first use, see restoreImage()).
   get byId(): Map<string, number> {
@@ -253,16 +255,48 @@ export class CallTable {
   }
 
   /**
-   * load() for a line in a block of lines the caller hands over (a parallel load's block, never
-   * changed again): the table keeps the block as a chunk of its arena instead of copying the
-   * line.
+   * load() keeping only the line's four JSON parts: the body stored is
+   * `{"attributes":…,"inputs":…,"output":…,"summary":…}` (the parts present, their bytes as they
+   * are), which is all that body() and the part readers look at: the line's other fields live in
+   * the columns. On a typical call that is about half the line. `spans` are the parts' (start,
+   * end) byte offsets in `line` in BODY_PARTS order, -1 for an absent part, as a scan that
+   * validated the line found them (trimmed values, a repeated key's last occurrence); the new
+   * body's spans are handed to setPartByteSpans at once.
    */
-  loadFromBlock(record: CallRecordPart, block: Buffer, start: number, end: number, derived?: DerivedColumns): number {
+  loadParts(record: CallRecordPart, line: Buffer, spans: ArrayLike<number>, derived?: DerivedColumns): number {
     if (this.byId.has(record.id)) throw new DuplicateCallError(record.id);
+    // {"key":value,"key":value}: braces, and per part its key in quotes, a colon and a comma
+    // (one comma too many counted when any part is present: the buffer is only an upper bound).
+    let length = 2;
+    for (let k = 0; k < 4; k++) if (spans[2 * k] >= 0) length += PART_KEY_BYTES[k].length + 4 + spans[2 * k + 1] - spans[2 * k];
+    if (this.bodyScratch.length < length) this.bodyScratch = Buffer.allocUnsafe(Math.max(length, 2 * this.bodyScratch.length));
+    const body = this.bodyScratch;
+    const bodySpans = this.spanScratch;
+    let at = 0;
+    body[at++] = 0x7b; // {
+    for (let k = 0; k < 4; k++) {
+      const start = spans[2 * k];
+      if (start < 0) {
+        bodySpans[2 * k] = bodySpans[2 * k + 1] = -1;
+        continue;
+      }
+      if (at > 1) body[at++] = 0x2c; // ,
+      body[at++] = 0x22; // "
+      body.set(PART_KEY_BYTES[k], at);
+      at += PART_KEY_BYTES[k].length;
+      body[at++] = 0x22;
+      body[at++] = 0x3a; // :
+      bodySpans[2 * k] = at;
+      at += line.copy(body, at, start, spans[2 * k + 1]);
+      bodySpans[2 * k + 1] = at;
+    }
+    body[at++] = 0x7d; // }
     const row = this.appendRow(record, record, derived);
-    this.bodyChunk.data[row] = this.arena.adopt(block);
-    this.bodyOffset.data[row] = start;
-    this.bodyLength.data[row] = end - start;
+    const [chunk, offset] = this.arena.append(body, 0, at);
+    this.bodyChunk.data[row] = chunk;
+    this.bodyOffset.data[row] = offset;
+    this.bodyLength.data[row] = at;
+    this.setPartByteSpans(row, bodySpans);
     return row;
   }
 

@@ -48,12 +48,9 @@ export class ByteArena {
   /** Plain views of the chunks, made on first use (chunkBytes). */
   private views: Uint8Array[] = [];
   private current: Buffer;
-  /** Index of `current` in `chunks` (adopted blocks may follow it). */
+  /** Index of `current` in `chunks`. */
   private currentIndex = 0;
   private used = 0;
-  /** The block adopted last, and its index. */
-  private adopted: Uint8Array | null = null;
-  private adoptedIndex = -1;
   // 1 MiB chunks: large enough that chunk headers do not matter, small enough that the
   // unused tail of the last chunk stays a few bytes per call.
   constructor(private readonly chunkSize = 1024 * 1024) {
@@ -73,19 +70,6 @@ export class ByteArena {
     const handle: [number, number] = [this.currentIndex, this.used];
     this.used += len;
     return handle;
-  }
-
-  /**
-   * Keeps `block` itself as a chunk, without copying: its bytes are then addressed by the
-   * returned chunk index. The caller hands the block over (it must never change again). A
-   * block adopted again in a row gets the same index.
-   */
-  adopt(block: Buffer): number {
-    if (block !== this.adopted) {
-      this.adopted = block;
-      this.adoptedIndex = this.chunks.push(block) - 1;
-    }
-    return this.adoptedIndex;
   }
 
   appendString(text: string): [number, number, number] {

@@ -39,7 +39,7 @@ export const SNAPSHOT_COVERAGE = {
     /** How many rows a restore brought (the lazily built indexes cover those). */
     bookkeeping: ['restoredRows'],
     /** Caches computed from the rows on first use; they start empty, as after a load. */
-    derived: ['partSpans', 'partSpansKnown', 'spanScratch'],
+    derived: ['partSpans', 'partSpansKnown', 'spanScratch', 'bodyScratch'],
     /** Zero / empty after a fixture load; toImage() refuses a table where they are not. */
     emptyAfterLoad: ['pendingEnds', 'version', 'startVersion'],
   },
@@ -64,7 +64,7 @@ export const SNAPSHOT_COVERAGE = {
   Interner: { imaged: ['values'], rebuilt: ['ids'] },
   SparseColumn: { imaged: ['cells'], rebuilt: ['bits'], bookkeeping: ['restored'] },
   MultiIndex: { rebuilt: ['map', 'pendingBuild'] },
-  ByteArena: { imaged: ['chunks'], bookkeeping: ['current', 'currentIndex', 'used', 'chunkSize', 'chunkReader', 'adopted', 'adoptedIndex'], derived: ['views'] },
+  ByteArena: { imaged: ['chunks'], bookkeeping: ['current', 'currentIndex', 'used', 'chunkSize', 'chunkReader'], derived: ['views'] },
 } as const;
 
 type Block = Int32Array | Float64Array;

@@ -76,11 +76,9 @@ export async function forEachPrescannedLine(
         if (settled) return;
         try {
           if (m.type === 'block') {
-            // One copy per block into memory of this thread: a buffer allocated on the worker
-            // and transferred is not counted in process.memoryUsage().arrayBuffers here, and
-            // the store keeps these bytes (the tables adopt the block as an arena chunk).
-            const buf = Buffer.allocUnsafeSlow(m.length);
-            buf.set(new Uint8Array(m.block, 0, m.length));
+            // A view of the transferred block: the tables copy the parts they keep out of it
+            // (CallTable.loadParts / load), so the block is garbage once its lines are stored.
+            const buf = Buffer.from(m.block, 0, m.length);
             const prescan = new CallLinePrescan(0, m.prescan);
             for (let i = 0; i < m.lines.length; i++) onLine({ buf, start: m.starts[i], end: m.ends[i], line: m.lines[i] }, prescan, i);
             onChunk?.({ bytesRead: m.bytesRead, totalBytes });
