@@ -45,3 +45,17 @@ test('splicedSummary: a stored weave block or a non-object summary goes the pars
   assert.equal(splicedSummary('[1]', computed, NaN), null);
   assert.equal(splicedSummary('{"we\\u0061ve":{"x":1}}', computed, NaN), null);
 });
+
+test('a stored summary.weave or status_counts that is a big integer is not read as an object (no lexeme in the answer)', async () => {
+  const { createEngine } = await import('../../engine.ts');
+  const { callRoute } = await import('../../api/call-route.testing.ts');
+  const engine = createEngine();
+  const { loadFixtureText } = await import('../../io/load-fixtures.ts');
+  // A fixture line (a write would refuse a non-dict status_counts first).
+  await loadFixtureText(engine, 'calls', '{"project_id":"e/p","id":"c1","op_name":"op","trace_id":"t1","started_at":"2024-01-01T00:00:00Z","ended_at":"2024-01-01T00:00:01Z","inputs":{"big":12345678901234567890},"summary":{"weave":12345678901234567890,"status_counts":12345678901234567890}}');
+  const [line] = (callRoute(engine, '/calls/stream_query', { project_id: 'e/p' }) as { lines: Array<Record<string, any>> }).lines;
+  assert.deepEqual(line.summary.weave, { status: 'success', latency_ms: 1000, trace_name: 'op' });
+  // An expand path through a big integer finds nothing to expand (it is a number, not a dict).
+  const expanded = (callRoute(engine, '/calls/stream_query', { project_id: 'e/p', expand_columns: ['inputs.big.lexeme'] }) as { lines: Array<Record<string, any>> }).lines;
+  assert.equal(typeof expanded[0].inputs.big, 'number');
+});

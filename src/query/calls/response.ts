@@ -3,6 +3,7 @@
  * (semantics.md#calls-columns), the computed summary (semantics.md#calls-summary-response), and the
  * include_* enrichments (semantics.md#calls-include) applied to the returned page only.
  */
+import { isPlainObject } from '../../core/plain-object.ts';
 import { fieldNotAllowed } from '../../core/errors.ts';
 import { formatMicros, timedeltaMillis } from '../../core/datetime.ts';
 import { utf8, type JsonLineWriter } from '../../core/json/line-writer.ts';
@@ -420,12 +421,12 @@ function getNested(obj: Record<string, unknown>, path: string): { parent: Record
   const parts = path.split('.');
   let cur: unknown = obj;
   for (let i = 0; i < parts.length - 1; i++) {
-    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return null;
-    cur = (cur as Record<string, unknown>)[parts[i]];
+    if (!isPlainObject(cur)) return null;
+    cur = cur[parts[i]];
   }
-  if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return null;
+  if (!isPlainObject(cur)) return null;
   const key = parts[parts.length - 1];
-  return Object.prototype.hasOwnProperty.call(cur, key) ? { parent: cur as Record<string, unknown>, key } : null;
+  return Object.prototype.hasOwnProperty.call(cur, key) ? { parent: cur, key } : null;
 }
 
 /**
@@ -442,8 +443,6 @@ function expandColumn(store: Store, canRead: CanRead, call: Record<string, unkno
   if (!resolved.found || resolved.value === null) return;
   // A copy: deeper expand columns write into it, and the stored value must not change.
   const out = parseExact(stringifyExact(resolved.value));
-  if (out !== null && typeof out === 'object' && !Array.isArray(out)) {
-    if (!Object.prototype.hasOwnProperty.call(out, '_ref')) (out as Record<string, unknown>)._ref = value;
-  }
+  if (isPlainObject(out) && !Object.prototype.hasOwnProperty.call(out, '_ref')) out._ref = value;
   at.parent[at.key] = out;
 }

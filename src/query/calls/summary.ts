@@ -3,6 +3,7 @@
  * make_derived_summary_fields): recomputed for every returned call from its columns, discarding
  * stored copies.
  */
+import { isPlainObject } from '../../core/plain-object.ts';
 import { looksLikeRef, parseObjectRef } from '../../core/refs.ts';
 import { timedeltaMillis } from '../../core/datetime.ts';
 import { defineOwn } from '../../core/json/lossless.ts';
@@ -40,7 +41,7 @@ export function deriveSummary(c: SummaryInputs): Record<string, unknown> {
     }
   }
   const weave: Record<string, unknown> = {};
-  if (stored !== null && typeof stored === 'object' && !Array.isArray(stored)) {
+  if (isPlainObject(stored)) {
     for (const [k, v] of Object.entries(stored)) if (!DERIVED.includes(k)) defineOwn(weave, k, v);
   }
 
@@ -127,7 +128,7 @@ function computeTraceName(opName: string): string | null {
 
 function descendantErrors(summary: Record<string, unknown> | null): number {
   const counts = summary?.status_counts;
-  if (counts === null || typeof counts !== 'object') return 0;
-  const v = (counts as Record<string, unknown>).error;
+  if (!isPlainObject(counts)) return 0;
+  const v = counts.error;
   return typeof v === 'number' ? v : 0;
 }
