@@ -91,7 +91,7 @@ function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineSt
     const scanned = prescan ? scannedCallRecord(prescan, slot, buf) : scanCallLine(buf, start, end);
     if (scanned !== null) {
       // Only the four JSON parts are stored (CallTable.loadParts): spans from the same scan.
-      const spans = partByteSpans(prescan ?? linePrescan, prescan ? slot : 0, 0, partSpans);
+      const spans = partByteSpans(prescan ?? linePrescan, slot, 0, partSpans);
       storeCall(engine, file, line, scanned, (calls) => calls.loadParts(scanned.record, buf, spans, scanned.derived));
       return true;
     }

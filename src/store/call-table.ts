@@ -240,13 +240,11 @@ export class CallTable {
 
   /**
    * A complete record (fixtures). `lineBytes[start, end)` is its JSON text; it is stored as the
-   * body as-is, so loading costs one parse and one copy. `derived` gives what the row's
-   * columns take from the JSON parts when the caller found it without building them (the
-   * byte scanner of the fixture load); without it, it is taken from the record's parts.
+   * body as-is, so loading costs one parse and one copy.
    */
-  load(record: CallRecordPart, lineBytes: Uint8Array, start: number, end: number, derived?: DerivedColumns): number {
+  load(record: CallRecordPart, lineBytes: Uint8Array, start: number, end: number): number {
     if (this.byId.has(record.id)) throw new DuplicateCallError(record.id);
-    const row = this.appendRow(record, record, derived);
+    const row = this.appendRow(record, record);
     const [chunk, offset] = this.arena.append(lineBytes, start, end);
     this.bodyChunk.data[row] = chunk;
     this.bodyOffset.data[row] = offset;
@@ -261,7 +259,8 @@ export class CallTable {
    * the columns. On a typical call that is about half the line. `spans` are the parts' (start,
    * end) byte offsets in `line` in BODY_PARTS order, -1 for an absent part, as a scan that
    * validated the line found them (trimmed values, a repeated key's last occurrence); the new
-   * body's spans are handed to setPartByteSpans at once.
+   * body's spans are handed to setPartByteSpans at once. `derived` gives what the row's columns
+   * take from the JSON parts, found by the same scan without building them.
    */
   loadParts(record: CallRecordPart, line: Buffer, spans: ArrayLike<number>, derived?: DerivedColumns): number {
     if (this.byId.has(record.id)) throw new DuplicateCallError(record.id);
