@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { FIELD } from '../core/json/call-line-scan.ts';
-import { CallTable, derivedColumns } from '../store/call-table.ts';
+import { extractRefs } from '../core/refs.ts';
+import { CallTable, derivedColumns, wrapOutput } from '../store/call-table.ts';
 import { parseCallRecord } from './call-record.ts';
 import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord } from './scanned-call.ts';
 
@@ -186,5 +187,56 @@ test('status_counts.error is read only as a number directly under status_counts'
   ]) {
     const buf = line({ ...base, summary });
     assert.equal(agree(buf, 'svc_'), 'fast', JSON.stringify(summary));
+  }
+});
+
+/**
+ * JSON text of `value` whose objects may repeat a key (an earlier entry again, later in the
+ * object) or spell one with an escape: what JSON.stringify never writes and JSON.parse reads
+ * with the last value winning at the first one's place.
+ */
+function withRepeats(value: unknown, pick: () => number): string {
+  if (Array.isArray(value)) return `[${value.map((v) => withRepeats(v, pick)).join(',')}]`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  const keys = Object.keys(value);
+  const spell = (k: string) => (pick() % 5 === 0 ? escapeFirst(k) : JSON.stringify(k));
+  const entries = keys.map((k) => [spell(k), withRepeats((value as Record<string, unknown>)[k], pick)]);
+  if (keys.length > 0 && pick() % 3 === 0) entries.push([spell(keys[pick() % keys.length]), pick() % 2 ? JSON.stringify(REF) : '0']);
+  return `{${entries.map(([k, v]) => `${k}:${v}`).join(',')}}`;
+}
+const escapeFirst = (k: string) => (k === '' ? '""' : `"\\u${k.charCodeAt(0).toString(16).padStart(4, '0')}${JSON.stringify(k.slice(1)).slice(1)}`);
+
+test('property: refs read without parsing the part are the ones extractRefs finds in the parsed part', () => {
+  let unparsed = 0;
+  fc.assert(
+    fc.property(jsonWithRefs, jsonWithRefs, fc.array(fc.nat(), { minLength: 1, maxLength: 20 }), (inputs, output, picks) => {
+      let k = 0;
+      const pick = () => picks[k++ % picks.length];
+      const inputsText = withRepeats({ x: inputs }, pick), outputText = withRepeats(output, pick);
+      const buf = Buffer.from(`{"id":"c","project_id":"e/p","op_name":"o","trace_id":"t","started_at":"2024-01-01T00:00:00Z","ended_at":"2024-01-01T00:00:01Z","inputs":${inputsText},"output":${outputText}}`);
+      const got = fastCallRecord(scan, buf, 0, buf.length);
+      assert.ok(got !== null, buf.toString());
+      assert.deepEqual(got.derived.inputRefs, extractRefs(JSON.parse(inputsText)), inputsText);
+      assert.deepEqual(got.derived.outputRefs, extractRefs(wrapOutput(JSON.parse(outputText))), outputText);
+      for (const p of [0, 1]) if (scan.refCount[p] === 1 && scan.refUnsure[p] === 0) unparsed++;
+    }),
+    { numRuns: 3000 },
+  );
+  assert.ok(unparsed > 300, `only ${unparsed} parts read without a parse`);
+});
+
+test('a ref whose key comes again later is dropped as JSON.parse drops it; an escaped key may spell it', () => {
+  for (const [inputs, refs] of [
+    [`{"p":"${REF}"}`, [REF]],
+    [`{"p":"${REF}","p":1}`, []],
+    [`{"p":"${REF}","\\u0070":1}`, []],
+    [`{"\\u0070":"${REF}","p":1}`, []],
+    [`{"p":1,"p":"${REF}"}`, [REF]],
+    [`{"a":{"p":"${REF}"},"b":2,"a":{}}`, []],
+    [`{"a":[{"p":"${REF}"}],"a2":1}`, [REF]],
+    [`{"a":{"p":"${REF}","q":1},"b":{"p":2}}`, [REF]],
+  ] as const) {
+    const buf = Buffer.from(`{"id":"c","project_id":"e/p","op_name":"o","trace_id":"t","started_at":"2024-01-01T00:00:00Z","inputs":${inputs}}`);
+    assert.deepEqual(fastCallRecord(scan, buf, 0, buf.length)?.derived.inputRefs, refs, inputs);
   }
 });

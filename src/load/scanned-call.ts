@@ -90,9 +90,19 @@ export class CallLinePrescan extends CallLineScan implements CallLinePrescanArra
     const ok = isUtf8(buf.subarray(start, end)) && this.scan(buf, start, end, slot) && this.readDatetimes(buf, slot);
     this.ok[slot] = ok ? 1 : 0;
     const flags = ok ? this.flags[slot] : 0;
-    this.inputRefs[slot] = flags & FLAG.INPUTS_REFS ? extractRefs(this.parsePart(buf, slot, FIELD.inputs)) : undefined;
-    this.outputRefs[slot] = flags & FLAG.OUTPUT_REFS ? extractRefs(wrapOutput(this.parsePart(buf, slot, FIELD.output))) : undefined;
+    this.inputRefs[slot] = flags & FLAG.INPUTS_REFS ? this.refsOf(buf, slot, 0) : undefined;
+    this.outputRefs[slot] = flags & FLAG.OUTPUT_REFS ? this.refsOf(buf, slot, 1) : undefined;
     return ok;
+  }
+
+  /**
+   * extractRefs of inputs (part 0) or of the wrapped output (part 1): from the one ref-like
+   * string the scan found when it could vouch for it, else from the parsed part.
+   */
+  private refsOf(buf: Uint8Array, slot: number, part: number): string[] {
+    if (this.refCount[part] === 1 && this.refUnsure[part] === 0) return extractRefs(utf8.decode(buf.subarray(this.refFrom[part], this.refTo[part])));
+    if (part === 0) return extractRefs(this.parsePart(buf, slot, FIELD.inputs));
+    return extractRefs(wrapOutput(this.parsePart(buf, slot, FIELD.output)));
   }
 
   private parsePart(buf: Uint8Array, slot: number, field: number): unknown {

@@ -133,8 +133,6 @@ export class CallTable {
   private partSpans = new Uint16Array(0);
   private partSpansKnown = new Uint8Array(0);
   private readonly spanScratch = new Int32Array(8);
-  /** Where loadParts() assembles a body before it is copied into the arena. */
-  private bodyScratch = Buffer.allocUnsafe(0);
 
   // Indexes (getters: after a snapshot restore each is rebuilt on first use, see restoreImage()).
   get byId(): Map<string, number> {
@@ -262,16 +260,17 @@ export class CallTable {
    * body's spans are handed to setPartByteSpans at once. `derived` gives what the row's columns
    * take from the JSON parts, found by the same scan without building them.
    */
-  loadParts(record: CallRecordPart, line: Buffer, spans: ArrayLike<number>, derived?: DerivedColumns): number {
+  loadParts(record: CallRecordPart, line: Uint8Array, spans: ArrayLike<number>, derived?: DerivedColumns): number {
     if (this.byId.has(record.id)) throw new DuplicateCallError(record.id);
     // {"key":value,"key":value}: braces, and per part its key in quotes, a colon and a comma
-    // (one comma too many counted when any part is present: the buffer is only an upper bound).
+    // (one comma too many counted when any part is present: the room is only an upper bound).
     let length = 2;
     for (let k = 0; k < 4; k++) if (spans[2 * k] >= 0) length += PART_KEY_BYTES[k].length + 4 + spans[2 * k + 1] - spans[2 * k];
-    if (this.bodyScratch.length < length) this.bodyScratch = Buffer.allocUnsafe(Math.max(length, 2 * this.bodyScratch.length));
-    const body = this.bodyScratch;
+    // Written straight into the arena, the parts copied from the line's bytes.
+    const body = this.arena.reserve(length);
+    const chunk = this.arena.currentChunk, offset = this.arena.usedBytes;
     const bodySpans = this.spanScratch;
-    let at = 0;
+    let at = offset;
     body[at++] = 0x7b; // {
     for (let k = 0; k < 4; k++) {
       const start = spans[2 * k];
@@ -279,22 +278,24 @@ export class CallTable {
         bodySpans[2 * k] = bodySpans[2 * k + 1] = -1;
         continue;
       }
-      if (at > 1) body[at++] = 0x2c; // ,
+      if (at > offset + 1) body[at++] = 0x2c; // ,
       body[at++] = 0x22; // "
-      body.set(PART_KEY_BYTES[k], at);
-      at += PART_KEY_BYTES[k].length;
+      const key = PART_KEY_BYTES[k];
+      for (let j = 0; j < key.length; j++) body[at++] = key[j];
       body[at++] = 0x22;
       body[at++] = 0x3a; // :
-      bodySpans[2 * k] = at;
-      at += line.copy(body, at, start, spans[2 * k + 1]);
-      bodySpans[2 * k + 1] = at;
+      bodySpans[2 * k] = at - offset;
+      const end = spans[2 * k + 1];
+      body.set(line.subarray(start, end), at);
+      at += end - start;
+      bodySpans[2 * k + 1] = at - offset;
     }
     body[at++] = 0x7d; // }
     const row = this.appendRow(record, record, derived);
-    const [chunk, offset] = this.arena.append(body, 0, at);
+    this.arena.commit(at - offset);
     this.bodyChunk.data[row] = chunk;
     this.bodyOffset.data[row] = offset;
-    this.bodyLength.data[row] = at;
+    this.bodyLength.data[row] = at - offset;
     this.setPartByteSpans(row, bodySpans);
     return row;
   }

@@ -72,6 +72,33 @@ export class ByteArena {
     return handle;
   }
 
+  /**
+   * Room for `length` more bytes in one chunk, for a caller that writes them in place: returns
+   * a plain view of that chunk, to be written from `usedBytes` on and then `commit`ted (the
+   * handle of the bytes is [`currentChunk`, the `usedBytes` before the write]).
+   */
+  reserve(length: number): Uint8Array {
+    if (this.used + length > this.current.length) {
+      this.current = Buffer.allocUnsafe(Math.max(this.chunkSize, length));
+      this.currentIndex = this.chunks.push(this.current) - 1;
+      this.used = 0;
+    }
+    return this.chunkBytes(this.currentIndex);
+  }
+
+  get currentChunk(): number {
+    return this.currentIndex;
+  }
+
+  get usedBytes(): number {
+    return this.used;
+  }
+
+  /** After reserve(): `length` bytes (no more than reserved) were written at usedBytes. */
+  commit(length: number): void {
+    this.used += length;
+  }
+
   appendString(text: string): [number, number, number] {
     const bytes = Buffer.from(text, 'utf8');
     const [chunk, offset] = this.append(bytes);

@@ -39,7 +39,7 @@ export const SNAPSHOT_COVERAGE = {
     /** How many rows a restore brought (the lazily built indexes cover those). */
     bookkeeping: ['restoredRows'],
     /** Caches computed from the rows on first use; they start empty, as after a load. */
-    derived: ['partSpans', 'partSpansKnown', 'spanScratch', 'bodyScratch'],
+    derived: ['partSpans', 'partSpansKnown', 'spanScratch'],
     /** Zero / empty after a fixture load; toImage() refuses a table where they are not. */
     emptyAfterLoad: ['pendingEnds', 'version', 'startVersion'],
   },

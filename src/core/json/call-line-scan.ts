@@ -170,6 +170,30 @@ export class CallLineScan implements CallLineScanArrays {
   /** Set by scanString: whether the string just scanned held an escape. */
   private escaped = false;
   private readonly stack = new Uint8Array(MAX_DEPTH + 1);
+  /**
+   * nextField[f + 1]: the field that followed field f (or opened the line, f = -1) on an
+   * earlier line. Lines of a file spell their fields in one order, so the guess nearly always
+   * holds; it is checked byte for byte, and a miss searches every field.
+   */
+  private readonly nextField = new Int8Array(FIELD_COUNT + 1).fill(-1);
+
+  // REFS mode: the ref-like strings of inputs (0) and output (1). When a part holds exactly one
+  // (unescaped) and no key on its path is repeated later in its object (JSON.parse would drop
+  // the value), its refs are that string's: the caller need not parse the part.
+  /** Per part: ref-like strings seen (2 means two or more), and whether the one seen is unsure. */
+  readonly refCount = new Uint8Array(2);
+  readonly refUnsure = new Uint8Array(2);
+  /** Per part: the bytes of the one ref-like string (without its quotes). */
+  readonly refFrom = new Int32Array(2);
+  readonly refTo = new Int32Array(2);
+  /** Per depth: the key being read (its bytes, whether escaped) and the watched key of a ref's path. */
+  private readonly keyFrom = new Int32Array(MAX_DEPTH + 2);
+  private readonly keyTo = new Int32Array(MAX_DEPTH + 2);
+  private readonly keyEscaped = new Uint8Array(MAX_DEPTH + 2);
+  private readonly watchFrom = new Int32Array(MAX_DEPTH + 2);
+  private readonly watchTo = new Int32Array(MAX_DEPTH + 2);
+  private readonly watched = new Uint8Array(MAX_DEPTH + 2);
+  private anyWatched = false;
 
   /**
    * Scans `buf[start, end)` (no byte order mark, no line ending). True when the line is one
@@ -182,6 +206,11 @@ export class CallLineScan implements CallLineScanArrays {
     this.kinds.fill(0, base, base + FIELD_COUNT);
     this.lineFlags = 0;
     this.errorCount = NaN;
+    this.refCount[0] = this.refCount[1] = this.refUnsure[0] = this.refUnsure[1] = 0;
+    if (this.anyWatched) {
+      this.watched.fill(0); // left by a container that failed to scan
+      this.anyWatched = false;
+    }
     const ok = this.scanLine(start, base);
     this.flags[slot] = this.lineFlags;
     this.errorCounts[slot] = this.errorCount;
@@ -194,12 +223,14 @@ export class CallLineScan implements CallLineScanArrays {
     if (i >= end || buf[i] !== OPEN_OBJ) return false;
     i = this.ws(i + 1);
     if (i < end && buf[i] === CLOSE_OBJ) return this.ws(i + 1) === end;
+    let previous = -1;
     for (;;) {
       if (i >= end || buf[i] !== QUOTE) return false;
       const keyStart = i + 1;
       i = this.scanString(i);
       if (i < 0 || this.escaped) return false; // an escaped top-level key: slow path
-      const field = fieldOf(buf, keyStart, i - 1);
+      const field = this.fieldAfter(previous, keyStart, i - 1);
+      if (field >= 0) previous = field;
       i = this.ws(i);
       if (i >= end || buf[i] !== COLON) return false;
       i = this.ws(i + 1);
@@ -212,7 +243,10 @@ export class CallLineScan implements CallLineScanArrays {
         i = this.scanString(i);
         if (i < 0) return false;
         kind = this.escaped ? KIND.ESCAPED_STRING : KIND.STRING;
-        if (mayBeRef && (this.escaped || this.hasRefPrefix(valueStart + 1, i - 1))) this.lineFlags |= FLAG.OUTPUT_REFS;
+        if (mayBeRef && (this.escaped || this.hasRefPrefix(valueStart + 1, i - 1))) {
+          this.lineFlags |= FLAG.OUTPUT_REFS;
+          this.noteRef(1, valueStart + 1, i - 1, 0);
+        }
       } else if (c === OPEN_OBJ || c === OPEN_ARR) {
         kind = c === OPEN_OBJ ? KIND.OBJECT : KIND.ARRAY;
         const mode = field === FIELD.inputs || field === FIELD.output ? REFS : field === FIELD.summary ? SUMMARY : PLAIN;
@@ -238,6 +272,40 @@ export class CallLineScan implements CallLineScanArrays {
       }
       if (buf[i] !== CLOSE_OBJ) return false;
       return this.ws(i + 1) === end;
+    }
+  }
+
+  /** The field of the key `buf[from, to)` read after field `previous` (-1: the first key). */
+  private fieldAfter(previous: number, from: number, to: number): number {
+    const guess = this.nextField[previous + 1];
+    if (guess >= 0) {
+      const b = FIELD_BYTES[guess];
+      if (b.length === to - from && bytesEqual(this.buf, from, b)) return guess;
+    }
+    const field = fieldOf(this.buf, from, to);
+    if (field >= 0) this.nextField[previous + 1] = field;
+    return field;
+  }
+
+  /**
+   * A ref-like string `buf[from, to)` of part `part` (0 inputs, 1 output), in a container at
+   * `depth` (0: the part itself): the keys leading to it are watched from now on.
+   */
+  private noteRef(part: number, from: number, to: number, depth: number): void {
+    if (this.refCount[part] !== 0 || this.escaped) {
+      this.refCount[part] = 2;
+      return;
+    }
+    this.refCount[part] = 1;
+    this.refFrom[part] = from;
+    this.refTo[part] = to;
+    for (let d = 1; d <= depth; d++) {
+      if (this.stack[d] !== OPEN_OBJ) continue;
+      if (this.keyEscaped[d] === 1) this.refUnsure[part] = 1;
+      this.watchFrom[d] = this.keyFrom[d];
+      this.watchTo[d] = this.keyTo[d];
+      this.watched[d] = 1;
+      this.anyWatched = true;
     }
   }
 
@@ -349,6 +417,16 @@ export class CallLineScan implements CallLineScanArrays {
         if (i < 0) return -1;
         if (isKey) {
           isKey = false;
+          if (mode === REFS) {
+            if (this.watched[depth] === 1) {
+              // The key of a ref's path again (or one that may spell it): JSON.parse keeps the later value.
+              const wFrom = this.watchFrom[depth], n = this.watchTo[depth] - wFrom;
+              if (this.escaped || (n === i - 1 - from && bytesEqualAt(buf, from, wFrom, n))) this.refUnsure[refFlag === FLAG.OUTPUT_REFS ? 1 : 0] = 1;
+            }
+            this.keyFrom[depth] = from;
+            this.keyTo[depth] = i - 1;
+            this.keyEscaped[depth] = this.escaped ? 1 : 0;
+          }
           if (mode === SUMMARY && depth <= 2) {
             if (this.escaped) return -1; // a key the summary path might spell with escapes
             if (depth === 1) {
@@ -366,7 +444,10 @@ export class CallLineScan implements CallLineScanArrays {
           if (i >= end) return -1;
           continue; // the value
         }
-        if (mayBeRef && (this.escaped || this.hasRefPrefix(from, i - 1))) this.lineFlags |= refFlag;
+        if (mayBeRef && (this.escaped || this.hasRefPrefix(from, i - 1))) {
+          this.lineFlags |= refFlag;
+          this.noteRef(refFlag === FLAG.OUTPUT_REFS ? 1 : 0, from, i - 1, depth);
+        }
       } else {
         const from = i;
         i = this.scanScalar(i);
@@ -395,6 +476,7 @@ export class CallLineScan implements CallLineScanArrays {
         if (c !== (open === OPEN_OBJ ? CLOSE_OBJ : CLOSE_ARR)) return -1;
         i++;
         if (mode === SUMMARY && depth === 2) inStatusCounts = keyIsError = false;
+        this.watched[depth] = 0;
         depth--;
       }
     }
@@ -403,6 +485,11 @@ export class CallLineScan implements CallLineScanArrays {
 
 function bytesEqual(buf: Uint8Array, at: number, bytes: Uint8Array): boolean {
   for (let k = 0; k < bytes.length; k++) if (buf[at + k] !== bytes[k]) return false;
+  return true;
+}
+
+function bytesEqualAt(buf: Uint8Array, a: number, b: number, n: number): boolean {
+  for (let k = 0; k < n; k++) if (buf[a + k] !== buf[b + k]) return false;
   return true;
 }
 

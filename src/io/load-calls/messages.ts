@@ -7,19 +7,33 @@ export interface WorkerData {
   blockSize: number;
   /** Blocks sent but not yet acknowledged before the worker waits. */
   maxInFlight: number;
+  /**
+   * The worker sends a block unscanned (for the main thread to scan) when no more than this
+   * many blocks are unacknowledged, that is when the main thread is about to run out of work;
+   * -1: never.
+   */
+  handOverAt: number;
 }
 
-/** A block of whole lines and the prescan of each non-blank line (slot i is line i). */
-export interface BlockMessage {
-  type: 'block';
-  block: ArrayBuffer;
-  /** The block's bytes are `[0, length)`. */
-  length: number;
+/** The prescan of a block's lines (slot i is line i). */
+export interface BlockPrescan {
   /** Per line: start and end in the block (before any byte order mark is skipped), 1-based line number. */
   starts: Int32Array;
   ends: Int32Array;
   lines: Int32Array;
   prescan: CallLinePrescanArrays;
+}
+
+/** A block of whole lines, with their prescan or (handed over) without it. */
+export interface BlockMessage {
+  type: 'block';
+  block: ArrayBuffer;
+  /** The block's bytes are `[0, length)`. */
+  length: number;
+  /** The number of the block's first line. */
+  firstLine: number;
+  /** null: the main thread scans the block itself. */
+  scan: BlockPrescan | null;
   /** File bytes read so far (compressed bytes for .gz), for progress. */
   bytesRead: number;
 }

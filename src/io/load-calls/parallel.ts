@@ -12,12 +12,15 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CallLinePrescan } from '../../load/scanned-call.ts';
 import type { LineRef, ReadProgress } from '../lines.ts';
+import { BlockScan } from './block-scan.ts';
 import type { WorkerData, WorkerMessage } from './messages.ts';
 
 /** Calls files smaller than this load on one thread (starting a worker costs ~50 ms). */
 export const PARALLEL_MIN_BYTES = 8 << 20;
 const BLOCK_SIZE = 4 << 20;
 const MAX_IN_FLIGHT = 8;
+/** See WorkerData.handOverAt. */
+const HAND_OVER_AT = Number(process.env.TQ_HANDOVER ?? 0);
 
 /**
  * Starts the worker. From the build, its worker.js. From the TypeScript sources, the build's
@@ -62,9 +65,11 @@ export async function forEachPrescannedLine(
   onLine: (line: LineRef, prescan: CallLinePrescan, slot: number) => void,
   onChunk?: (p: ReadProgress) => void,
   blockSize = BLOCK_SIZE,
+  handOverAt = HAND_OVER_AT,
 ): Promise<void> {
   const totalBytes = (await stat(path)).size;
-  const worker = startWorker({ file: path, blockSize, maxInFlight: MAX_IN_FLIGHT });
+  const worker = startWorker({ file: path, blockSize, maxInFlight: MAX_IN_FLIGHT, handOverAt });
+  let ownScan: BlockScan | null = null;
   try {
     await new Promise<void>((resolve, reject) => {
       let settled = false;
@@ -79,8 +84,18 @@ export async function forEachPrescannedLine(
             // A view of the transferred block: the tables copy the parts they keep out of it
             // (CallTable.loadParts / load), so the block is garbage once its lines are stored.
             const buf = Buffer.from(m.block, 0, m.length);
-            const prescan = new CallLinePrescan(0, m.prescan);
-            for (let i = 0; i < m.lines.length; i++) onLine({ buf, start: m.starts[i], end: m.ends[i], line: m.lines[i] }, prescan, i);
+            let scan: { starts: Int32Array; ends: Int32Array; lines: Int32Array; prescan: CallLinePrescan }, count: number;
+            if (m.scan !== null) {
+              scan = { ...m.scan, prescan: new CallLinePrescan(0, m.scan.prescan) };
+              count = m.scan.lines.length;
+            } else {
+              // Handed over unscanned: this thread was about to idle.
+              scan = ownScan ??= new BlockScan();
+              ownScan.scan(buf, m.length, m.firstLine);
+              count = ownScan.count;
+            }
+            const { starts, ends, lines, prescan } = scan;
+            for (let i = 0; i < count; i++) onLine({ buf, start: starts[i], end: ends[i], line: lines[i] }, prescan, i);
             onChunk?.({ bytesRead: m.bytesRead, totalBytes });
             worker.postMessage('ack');
           } else if (m.type === 'end') {

@@ -8,12 +8,11 @@
 import { createReadStream } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createGunzip } from 'node:zlib';
-import { CallLinePrescan } from '../../load/scanned-call.ts';
-import { hasBom } from '../utf8.ts';
+import { BlockScan } from './block-scan.ts';
 import { forEachLineIn, LineBlocks } from './line-blocks.ts';
 import type { BlockMessage, WorkerData, WorkerMessage } from './messages.ts';
 
-const { file, blockSize, maxInFlight } = workerData as WorkerData;
+const { file, blockSize, maxInFlight, handOverAt } = workerData as WorkerData;
 const port = parentPort!;
 
 let inFlight = 0;
@@ -25,39 +24,30 @@ port.on('message', () => {
   resume = null;
 });
 
-const prescan = new CallLinePrescan(4096);
+const scanner = new BlockScan();
 let nextLine = 1;
 let bytesRead = 0;
 
 function sendBlock(block: Buffer, length: number): void {
-  let count = 0;
-  const starts: number[] = [], ends: number[] = [], lines: number[] = [];
-  nextLine = forEachLineIn(block, length, nextLine, (start, end, line) => {
-    if (count === prescan.capacity) prescan.reserve(2 * count, count);
-    // As loadLine does: a byte order mark opens line 1 and is not part of the record.
-    const from = line === 1 && hasBom(block, start, end) ? start + 3 : start;
-    prescan.prescan(block, from, end, count);
-    starts.push(start);
-    ends.push(end);
-    lines.push(line);
-    count++;
-  });
-  const message: BlockMessage = {
-    type: 'block',
-    block: block.buffer as ArrayBuffer,
-    length,
-    starts: Int32Array.from(starts),
-    ends: Int32Array.from(ends),
-    lines: Int32Array.from(lines),
-    prescan: prescan.arrays(count),
-    bytesRead,
-  };
-  const p = message.prescan;
+  const firstLine = nextLine;
+  // The main thread idles unless it gets work at once: it scans this block itself, while this
+  // thread goes on with the next.
+  const handOver = inFlight <= handOverAt;
+  let scan: BlockMessage['scan'] = null;
+  if (handOver) nextLine = forEachLineIn(block, length, nextLine, () => {});
+  else {
+    nextLine = scanner.scan(block, length, nextLine);
+    scan = scanner.copies();
+  }
+  const message: BlockMessage = { type: 'block', block: block.buffer as ArrayBuffer, length, firstLine, scan, bytesRead };
+  const transfer: ArrayBuffer[] = [message.block];
+  if (scan !== null) {
+    const p = scan.prescan;
+    transfer.push(scan.starts.buffer as ArrayBuffer, scan.ends.buffer as ArrayBuffer, scan.lines.buffer as ArrayBuffer);
+    for (const a of [p.kinds, p.starts, p.ends, p.flags, p.errorCounts, p.ok, p.micros]) transfer.push(a.buffer as ArrayBuffer);
+  }
   inFlight++;
-  port.postMessage(message satisfies WorkerMessage, [
-    message.block, message.starts.buffer, message.ends.buffer, message.lines.buffer,
-    p.kinds.buffer, p.starts.buffer, p.ends.buffer, p.flags.buffer, p.errorCounts.buffer, p.ok.buffer, p.micros.buffer,
-  ] as ArrayBuffer[]);
+  port.postMessage(message satisfies WorkerMessage, transfer);
 }
 
 const blocks = new LineBlocks(blockSize, sendBlock);
