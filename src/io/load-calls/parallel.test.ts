@@ -8,6 +8,7 @@ import { FixtureError } from '../../core/errors.ts';
 import { createEngine } from '../../engine.ts';
 import { forEachLine, type LineRef } from '../lines.ts';
 import { loadFixtures } from '../load-fixtures.ts';
+import { FIELD_COUNT } from '../../core/json/call-line-scan.ts';
 import { forEachPrescannedLine } from './parallel.ts';
 import { callsFingerprint } from './store-fingerprint.testing.ts';
 
@@ -96,6 +97,29 @@ test('lines reach the caller as forEachLine gives them, across blocks of any siz
     await forEachPrescannedLine(file, ({ buf, start, end, line }) => void got.push([line, buf.toString('latin1', start, end)]), undefined, blockSize);
     assert.deepEqual(got, expected);
   }
+});
+
+/** Per line: its number, bytes and prescan, as forEachPrescannedLine gives them. */
+async function prescans(file: string, blockSize: number, handOverAt: number): Promise<unknown[]> {
+  const out: unknown[] = [];
+  await forEachPrescannedLine(file, ({ buf, start, end, line }, p, slot) => {
+    // What a consumer reads: nothing past the verdict of a refused line, no span of an absent field.
+    if (p.ok[slot] !== 1) return void out.push([line, buf.toString('latin1', start, end), 'refused']);
+    const kinds = Array.from(p.kinds.subarray(slot * FIELD_COUNT, (slot + 1) * FIELD_COUNT));
+    const spans = kinds.map((kind, f) => (kind === 0 ? null : [p.starts[slot * FIELD_COUNT + f] - start, p.ends[slot * FIELD_COUNT + f] - start]));
+    out.push([
+      line, buf.toString('latin1', start, end), p.flags[slot], p.errorCounts[slot], Array.from(p.micros.subarray(3 * slot, 3 * slot + 3)),
+      kinds, spans, p.inputRefs[slot], p.outputRefs[slot],
+    ]);
+  }, undefined, blockSize, handOverAt);
+  return out;
+}
+
+test('blocks the main thread scans itself (handed over) give the prescans the worker gives', async () => {
+  const file = write(callsText(300) + '\n{"id": \n' + call(301, { inputs: { a: REF, b: [REF] } }) + '\n');
+  const byWorker = await prescans(file, 2048, -1);
+  assert.ok(byWorker.length > 300);
+  for (const handOverAt of [0, 1, 100]) assert.deepEqual(await prescans(file, 2048, handOverAt), byWorker);
 });
 
 test('an exception from the caller stops the reading', async () => {

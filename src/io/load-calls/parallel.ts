@@ -19,8 +19,8 @@ import type { WorkerData, WorkerMessage } from './messages.ts';
 export const PARALLEL_MIN_BYTES = 8 << 20;
 const BLOCK_SIZE = 4 << 20;
 const MAX_IN_FLIGHT = 8;
-/** See WorkerData.handOverAt. */
-const HAND_OVER_AT = Number(process.env.TQ_HANDOVER ?? 0);
+/** See WorkerData.handOverAt: a block goes over unscanned when the main thread has none queued. */
+const HAND_OVER_AT = 0;
 
 /**
  * Starts the worker. From the build, its worker.js. From the TypeScript sources, the build's

@@ -1,9 +1,11 @@
 /**
  * The worker thread of a parallel calls load (see parallel.ts): reads the file (gunzipping
  * it when it ends in .gz), packs it into blocks of whole lines and prescans every line of a
- * block (UTF-8, JSON scan, datetimes, refs) into typed arrays. Each block goes to the main
- * thread with its arrays, transferred; at most a few blocks are in flight, so a slow main
- * thread holds the reading back instead of piling blocks up.
+ * block (UTF-8, JSON scan, datetimes, refs: BlockScan) into typed arrays. Each block goes to
+ * the main thread with its arrays, transferred; at most a few blocks are in flight, so a slow
+ * main thread holds the reading back instead of piling blocks up. When the main thread has no
+ * block queued (it would idle), the block goes over unscanned and the main thread scans it
+ * itself while this thread scans the next: both cores scan when the scan is the slower part.
  */
 import { createReadStream } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
