@@ -65,8 +65,6 @@ const NULL_OP = -1;
 export const BODY_PARTS = ['attributes', 'inputs', 'output', 'summary'] as const;
 const PART_INDEX: Record<keyof CallBody, number> = { attributes: 0, inputs: 1, output: 2, summary: 3 };
 const PART_KEY_BYTES = BODY_PARTS.map((k) => new TextEncoder().encode(k));
-/** Parts at least this long are copied by TypedArray.set, shorter ones byte by byte. */
-const COPY_BY_SET = 512;
 /** Span offsets are kept as uint16: longer bodies are scanned every time instead. */
 const SPAN_LIMIT = 0xffff;
 const ABSENT = 0xffff;
@@ -256,47 +254,66 @@ export class CallTable {
    * load() keeping only the line's four JSON parts: the body stored is
    * `{"attributes":…,"inputs":…,"output":…,"summary":…}` (the parts present, their bytes as they
    * are), which is all that body() and the part readers look at: the line's other fields live in
-   * the columns. On a typical call that is about half the line. `spans` are the parts' (start,
-   * end) byte offsets in `line` in BODY_PARTS order, -1 for an absent part, as a scan that
-   * validated the line found them (trimmed values, a repeated key's last occurrence); the new
-   * body's spans are handed to setPartByteSpans at once. `derived` gives what the row's columns
-   * take from the JSON parts, found by the same scan without building them.
+   * the columns. On a typical call that is about half the line. When the line holds the parts in
+   * that order, the body is the line's run of members from the first part's key to the last
+   * part's value, in braces: one copy, and the few fields between the parts (a line's
+   * `exception`, say) ride along unread, as they do in a body stored whole (load()). `spans`
+   * are the parts' (start, end) byte offsets in `line` in BODY_PARTS order, -1 for an absent
+   * part, as a scan that validated the line found them (trimmed values, a repeated key's last
+   * occurrence: the scan refuses repeated or escaped top-level keys, so each part's key is
+   * spelled plainly once); the new body's spans are handed to setPartByteSpans at once.
+   * `derived` gives what the row's columns take from the JSON parts, found by the same scan
+   * without building them.
    */
   loadParts(record: CallRecordPart, line: Uint8Array, spans: ArrayLike<number>, derived?: DerivedColumns): number {
     if (this.byId.has(record.id)) throw new DuplicateCallError(record.id);
-    // {"key":value,"key":value}: braces, and per part its key in quotes, a colon and a comma
-    // (one comma too many counted when any part is present: the room is only an upper bound).
-    let length = 2;
-    for (let k = 0; k < 4; k++) if (spans[2 * k] >= 0) length += PART_KEY_BYTES[k].length + 4 + spans[2 * k + 1] - spans[2 * k];
-    // Written straight into the arena, the parts copied from the line's bytes.
-    const body = this.arena.reserve(length);
-    const chunk = this.arena.currentChunk, offset = this.arena.usedBytes;
     const bodySpans = this.spanScratch;
-    let at = offset;
-    body[at++] = 0x7b; // {
-    for (let k = 0; k < 4; k++) {
-      const start = spans[2 * k];
-      if (start < 0) {
-        bodySpans[2 * k] = bodySpans[2 * k + 1] = -1;
-        continue;
-      }
-      if (at > offset + 1) body[at++] = 0x2c; // ,
-      body[at++] = 0x22; // "
-      const key = PART_KEY_BYTES[k];
-      for (let j = 0; j < key.length; j++) body[at++] = key[j];
-      body[at++] = 0x22;
-      body[at++] = 0x3a; // :
-      bodySpans[2 * k] = at - offset;
-      const end = spans[2 * k + 1];
-      // A loop beats set() on the short parts most calls have (set takes a view per copy).
-      if (end - start < COPY_BY_SET) for (let j = start; j < end; j++) body[at++] = line[j];
-      else {
+    const run = memberRun(line, spans);
+    let body: Uint8Array, chunk: number, offset: number, at: number;
+    if (run >= 0) {
+      // {<the line's bytes from the first part's key to the last part's value>}
+      let last = 3;
+      while (spans[2 * last] < 0) last--;
+      const runEnd = spans[2 * last + 1];
+      body = this.arena.reserve(runEnd - run + 2);
+      chunk = this.arena.currentChunk;
+      offset = this.arena.usedBytes;
+      body[offset] = 0x7b; // {
+      body.set(line.subarray(run, runEnd), offset + 1);
+      at = offset + 1 + runEnd - run;
+      body[at++] = 0x7d; // }
+      for (let k = 0; k < 8; k++) bodySpans[k] = spans[k] < 0 ? -1 : spans[k] - run + 1;
+    } else {
+      // {"key":value,"key":value}: braces, and per part its key in quotes, a colon and a comma
+      // (one comma too many counted when any part is present: the room is only an upper bound).
+      let length = 2;
+      for (let k = 0; k < 4; k++) if (spans[2 * k] >= 0) length += PART_KEY_BYTES[k].length + 4 + spans[2 * k + 1] - spans[2 * k];
+      body = this.arena.reserve(length);
+      chunk = this.arena.currentChunk;
+      offset = this.arena.usedBytes;
+      at = offset;
+      body[at++] = 0x7b; // {
+      for (let k = 0; k < 4; k++) {
+        const start = spans[2 * k];
+        if (start < 0) {
+          bodySpans[2 * k] = bodySpans[2 * k + 1] = -1;
+          continue;
+        }
+        if (at > offset + 1) body[at++] = 0x2c; // ,
+        body[at++] = 0x22; // "
+        const key = PART_KEY_BYTES[k];
+        for (let j = 0; j < key.length; j++) body[at++] = key[j];
+        body[at++] = 0x22;
+        body[at++] = 0x3a; // :
+        bodySpans[2 * k] = at - offset;
+        const end = spans[2 * k + 1];
         body.set(line.subarray(start, end), at);
         at += end - start;
+        bodySpans[2 * k + 1] = at - offset;
       }
-      bodySpans[2 * k + 1] = at - offset;
+      body[at++] = 0x7d; // }
     }
-    body[at++] = 0x7d; // }
+    // Written straight into the arena; kept only once the row is in.
     const row = this.appendRow(record, record, derived);
     this.arena.commit(at - offset);
     this.bodyChunk.data[row] = chunk;
@@ -783,3 +800,33 @@ function errorCount(summary: Record<string, unknown> | null | undefined): number
   const v = (counts as Record<string, unknown>).error;
   return typeof v === 'number' ? v : NaN;
 }
+
+/**
+ * Where the run of members holding a line's parts starts (the opening quote of the first part's
+ * key) when the parts present appear in BODY_PARTS order; -1 when they do not (or none is).
+ * `spans` as loadParts takes them: the key before each value is spelled plainly.
+ */
+function memberRun(line: Uint8Array, spans: ArrayLike<number>): number {
+  let first = -1, previousEnd = -1;
+  for (let k = 0; k < 4; k++) {
+    const start = spans[2 * k];
+    if (start < 0) continue;
+    if (start < previousEnd) return -1;
+    previousEnd = spans[2 * k + 1];
+    if (first < 0) first = k;
+  }
+  if (first < 0) return -1;
+  // Back from the value over `"key"` ws `:` ws.
+  let j = spans[2 * first] - 1;
+  while (j >= 0 && isJsonSpace(line[j])) j--;
+  if (j < 0 || line[j] !== 0x3a) return -1;
+  j--;
+  while (j >= 0 && isJsonSpace(line[j])) j--;
+  const key = PART_KEY_BYTES[first];
+  const quote = j - key.length - 1;
+  if (quote < 0 || line[j] !== 0x22 || line[quote] !== 0x22) return -1;
+  for (let k = 0; k < key.length; k++) if (line[quote + 1 + k] !== key[k]) return -1;
+  return quote;
+}
+
+const isJsonSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
