@@ -87,7 +87,7 @@ export class CallLinePrescan extends CallLineScan implements CallLinePrescanArra
    * may take it (valid UTF-8, a JSON object the scanner reads, datetimes that parse).
    */
   prescan(buf: Uint8Array, start: number, end: number, slot: number): boolean {
-    const ok = isUtf8(buf.subarray(start, end)) && this.scan(buf, start, end, slot) && this.readDatetimes(buf, slot);
+    const ok = isUtf8(view(buf, start, end)) && this.scan(buf, start, end, slot) && this.readDatetimes(buf, slot);
     this.ok[slot] = ok ? 1 : 0;
     const flags = ok ? this.flags[slot] : 0;
     this.inputRefs[slot] = flags & FLAG.INPUTS_REFS ? this.refsOf(buf, slot, 0) : undefined;
@@ -100,7 +100,16 @@ export class CallLinePrescan extends CallLineScan implements CallLinePrescanArra
    * string the scan found when it could vouch for it, else from the parsed part.
    */
   private refsOf(buf: Uint8Array, slot: number, part: number): string[] {
-    if (this.refCount[part] === 1 && this.refUnsure[part] === 0) return extractRefs(utf8.decode(buf.subarray(this.refFrom[part], this.refTo[part])));
+    if (this.refCount[part] === 1 && this.refUnsure[part] === 0) {
+      const text = utf8.decode(view(buf, this.refFrom[part], this.refTo[part]));
+      // Calls name the same few objects over and over: whether a string is a ref is remembered.
+      let isRef = knownRefs.get(text);
+      if (isRef === undefined) {
+        if (knownRefs.size >= KNOWN_REFS_MAX) knownRefs.clear();
+        knownRefs.set(text, (isRef = extractRefs(text).length === 1));
+      }
+      return isRef ? [text] : [];
+    }
     if (part === 0) return extractRefs(this.parsePart(buf, slot, FIELD.inputs));
     return extractRefs(wrapOutput(this.parsePart(buf, slot, FIELD.output)));
   }
@@ -128,6 +137,13 @@ export class CallLinePrescan extends CallLineScan implements CallLinePrescanArra
     return true;
   }
 }
+
+/** Ref-like strings seen lately, and whether extractRefs keeps each (a bounded memo). */
+const knownRefs = new Map<string, boolean>();
+const KNOWN_REFS_MAX = 4096;
+
+/** `buf[from, to)` as a plain view (a Buffer's subarray takes a slow species lookup). */
+const view = (buf: Uint8Array, from: number, to: number) => new Uint8Array(buf.buffer, buf.byteOffset + from, to - from);
 
 /** The ASCII text of `buf[from, to)`, or '' (which no datetime parser takes) when a byte is not ASCII. */
 function ascii(buf: Uint8Array, from: number, to: number): string {
