@@ -262,3 +262,22 @@ test('loadParts stores the run of members holding the parts when they come in or
   assert.equal(t.bodyText(0), '{"inputs" :\t{"x":2} , "output": 3}');
   assert.deepEqual(t.bodyPartTexts(0), [null, '{"x":2}', '3', null]);
 });
+
+test('loadParts refuses a stored id and leaves the table as it was', () => {
+  const t = new CallTable();
+  const put = (o: Record<string, unknown>) => {
+    const buf = line(o);
+    const fast = fastCallRecord(scan, buf, 0, buf.length)!;
+    return t.loadParts(fast.record, buf, partByteSpans(scan, 0, 0, new Int32Array(8)), fast.derived);
+  };
+  assert.equal(put({ ...base, id: 'a', inputs: { x: 1 } }), 0);
+  assert.equal(put({ ...base, id: 'b' }), 1);
+  assert.throws(() => put({ ...base, id: 'a', inputs: { x: 2 } }), /duplicate call id a/);
+  assert.equal(t.size, 2);
+  assert.equal(t.rowOf('a'), 0);
+  assert.equal(t.rowOf('b'), 1);
+  assert.deepEqual([...t.byId], [['a', 0], ['b', 1]]);
+  assert.equal(t.bodyText(0), '{"inputs":{"x":1}}');
+  assert.equal(put({ ...base, id: 'c', trace_id: 't' }), 2);
+  assert.equal(t.traceIds[2], t.traceIds[0]);
+});
