@@ -266,7 +266,7 @@ export class CallTable {
    * without building them.
    */
   loadParts(record: CallRecordPart, line: Uint8Array, spans: ArrayLike<number>, derived?: DerivedColumns): number {
-    this.claimId(record.id);
+    if (this.byId.has(record.id)) throw new DuplicateCallError(record.id);
     const bodySpans = this.spanScratch;
     const run = memberRun(line, spans);
     let body: Uint8Array, chunk: number, offset: number, at: number;
@@ -314,7 +314,7 @@ export class CallTable {
       body[at++] = 0x7d; // }
     }
     // Written straight into the arena; kept only once the row is in.
-    const row = this.appendRow(record, record, derived, true);
+    const row = this.appendRow(record, record, derived);
     this.arena.commit(at - offset);
     this.bodyChunk.data[row] = chunk;
     this.bodyOffset.data[row] = offset;
@@ -527,32 +527,17 @@ export class CallTable {
     return refs;
   }
 
-  /**
-   * Enters the id of the row about to be appended (loadParts) into byId: one lookup in what is
-   * the largest map of a load, where a check and then an insert would take two. An id already
-   * stored is a DuplicateCallError, with byId as it was (the stored row put back).
-   */
-  private claimId(id: string): void {
-    const byId = this.byId, size = byId.size;
-    byId.set(id, this.ids.length);
-    if (byId.size !== size) return;
-    byId.set(id, this.ids.indexOf(id));
-    throw new DuplicateCallError(id);
-  }
-
-  /** `idClaimed`: claimId() entered the id already. */
   private appendRow(
     s: CallStartPart,
     e: Omit<CallRecordPart, keyof CallStartPart>,
     { inputRefs, outputRefs, errorCount: statusErrors }: DerivedColumns = derivedColumns(s, e),
-    idClaimed = false,
   ): number {
     const row = this.ids.length;
     // Calls of a trace mostly come together: the previous row's shared string, without a lookup.
     const previousTrace = row > 0 ? this.traceIds[row - 1] : null;
     const traceId = previousTrace === s.trace_id ? previousTrace : this.share(s.trace_id);
     this.ids.push(s.id);
-    if (!idClaimed) this.byId.set(s.id, row);
+    this.byId.set(s.id, row);
     this.traceIds.push(traceId);
     this.parentIds.push(this.callIdString(s.parent_id));
     this.threadIds.push(this.share(s.thread_id));
