@@ -57,12 +57,16 @@ function threadStats(
   const { after_us: after, before_us: before } = window;
   const started = calls.startedAt.data;
   const ended = calls.endedAt.data;
+  const deleted = calls.deletedAt.data;
+  const skipDeleted = !rules.countDeletedTurns;
   let count = 0;
   let startTime = Infinity, firstRow = -1;
   let lastUpdated = -Infinity, lastRow = -1;
-  const durations: number[] = [];
-  for (const row of turnRows) {
-    if (!rules.countDeletedTurns && calls.isDeleted(row)) continue;
+  if (durations.length < turnRows.length) durations = new Float64Array(Math.max(turnRows.length, durations.length * 2));
+  let finished = 0;
+  for (let i = 0; i < turnRows.length; i++) {
+    const row = turnRows[i];
+    if (skipDeleted && deleted[row] === deleted[row]) continue; // not NaN: deleted
     const start = started[row];
     if ((after !== null && !(start > after)) || (before !== null && !(start < before))) continue;
     count++;
@@ -71,15 +75,15 @@ function threadStats(
       firstRow = row;
     }
     const end = ended[row];
-    if (Number.isNaN(end)) continue;
+    if (end !== end) continue; // NaN: still running
     if (end > lastUpdated) {
       lastUpdated = end;
       lastRow = row;
     }
-    durations.push(turnDurationMs(start, end));
+    durations[finished++] = turnDurationMs(start, end);
   }
   if (count === 0) return null;
-  const percentiles = p50p99(durations);
+  const percentiles = p50p99(durations.subarray(0, finished));
   return {
     thread_id: threadId,
     turn_count: count,
@@ -91,6 +95,9 @@ function threadStats(
     p99_turn_duration_ms: percentiles?.p99 ?? null,
   };
 }
+
+/** Scratch for one thread's turn durations, reused across threads (p50p99 sorts it in place). */
+let durations = new Float64Array(1024);
 
 /**
  * Where tq's thread rules differ from production's on purpose (semantics.md#threads,

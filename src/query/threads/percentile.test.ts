@@ -37,3 +37,11 @@ test('extreme levels pick the ends', () => {
   assert.equal(linearQuantile([1, 2, 3], 0), 1);
   assert.equal(linearQuantile([1, 2, 3], 1), 3);
 });
+
+test('a typed array (the aggregation scratch) gives the same answer, sorted in place', () => {
+  const values = [1000, 10, 30, 20];
+  const scratch = Float64Array.from([...values, -5]).subarray(0, 4);
+  assert.deepEqual(p50p99(scratch), p50p99(values));
+  assert.deepEqual([...scratch], [10, 20, 30, 1000]);
+  assert.equal(p50p99(new Float64Array(0)), null);
+});

@@ -19,9 +19,12 @@ export function linearQuantile(sorted: ArrayLike<number>, q: number): number {
   return gamma >= 0.5 ? b - diff * (1 - gamma) : a + diff * gamma;
 }
 
-/** p50 and p99 of unsorted values (sorts a copy); null for no values. */
-export function p50p99(values: readonly number[]): { p50: number; p99: number } | null {
+/**
+ * p50 and p99 of unsorted values; null for no values. A typed array is sorted in place (the
+ * caller's scratch), anything else is copied first.
+ */
+export function p50p99(values: readonly number[] | Float64Array): { p50: number; p99: number } | null {
   if (values.length === 0) return null;
-  const sorted = Float64Array.from(values).sort();
+  const sorted = values instanceof Float64Array ? values.sort() : Float64Array.from(values).sort();
   return { p50: linearQuantile(sorted, 0.5), p99: linearQuantile(sorted, 0.99) };
 }
