@@ -9,7 +9,7 @@
  */
 import { floorMillis } from '../../core/datetime.ts';
 import type { CallTable } from '../../store/call-table.ts';
-import { p50p99 } from './percentile.ts';
+import { linearQuantile, sortPrefix } from './percentile.ts';
 
 /** The statistics of one thread, datetimes in µs. */
 export interface ThreadStats {
@@ -83,7 +83,7 @@ function threadStats(
     durations[finished++] = turnDurationMs(start, end);
   }
   if (count === 0) return null;
-  const percentiles = p50p99(durations.subarray(0, finished));
+  sortPrefix(durations, finished);
   return {
     thread_id: threadId,
     turn_count: count,
@@ -91,12 +91,12 @@ function threadStats(
     last_updated: lastRow < 0 ? NaN : lastUpdated,
     first_turn_id: calls.ids[firstRow],
     last_turn_id: lastRow < 0 ? null : calls.ids[lastRow],
-    p50_turn_duration_ms: percentiles?.p50 ?? null,
-    p99_turn_duration_ms: percentiles?.p99 ?? null,
+    p50_turn_duration_ms: finished === 0 ? null : linearQuantile(durations, 0.5, finished),
+    p99_turn_duration_ms: finished === 0 ? null : linearQuantile(durations, 0.99, finished),
   };
 }
 
-/** Scratch for one thread's turn durations, reused across threads (p50p99 sorts it in place). */
+/** Scratch for one thread's turn durations, reused across threads (sorted in place). */
 let durations = new Float64Array(1024);
 
 /**
@@ -137,16 +137,18 @@ export function collectThreads(
   rules: ThreadRules = TQ_THREAD_RULES,
 ): ThreadStats[] {
   const out: ThreadStats[] = [];
-  const consider = (threadId: string, rows: readonly number[]) => {
-    const stats = threadStats(calls, threadId, rows, window, rules);
-    if (stats !== null && (stats.last_turn_id !== null || rules.dropUnfinishedAfterPaging)) out.push(stats);
-  };
+  const keepUnfinished = rules.dropUnfinishedAfterPaging;
   if (threadIds === null) {
-    for (const [threadId, rows] of calls.turnsByThread) consider(threadId, rows);
+    calls.turnsByThread.forEach((rows, threadId) => {
+      const stats = threadStats(calls, threadId, rows, window, rules);
+      if (stats !== null && (stats.last_turn_id !== null || keepUnfinished)) out.push(stats);
+    });
   } else {
     for (const threadId of threadIds) {
       const rows = threadId === '' ? emptyIdTurns(calls) : calls.turnsByThread.get(threadId);
-      if (rows !== undefined && rows.length > 0) consider(threadId, rows);
+      if (rows === undefined || rows.length === 0) continue;
+      const stats = threadStats(calls, threadId, rows, window, rules);
+      if (stats !== null && (stats.last_turn_id !== null || keepUnfinished)) out.push(stats);
     }
   }
   return out;
