@@ -30,9 +30,15 @@ export function firstKeyCandidates(cols: SortColumns, descending: boolean, at: I
 
   // One pass counts the groups and, for the common case that the first group (present
   // numbers) holds k rows, keeps its k best signed floats in a max-heap (worst at the root).
+  // The root only ever falls, so every row that ends up within the final bar was within the
+  // root when it was read: those rows are noted (a few times k on most orders), sparing a
+  // second pass over the table unless there are too many of them.
   const counts = [0, 0, 0, 0, 0, 0];
   const heap = new Float64Array(k <= HEAP_LIMIT ? k : 0);
   let size = 0;
+  const noteLimit = n >> 3;
+  let noted = new Int32Array(Math.min(noteLimit, 4 * k + 1024));
+  let notes = 0;
   for (let j = 0; j < n; j++) {
     const p = at[j];
     const g = (present[p] === 1 ? 0 : 3) + tier[p];
@@ -41,9 +47,28 @@ export function firstKeyCandidates(cols: SortColumns, descending: boolean, at: I
     const r = sign * float[p];
     if (size < k) heapPush(heap, size++, r);
     else if (r < heap[0]) heapReplaceRoot(heap, k, r);
+    else if (r > heap[0]) continue;
+    if (notes < 0) continue;
+    if (notes === noted.length) {
+      if (notes >= noteLimit) {
+        notes = -1; // too many: the second pass decides
+        continue;
+      }
+      const grown = new Int32Array(Math.min(noteLimit, notes * 2));
+      grown.set(noted);
+      noted = grown;
+    }
+    noted[notes++] = p;
   }
   let g = 0, before = 0;
   while (before + counts[g] < k) before += counts[g++];
+
+  if (g === 0 && heap.length > 0 && notes >= 0) {
+    const bar = heap[0];
+    let kept = 0;
+    for (let i = 0; i < notes; i++) if (sign * float[noted[i]] <= bar) noted[kept++] = noted[i];
+    return noted.slice(0, kept);
+  }
 
   // Within G, numbers: the m-th smallest signed float among G's rows is the bar (m = what G
   // must supply); otherwise all of G is kept (its rows tie on both keys).
@@ -53,14 +78,20 @@ export function firstKeyCandidates(cols: SortColumns, descending: boolean, at: I
     if (g === 0 && heap.length > 0) bar = heap[0];
     else bar = m <= HEAP_LIMIT ? boundedMth(cols, at, g, sign, m) : copiedMth(cols, at, g, sign, counts[g], m);
   }
-  const kept = new Int32Array(n);
-  size = 0;
+  let kept = 0;
   for (let j = 0; j < n; j++) {
     const p = at[j];
     const pg = (present[p] === 1 ? 0 : 3) + tier[p];
-    if (pg < g || (pg === g && sign * float[p] <= bar)) kept[size++] = p;
+    if (pg < g || (pg === g && sign * float[p] <= bar)) kept++;
   }
-  return size >= n / 2 ? null : kept.slice(0, size);
+  if (kept >= n / 2) return null;
+  const out = new Int32Array(kept);
+  for (let j = 0, i = 0; j < n; j++) {
+    const p = at[j];
+    const pg = (present[p] === 1 ? 0 : 3) + tier[p];
+    if (pg < g || (pg === g && sign * float[p] <= bar)) out[i++] = p;
+  }
+  return out;
 }
 
 /** The m-th smallest signed float of the rows in group `g`, through a max-heap of the m best. */
