@@ -33,21 +33,35 @@ export function firstKeyCandidates(cols: SortColumns, descending: boolean, at: I
   // The root only ever falls, so every row that ends up within the final bar was within the
   // root when it was read: those rows are noted (a few times k on most orders), sparing a
   // second pass over the table unless there are too many of them.
+  // Rows of the other groups are counted in `counts`; the first group's count stays in a
+  // local (an increment of one array slot per row would wait on the previous one).
   const counts = [0, 0, 0, 0, 0, 0];
+  let firstGroup = 0;
   const heap = new Float64Array(k <= HEAP_LIMIT ? k : 0);
-  let size = 0;
+  const heaped = heap.length > 0;
+  let size = 0, root = Infinity;
   const noteLimit = n >> 3;
   let noted = new Int32Array(Math.min(noteLimit, 4 * k + 1024));
   let notes = 0;
+  // Every position listed (no filter, no missing body): position j is row j, no lookup needed.
+  const identity = n === present.length;
   for (let j = 0; j < n; j++) {
-    const p = at[j];
-    const g = (present[p] === 1 ? 0 : 3) + tier[p];
-    counts[g]++;
-    if (g !== 0 || heap.length === 0) continue;
+    const p = identity ? j : at[j];
+    if (present[p] !== 1 || tier[p] !== FLOAT_NUMBER) {
+      counts[(present[p] === 1 ? 0 : 3) + tier[p]]++;
+      continue;
+    }
+    firstGroup++;
+    if (!heaped) continue;
     const r = sign * float[p];
-    if (size < k) heapPush(heap, size++, r);
-    else if (r < heap[0]) heapReplaceRoot(heap, k, r);
-    else if (r > heap[0]) continue;
+    if (r > root) continue;
+    if (size < k) {
+      heapPush(heap, size++, r);
+      if (size === k) root = heap[0];
+    } else if (r < root) {
+      heapReplaceRoot(heap, k, r);
+      root = heap[0];
+    }
     if (notes < 0) continue;
     if (notes === noted.length) {
       if (notes >= noteLimit) {
@@ -60,6 +74,7 @@ export function firstKeyCandidates(cols: SortColumns, descending: boolean, at: I
     }
     noted[notes++] = p;
   }
+  counts[0] = firstGroup;
   let g = 0, before = 0;
   while (before + counts[g] < k) before += counts[g++];
 
