@@ -95,3 +95,20 @@ test('the groups: present numbers, then NaN, then no float; then the missing row
   assert.equal(firstKeyCandidates(cols, true, positions, 6), null);
   assert.equal(firstKeyCandidates(cols, true, positions, 0), null);
 });
+
+test('rows tied with the bar that arrive after the heap is full stay candidates (their text decides)', () => {
+  const n = 10_000;
+  const cols: SortColumns = { present: new Uint8Array(n).fill(1), tier: new Uint8Array(n), float: new Float64Array(n).fill(9), text: new Array<string>(n).fill('m') };
+  // Ten early rows fill the heap at 5; ten late rows tie with them at 5 and win on the text.
+  for (let i = 0; i < 10; i++) {
+    cols.float[i] = 5;
+    cols.text[i] = 'z';
+    cols.float[9000 + i] = 5;
+    cols.text[9000 + i] = 'a';
+  }
+  const positions = Int32Array.from({ length: n }, (_, i) => i);
+  const { all, pruned, ranked } = both([cols], ['asc'], positions, 0, 10);
+  assert.deepEqual(all, Array.from({ length: 10 }, (_, i) => 9000 + i));
+  assert.deepEqual(pruned, all);
+  assert.equal(ranked?.length, 20);
+});
