@@ -32,9 +32,9 @@ export function firstKeyCandidates(cols: SortColumns, descending: boolean, at: I
   // numbers) holds k rows, keeps its k best signed floats in a max-heap (worst at the root).
   // The root only ever falls, so every row that ends up within the final bar was within the
   // root when it was read: those rows are noted (a few times k on most orders), sparing a
-  // second pass over the table unless there are too many of them.
-  // Rows of the other groups are counted in `counts`; the first group's count stays in a
-  // local (an increment of one array slot per row would wait on the previous one).
+  // second pass over the table unless there are too many of them. The other groups are
+  // counted in `counts`, the first in a local (an increment of one array slot per row would
+  // wait on the previous one).
   const counts = [0, 0, 0, 0, 0, 0];
   let firstGroup = 0;
   const heap = new Float64Array(k <= HEAP_LIMIT ? k : 0);
@@ -78,7 +78,7 @@ export function firstKeyCandidates(cols: SortColumns, descending: boolean, at: I
   let g = 0, before = 0;
   while (before + counts[g] < k) before += counts[g++];
 
-  if (g === 0 && heap.length > 0 && notes >= 0) {
+  if (g === 0 && heaped && notes >= 0) {
     const bar = heap[0];
     let kept = 0;
     for (let i = 0; i < notes; i++) if (sign * float[noted[i]] <= bar) noted[kept++] = noted[i];
@@ -90,7 +90,7 @@ export function firstKeyCandidates(cols: SortColumns, descending: boolean, at: I
   let bar = Infinity;
   if (g % 3 === FLOAT_NUMBER) {
     const m = k - before;
-    if (g === 0 && heap.length > 0) bar = heap[0];
+    if (g === 0 && heaped) bar = heap[0];
     else bar = m <= HEAP_LIMIT ? boundedMth(cols, at, g, sign, m) : copiedMth(cols, at, g, sign, counts[g], m);
   }
   let kept = 0;
