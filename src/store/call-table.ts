@@ -10,7 +10,7 @@
 import { parseExact, stringifyExact } from '../core/json/exact.ts';
 import { mentionsWeaveOrEscape, topLevelValueByteSpans } from '../core/json/byte-spans.ts';
 import { extractRefs } from '../core/refs.ts';
-import { addToIndex, ByteArena, Float64Column, Int32Column, Interner, MultiIndex, removeFromIndex, SparseColumn } from './columns.ts';
+import { addToIndex, ByteArena, Float64Column, Int32Column, Interner, MultiIndex, removeFromIndex, SparseColumn, type StringTable } from './columns.ts';
 import type { CallTableImage, SparseNumbers, SparseStringLists, SparseStrings } from './snapshot-image.ts';
 import { isPlainObject } from '../core/plain-object.ts';
 
@@ -90,12 +90,83 @@ export class DuplicateCallError extends Error {
 }
 
 export class CallTable {
-  // Identity and relations.
-  readonly ids: string[] = [];
-  readonly traceIds: string[] = [];
-  readonly parentIds: Array<string | null> = [];
-  readonly threadIds: Array<string | null> = [];
-  readonly turnIds: Array<string | null> = [];
+  // Identity and relations: the per-row string columns (ids, trace, parent, thread, turn and
+  // user ids). A loaded table holds them as arrays. A table restored from a load snapshot holds
+  // string numbers into the snapshot's strings (`restoredText`) instead: id(row), traceId(row),
+  // ... make one row's string, and the arrays (ids, traceIds, ...) are made whole when first
+  // asked for. A query that reads a page of rows never makes a million strings.
+  private idList: string[] | null = [];
+  private traceIdList: string[] | null = [];
+  private parentIdList: Array<string | null> | null = [];
+  private threadIdList: Array<string | null> | null = [];
+  private turnIdList: Array<string | null> | null = [];
+  private userIdList: Array<string | null> | null = [];
+  /** The string numbers of the columns not made into arrays yet (after a restore). */
+  private restoredText: RestoredText | null = null;
+
+  get ids(): string[] {
+    return this.idList ?? (this.idList = this.madeColumn('ids') as string[]);
+  }
+  get traceIds(): string[] {
+    return this.traceIdList ?? (this.traceIdList = this.madeColumn('traceIds') as string[]);
+  }
+  get parentIds(): Array<string | null> {
+    return this.parentIdList ?? (this.parentIdList = this.madeColumn('parentIds'));
+  }
+  get threadIds(): Array<string | null> {
+    return this.threadIdList ?? (this.threadIdList = this.madeColumn('threadIds'));
+  }
+  get turnIds(): Array<string | null> {
+    return this.turnIdList ?? (this.turnIdList = this.madeColumn('turnIds'));
+  }
+  /** Nullable, but set on nearly every call. */
+  get userIds(): Array<string | null> {
+    return this.userIdList ?? (this.userIdList = this.madeColumn('userIds'));
+  }
+
+  /** One row's id (no column is made whole for it). */
+  id(row: number): string {
+    const list = this.idList;
+    return list !== null ? list[row] : this.restoredText!.strings.get(this.restoredText!.ids![row]);
+  }
+  traceId(row: number): string {
+    const list = this.traceIdList;
+    return list !== null ? list[row] : this.restoredText!.strings.get(this.restoredText!.traceIds![row]);
+  }
+  parentId(row: number): string | null {
+    const list = this.parentIdList;
+    return list !== null ? list[row] : this.restoredText!.strings.nullable(this.restoredText!.parentIds![row]);
+  }
+  threadId(row: number): string | null {
+    const list = this.threadIdList;
+    return list !== null ? list[row] : this.restoredText!.strings.nullable(this.restoredText!.threadIds![row]);
+  }
+  turnId(row: number): string | null {
+    const list = this.turnIdList;
+    return list !== null ? list[row] : this.restoredText!.strings.nullable(this.restoredText!.turnIds![row]);
+  }
+  userId(row: number): string | null {
+    const list = this.userIdList;
+    return list !== null ? list[row] : this.restoredText!.strings.nullable(this.restoredText!.userIds![row]);
+  }
+  /** Whether a row is a trace root (parent_id null), without making its parent's string. */
+  isRoot(row: number): boolean {
+    const list = this.parentIdList;
+    return list !== null ? list[row] === null : this.restoredText!.parentIds![row] === -1;
+  }
+
+  /** A restored column made whole (its string numbers are then dropped). */
+  private madeColumn(name: RestoredColumn): Array<string | null> {
+    const text = this.restoredText!;
+    const numbers = text[name]!;
+    const strings = text.strings;
+    const n = this.restoredRows; // exactly the rows restored: an append makes every column whole first
+    const out = new Array<string | null>(n);
+    for (let r = 0; r < n; r++) out[r] = strings.nullable(numbers[r]);
+    text[name] = null;
+    return out;
+  }
+
   readonly opNames = new Interner();
   readonly opIndex = new Int32Column();
 
@@ -114,8 +185,6 @@ export class CallTable {
   readonly runIds = new SparseColumn<string>();
   readonly inputRefs = new SparseColumn<string[]>();
   readonly outputRefs = new SparseColumn<string[]>();
-  /** Nullable, but set on nearly every call. */
-  readonly userIds: Array<string | null> = [];
 
   // JSON bodies: arena handle per row.
   private readonly arena = new ByteArena();
@@ -130,8 +199,8 @@ export class CallTable {
    * the parts' bytes without looking at the rest of the body. A body of 64 KiB or more is
    * scanned on every read instead. Allocated on first use.
    */
-  private partSpans = new Uint16Array(0);
-  private partSpansKnown = new Uint8Array(0);
+  private partSpans: Uint16Array = new Uint16Array(0);
+  private partSpansKnown: Uint8Array = new Uint8Array(0);
   private readonly spanScratch = new Int32Array(8);
   /** Where loadParts() assembles a body before it is copied into the arena. */
   private bodyScratch = Buffer.allocUnsafe(0);
@@ -180,7 +249,7 @@ export class CallTable {
   startVersion = 0;
 
   get size(): number {
-    return this.ids.length;
+    return this.opIndex.length;
   }
 
   rowOf(id: string): number | undefined {
@@ -399,7 +468,7 @@ export class CallTable {
   setPartByteSpans(row: number, spans: ArrayLike<number>): void {
     if (this.bodyLength.data[row] >= SPAN_LIMIT) return;
     if (row >= this.partSpansKnown.length) {
-      const cap = Math.max(1024, Math.ceil(this.ids.length * 1.25), row + 1);
+      const cap = Math.max(1024, Math.ceil(this.size * 1.25), row + 1);
       const known = new Uint8Array(cap);
       known.set(this.partSpansKnown);
       const s = new Uint16Array(cap * 8);
@@ -604,6 +673,11 @@ export class CallTable {
       bodyOffset: offset,
       bodyLength: length,
       arenaChunks: extents.map((end, i) => this.arena.usedChunkBytes(i, end)),
+      partSpans: spansOf(this.partSpans, 8 * n),
+      partSpansKnown: spansOf(this.partSpansKnown, n),
+      arenaChecksums: new Int32Array(0),
+      startOrder: new Int32Array(0),
+      rootOrder: new Int32Array(0),
     };
   }
 
@@ -612,25 +686,33 @@ export class CallTable {
    * copied in, the indexes rebuilt row by row in insertion order. Derived caches (part spans)
    * start empty and fill on use, as after a load.
    */
-  restoreImage(image: CallTableImage, strings: readonly string[], arena: ByteArena): void {
+  restoreImage(image: CallTableImage, strings: StringTable, arena: ByteArena): void {
     if (this.size !== 0 || this.version !== 0) throw new Error('a snapshot restores into an empty call table only');
     const t = this as CallTable;
     const n = image.size;
-    const fill = (into: Array<string | null>, from: Int32Array, nullable = true) => {
+    const count = strings.count;
+    // The string numbers are checked here, once, in a typed loop; strings are made on use.
+    const check = (from: Int32Array, nullable: boolean) => {
+      if (from.length !== n) throw new RangeError(`snapshot: a string column holds ${from.length} rows, not ${n}`);
+      const least = nullable ? -1 : 0;
       for (let r = 0; r < n; r++) {
         const i = from[r];
-        if (i >= 0 && i < strings.length) into.push(strings[i]);
-        else if (i === -1 && nullable) into.push(null);
-        else throw new RangeError(`snapshot: string number ${i} out of range in row ${r}`);
+        if (i < least || i >= count) throw new RangeError(`snapshot: string number ${i} out of range in row ${r}`);
       }
+      return from;
     };
-    fill(t.ids, image.ids, false);
-    fill(t.traceIds, image.traceIds, false);
-    fill(t.parentIds, image.parentIds);
-    fill(t.threadIds, image.threadIds);
-    fill(t.turnIds, image.turnIds);
-    fill(t.userIds, image.userIds);
-    for (const i of image.opNames) t.opNames.id(strings[i]);
+    t.restoredText = {
+      strings,
+      ids: check(image.ids, false),
+      traceIds: check(image.traceIds, false),
+      parentIds: check(image.parentIds, true),
+      threadIds: check(image.threadIds, true),
+      turnIds: check(image.turnIds, true),
+      userIds: check(image.userIds, true),
+    };
+    t.idList = t.traceIdList = null;
+    t.parentIdList = t.threadIdList = t.turnIdList = t.userIdList = null;
+    for (const i of image.opNames) t.opNames.id(strings.get(i));
     // Views of the snapshot's bytes, not copies (an append past them grows into a new array).
     const f64 = (c: Float64Column, from: Float64Array) => {
       c.data = from;
@@ -647,13 +729,13 @@ export class CallTable {
     f64(t.statusErrorCount, image.statusErrorCount);
     // Sparse cells are made when first read (most queries read a few rows of them).
     const numbers = (c: SparseColumn<number>, from: SparseNumbers) => c.restore(from.rows, (k) => from.values[k]);
-    const texts = (c: SparseColumn<string>, from: SparseStrings) => c.restore(from.rows, (k) => strings[from.values[k]]);
+    const texts = (c: SparseColumn<string>, from: SparseStrings) => c.restore(from.rows, (k) => strings.get(from.values[k]));
     const lists = (c: SparseColumn<string[]>, from: SparseStringLists) => {
       const starts = new Int32Array(from.counts.length + 1);
       for (let k = 0; k < from.counts.length; k++) starts[k + 1] = starts[k] + from.counts[k];
       c.restore(from.rows, (k) => {
         const list: string[] = [];
-        for (let at = starts[k]; at < starts[k + 1]; at++) list.push(strings[from.values[at]]);
+        for (let at = starts[k]; at < starts[k + 1]; at++) list.push(strings.get(from.values[at]));
         return list;
       });
     };
@@ -668,6 +750,11 @@ export class CallTable {
     i32(t.bodyChunk, image.bodyChunk);
     i32(t.bodyOffset, image.bodyOffset);
     i32(t.bodyLength, image.bodyLength);
+    if (image.partSpansKnown.length > 0) {
+      checkPartSpans(image);
+      t.partSpansKnown = image.partSpansKnown;
+      t.partSpans = image.partSpans;
+    }
     // The indexes and shared strings are built from these columns when first used.
     t.restoredRows = n;
     // The MultiIndexes are handed out unbuilt (a filter takes them before knowing it needs them).
@@ -695,22 +782,22 @@ export class CallTable {
     const target = this.indexes[name];
     if (target instanceof MultiIndex) (built as unknown as Record<string, unknown>)[name] = target;
     const n = this.restoredRows;
-    const { ids, traceIds, parentIds, threadIds, turnIds, userIds } = this;
-    if (name === 'byId') for (let r = 0; r < n; r++) built.byId.set(ids[r], r);
-    else if (name === 'byTrace') for (let r = 0; r < n; r++) built.byTrace.add(traceIds[r], r);
+    // Each index reads only its own columns, row by row (no other column is made whole).
+    if (name === 'byId') for (let r = 0; r < n; r++) built.byId.set(this.id(r), r);
+    else if (name === 'byTrace') for (let r = 0; r < n; r++) built.byTrace.add(this.traceId(r), r);
     else if (name === 'byOp') for (let r = 0, ops = this.opIndex.data; r < n; r++) built.byOp.add(ops[r], r);
-    else if (name === 'byParent') for (let r = 0; r < n; r++) parentIds[r] !== null && built.byParent.add(parentIds[r]!, r);
-    else if (name === 'byThread') for (let r = 0; r < n; r++) threadIds[r] !== null && built.byThread.add(threadIds[r]!, r);
-    else if (name === 'byTurn') for (let r = 0; r < n; r++) turnIds[r] !== null && built.byTurn.add(turnIds[r]!, r);
+    else if (name === 'byParent') for (let r = 0; r < n; r++) this.parentId(r) !== null && built.byParent.add(this.parentId(r)!, r);
+    else if (name === 'byThread') for (let r = 0; r < n; r++) this.threadId(r) !== null && built.byThread.add(this.threadId(r)!, r);
+    else if (name === 'byTurn') for (let r = 0; r < n; r++) this.turnId(r) !== null && built.byTurn.add(this.turnId(r)!, r);
     else if (name === 'turnsByThread') {
       for (let r = 0; r < n; r++) {
-        const thread = threadIds[r];
-        if (thread !== null && thread !== '' && turnIds[r] === ids[r]) addToIndex(built.turnsByThread, thread, r);
+        const thread = this.threadId(r);
+        if (thread !== null && thread !== '' && this.turnId(r) === this.id(r)) addToIndex(built.turnsByThread, thread, r);
       }
     } else {
       // Only a dedupe cache for later writes: the distinct shared values, in any order.
       const shared = built.sharedStrings;
-      for (const col of [traceIds, threadIds, userIds]) for (let r = 0; r < n; r++) if (col[r] !== null) shared.set(col[r]!, col[r]!);
+      for (const col of [this.traceIds, this.threadIds, this.userIds]) for (let r = 0; r < n; r++) if (col[r] !== null) shared.set(col[r]!, col[r]!);
       for (const [, v] of this.runIds.entries()) shared.set(v, v);
       for (const col of [this.inputRefs, this.outputRefs]) for (const [, refs] of col.entries()) for (const ref of refs) shared.set(ref, ref);
     }
@@ -718,6 +805,37 @@ export class CallTable {
     return built[name];
   }
 }
+
+/**
+ * Restored part spans must describe the restored bodies: per known row, each part absent or
+ * (start, end) inside the body (the renderer copies those bytes as they are).
+ */
+function checkPartSpans(image: CallTableImage): void {
+  const n = image.size, spans = image.partSpans, known = image.partSpansKnown, lengths = image.bodyLength;
+  if (known.length !== n || spans.length !== 8 * n) throw new RangeError(`snapshot: part spans for ${known.length} rows, not ${n}`);
+  for (let r = 0; r < n; r++) {
+    const flags = known[r];
+    if (flags === 0) continue;
+    if ((flags & ~(SPANS_KNOWN | SUMMARY_CHECKED | SUMMARY_MENTIONS_WEAVE)) !== 0 || (flags & SPANS_KNOWN) === 0) throw new RangeError(`snapshot: row ${r}: bad part span flags`);
+    for (let at = 8 * r, end = at + 8; at < end; at += 2) {
+      const from = spans[at], to = spans[at + 1];
+      if (from === ABSENT && to === ABSENT) continue;
+      if (to < from || to > lengths[r]) throw new RangeError(`snapshot: row ${r}: part span outside its body`);
+    }
+  }
+}
+
+/** The first `length` entries of a part-span array (zeros past what was allocated: not known). */
+function spansOf<T extends Uint8Array | Uint16Array>(a: T, length: number): T {
+  if (a.length >= length) return a.subarray(0, length) as T;
+  const out = new (a.constructor as new (n: number) => T)(length);
+  out.set(a);
+  return out;
+}
+
+type RestoredColumn = 'ids' | 'traceIds' | 'parentIds' | 'threadIds' | 'turnIds' | 'userIds';
+/** A restored table's string columns not made whole yet: string numbers (-1: null) into `strings`. */
+type RestoredText = { strings: StringTable } & { [K in RestoredColumn]: Int32Array | null };
 
 function sparseNumbers(c: SparseColumn<number>): SparseNumbers {
   const rows: number[] = [], values: number[] = [];

@@ -135,6 +135,56 @@ export class ByteArena {
   }
 }
 
+/**
+ * The strings of a load snapshot (src/store/snapshot.ts): one encoded text and the offsets of
+ * each string in it (in characters of the text, string k is text[offsets[k], offsets[k+1])).
+ * A string is made when first asked for and kept, so a restored table that reads a hundred
+ * rows makes a few hundred strings, not millions; the same number always gives the same
+ * string object (shared, as a load shares repeated ids).
+ */
+export class StringTable {
+  private readonly made: Array<string | undefined>;
+  /** utf16le: offsets count UTF-16 units, two bytes each; latin1: one byte each. */
+  private readonly unitBytes: number;
+  /** utf8 text cannot be sliced by character offsets: it is decoded whole on first use. */
+  private decoded: string | null = null;
+
+  constructor(
+    private readonly bytes: Buffer,
+    readonly offsets: Int32Array,
+    private readonly encoding: 'latin1' | 'utf8' | 'utf16le',
+  ) {
+    this.made = new Array<string | undefined>(offsets.length - 1);
+    this.unitBytes = encoding === 'utf16le' ? 2 : 1;
+  }
+
+  get count(): number {
+    return this.offsets.length - 1;
+  }
+
+  /** String number `k` (0 <= k < count, checked by the caller). */
+  get(k: number): string {
+    const s = this.made[k];
+    return s !== undefined ? s : this.make(k);
+  }
+
+  /** String number `k`, or null for -1 (a nullable column's null). */
+  nullable(k: number): string | null {
+    return k === -1 ? null : this.get(k);
+  }
+
+  private make(k: number): string {
+    const from = this.offsets[k], to = this.offsets[k + 1];
+    let s: string;
+    if (this.encoding === 'utf8') {
+      this.decoded ??= this.bytes.toString('utf8');
+      s = this.decoded.slice(from, to);
+    } else s = this.bytes.toString(this.encoding, from * this.unitBytes, to * this.unitBytes);
+    this.made[k] = s;
+    return s;
+  }
+}
+
 /** Interns repeated strings (op names, trace ids, users) so each distinct value is stored once. */
 export class Interner {
   private readonly ids = new Map<string, number>();

@@ -11,9 +11,12 @@
  * SNAPSHOT_COVERAGE says, for every field, which of these it is; a test holds it to the classes.
  */
 import { holdsLosslessNumber, parseExact, stringifyExact } from '../core/json/exact.ts';
-import { ByteArena } from './columns.ts';
+import { ByteArena, StringTable } from './columns.ts';
+import { crc32 } from './snapshot-checksum.ts';
+import { adoptStartOrder, rootStartOrder, startOrder } from './start-order.ts';
 import type { FeedbackRow } from './project.ts';
 import type { Store } from './store.ts';
+import type { CallTable } from './call-table.ts';
 import type { CallTableImage } from './snapshot-image.ts';
 
 export type { CallTableImage, SparseNumbers, SparseStringLists, SparseStrings } from './snapshot-image.ts';
@@ -26,20 +29,25 @@ export type { CallTableImage, SparseNumbers, SparseStringLists, SparseStrings } 
 export const SNAPSHOT_COVERAGE = {
   CallTable: {
     imaged: [
-      'ids', 'traceIds', 'parentIds', 'threadIds', 'turnIds', 'userIds', 'opNames', 'opIndex',
+      'idList', 'traceIdList', 'parentIdList', 'threadIdList', 'turnIdList', 'userIdList', 'opNames', 'opIndex',
       'startedAt', 'endedAt', 'deletedAt', 'statusErrorCount',
       'runStep', 'runStepEnd', 'displayNames', 'exceptions', 'runIds', 'inputRefs', 'outputRefs',
       'arena', 'bodyChunk', 'bodyOffset', 'bodyLength',
+      // Derived from the bodies, but kept: a restored table does not scan them again.
+      'partSpans', 'partSpansKnown',
     ],
     /**
      * byId, byTrace, byParent, byThread, byTurn, byOp, turnsByThread and sharedStrings: rebuilt
      * from the imaged columns on first use, row by row as appendRow() fills them.
      */
     rebuilt: ['indexes'],
-    /** How many rows a restore brought (the lazily built indexes cover those). */
-    bookkeeping: ['restoredRows'],
-    /** Caches computed from the rows on first use; they start empty, as after a load. */
-    derived: ['partSpans', 'partSpansKnown', 'spanScratch', 'bodyScratch'],
+    /**
+     * How many rows a restore brought (the lazily built indexes cover those), and the string
+     * numbers of the string columns not made whole yet (the *List fields are null until then).
+     */
+    bookkeeping: ['restoredRows', 'restoredText'],
+    /** Scratch space; starts empty, as after a load. */
+    derived: ['spanScratch', 'bodyScratch'],
     /** Zero / empty after a fixture load; toImage() refuses a table where they are not. */
     emptyAfterLoad: ['pendingEnds', 'version', 'startVersion'],
   },
@@ -67,9 +75,11 @@ export const SNAPSHOT_COVERAGE = {
   ByteArena: { imaged: ['chunks'], bookkeeping: ['current', 'currentIndex', 'used', 'chunkSize', 'chunkReader'], derived: ['views'] },
 } as const;
 
-type Block = Int32Array | Float64Array;
+type Block = Int32Array | Float64Array | Uint16Array | Uint8Array;
+type BlockType = 'i32' | 'f64' | 'u16' | 'u8';
+const WIDTH: Record<BlockType, number> = { i32: 4, f64: 8, u16: 2, u8: 1 };
 /** The typed arrays of one image, in file order. */
-const BLOCKS: ReadonlyArray<[string, 'i32' | 'f64']> = [
+const BLOCKS: ReadonlyArray<[string, BlockType]> = [
   ['ids', 'i32'], ['traceIds', 'i32'], ['parentIds', 'i32'], ['threadIds', 'i32'], ['turnIds', 'i32'], ['userIds', 'i32'],
   ['opNames', 'i32'], ['opIndex', 'i32'],
   ['startedAt', 'f64'], ['endedAt', 'f64'], ['deletedAt', 'f64'], ['statusErrorCount', 'f64'],
@@ -79,6 +89,7 @@ const BLOCKS: ReadonlyArray<[string, 'i32' | 'f64']> = [
   ['inputRefs.rows', 'i32'], ['inputRefs.counts', 'i32'], ['inputRefs.values', 'i32'],
   ['outputRefs.rows', 'i32'], ['outputRefs.counts', 'i32'], ['outputRefs.values', 'i32'],
   ['bodyChunk', 'i32'], ['bodyOffset', 'i32'], ['bodyLength', 'i32'],
+  ['partSpans', 'u16'], ['partSpansKnown', 'u8'], ['arenaChecksums', 'i32'], ['startOrder', 'i32'], ['rootOrder', 'i32'],
 ];
 /**
  * Blocks holding string numbers, checked against the string count on decode (the per-row id
@@ -109,6 +120,21 @@ export interface EncodedSnapshot {
 
 export class SnapshotFormatError extends Error {}
 
+/** A snapshot found damaged after it was restored (an arena chunk failing its checksum when read). */
+export class SnapshotDamagedError extends Error {}
+
+/** A table's image with what the encoder adds: chunk checksums and the start orders. */
+function imageOf(table: CallTable, str: (s: string) => number): CallTableImage {
+  const image = table.toImage(str);
+  image.arenaChecksums = Int32Array.from(image.arenaChunks, (c) => crc32(c) | 0);
+  const rows = startOrder(table);
+  if (rows !== null) {
+    image.startOrder = rows;
+    image.rootOrder = rootStartOrder(table)!;
+  }
+  return image;
+}
+
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 const align8 = (n: number) => (n + 7) & ~7;
@@ -136,7 +162,7 @@ export function encodeCallTables(store: Store, withFeedback = false): EncodedSna
     }
     return i;
   };
-  const images = [...store.projects.values()].filter((p) => p.calls.size > 0).map((p) => ({ projectId: p.projectId, image: p.calls.toImage(str) }));
+  const images = [...store.projects.values()].filter((p) => p.calls.size > 0).map((p) => ({ projectId: p.projectId, image: imageOf(p.calls, str) }));
   const text = list.join('');
   const ascii = Buffer.byteLength(text, 'utf8') === text.length;
   // Lone surrogates do not survive UTF-8; UTF-16 keeps every string exactly.
@@ -197,9 +223,10 @@ export type ArenaReader = (offset: number, length: number) => Buffer;
  * Restores the call tables into an empty store (projects created in the snapshot's order).
  * `data` must start 8-byte aligned. Every length, string number and body handle is checked;
  * a mismatch is a SnapshotFormatError, never a wrong table. Arena chunks are read through
- * `readArena` when a body in them is first needed.
+ * `readArena` when a body in them is first needed and checked against their CRC-32: a damaged
+ * one is handed to `damaged` (which throws; by default a SnapshotDamagedError).
  */
-export function decodeCallTables(layout: SnapshotLayout, data: Uint8Array, readArena: ArenaReader, store: Store): DecodedFeedback {
+export function decodeCallTables(layout: SnapshotLayout, data: Uint8Array, readArena: ArenaReader, store: Store, damaged: (reason: string) => never = fail): DecodedFeedback {
   if (data.byteOffset % 8 !== 0) throw new SnapshotFormatError('data region not aligned');
   if (data.byteLength !== dataRegionBytes(layout)) throw new SnapshotFormatError('region lengths do not match the layout');
   let at = 0;
@@ -211,22 +238,30 @@ export function decodeCallTables(layout: SnapshotLayout, data: Uint8Array, readA
   const { count, encoding, textBytes } = layout.strings;
   const offBytes = take(4 * (count + 1));
   const offsets = new Int32Array(offBytes.buffer, offBytes.byteOffset, count + 1);
-  const text = Buffer.from(take(textBytes).buffer, data.byteOffset + align8(4 * (count + 1)), textBytes).toString(encoding);
-  if (offsets[0] !== 0 || offsets[count] !== text.length) throw new SnapshotFormatError('string offsets do not match the text');
-  const strings: string[] = [];
-  for (let i = 0; i < count; i++) {
-    if (offsets[i + 1] < offsets[i]) throw new SnapshotFormatError('string offsets out of order');
-    strings.push(text.slice(offsets[i], offsets[i + 1]));
-  }
+  const textView = take(textBytes);
+  const text = Buffer.from(textView.buffer, textView.byteOffset, textView.byteLength);
+  // The offsets count the text's UTF-16 units: one byte each in latin1, two in utf16le.
+  const units = encoding === 'latin1' ? textBytes : encoding === 'utf16le' ? textBytes / 2 : text.toString('utf8').length;
+  if (offsets[0] !== 0 || offsets[count] !== units) throw new SnapshotFormatError('string offsets do not match the text');
+  for (let i = 0; i < count; i++) if (offsets[i + 1] < offsets[i]) throw new SnapshotFormatError('string offsets out of order');
+  const strings = new StringTable(text, offsets, encoding);
   let arenaAt = 0;
   for (const p of layout.projects) {
     if (p.blockBytes.length !== BLOCKS.length) throw new SnapshotFormatError('wrong number of blocks');
     const blocks: Record<string, Block> = {};
     BLOCKS.forEach(([path, type], k) => {
       const bytes = take(p.blockBytes[k]);
-      const width = type === 'i32' ? 4 : 8;
+      const width = WIDTH[type];
       if (bytes.byteLength % width !== 0) throw new SnapshotFormatError(`block ${path} has a partial element`);
-      const block = type === 'i32' ? new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4) : new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
+      const length = bytes.byteLength / width;
+      const block =
+        type === 'i32'
+          ? new Int32Array(bytes.buffer, bytes.byteOffset, length)
+          : type === 'f64'
+            ? new Float64Array(bytes.buffer, bytes.byteOffset, length)
+            : type === 'u16'
+              ? new Uint16Array(bytes.buffer, bytes.byteOffset, length)
+              : bytes;
       if (STRING_BLOCKS.has(path)) {
         for (let k = 0; k < block.length; k++) if (block[k] < 0 || block[k] >= count) throw new SnapshotFormatError(`block ${path}: string number out of range`);
       }
@@ -238,10 +273,21 @@ export function decodeCallTables(layout: SnapshotLayout, data: Uint8Array, readA
       return arenaAt - len;
     });
     const lengths = [...p.chunkBytes];
-    const image = imageOf(p.size, blocks);
+    const image = imageFromBlocks(p.size, blocks);
     checkImage(image, p.projectId, lengths);
-    const arena = ByteArena.lazy(lengths.length, (i) => readArena(starts[i], lengths[i]));
-    store.projectForWrite(p.projectId).calls.restoreImage(image, strings, arena);
+    const sums = image.arenaChecksums;
+    // Each chunk is checked when it is first read: a restore that reads a page of bodies reads
+    // and checks a few chunks, and a damaged chunk is never used.
+    const arena = ByteArena.lazy(lengths.length, (i) => {
+      const bytes = readArena(starts[i], lengths[i]);
+      if ((crc32(bytes) | 0) !== sums[i]) damaged(`arena chunk ${i} of project ${p.projectId} fails its checksum`);
+      return bytes;
+    });
+    const table = store.projectForWrite(p.projectId).calls;
+    table.restoreImage(image, strings, arena);
+    if (image.startOrder.length > 0 && !adoptStartOrder(table, image.startOrder, image.rootOrder)) {
+      throw new SnapshotFormatError(`project ${p.projectId}: the stored start order is not the table's`);
+    }
   }
   if (layout.feedback === null) return null;
   const feedback: NonNullable<DecodedFeedback> = [];
@@ -264,6 +310,10 @@ export function decodeCallTables(layout: SnapshotLayout, data: Uint8Array, readA
   return feedback;
 }
 
+const fail = (reason: string): never => {
+  throw new SnapshotDamagedError(reason);
+};
+
 /** Feedback rows per project, in store order, to add once tables and objects are loaded (null: none snapshotted). */
 export type DecodedFeedback = Array<{ projectId: string; rows: FeedbackRow[] }> | null;
 
@@ -275,7 +325,7 @@ export function restoreFeedback(feedback: NonNullable<DecodedFeedback>, store: S
   }
 }
 
-function imageOf(size: number, b: Record<string, Block>): CallTableImage {
+function imageFromBlocks(size: number, b: Record<string, Block>): CallTableImage {
   const i = (k: string) => b[k] as Int32Array;
   const f = (k: string) => b[k] as Float64Array;
   return {
@@ -292,6 +342,8 @@ function imageOf(size: number, b: Record<string, Block>): CallTableImage {
     outputRefs: { rows: i('outputRefs.rows'), counts: i('outputRefs.counts'), values: i('outputRefs.values') },
     bodyChunk: i('bodyChunk'), bodyOffset: i('bodyOffset'), bodyLength: i('bodyLength'),
     arenaChunks: [],
+    partSpans: b.partSpans as Uint16Array, partSpansKnown: b.partSpansKnown as Uint8Array,
+    arenaChecksums: i('arenaChecksums'), startOrder: i('startOrder'), rootOrder: i('rootOrder'),
   };
 }
 
@@ -309,6 +361,7 @@ function checkImage(im: CallTableImage, projectId: string, chunkLengths: readonl
     if ('counts' in s && s.counts.length !== s.rows.length) throw bad(`sparse column ${k} lengths differ`);
     for (let i = 0; i < s.rows.length; i++) if (s.rows[i] < 0 || s.rows[i] >= n) throw bad(`sparse column ${k}: row out of range`);
   }
+  if (im.arenaChecksums.length !== chunkLengths.length) throw bad('one checksum per arena chunk expected');
   const chunkOf = im.bodyChunk, offsetOf = im.bodyOffset, lengthOf = im.bodyLength, chunks = chunkLengths.length;
   for (let r = 0; r < n; r++) {
     const c = chunkOf[r], o = offsetOf[r], l = lengthOf[r];

@@ -161,8 +161,7 @@ export function planFilter(table: CallTable, filter: CallsFilter | null, exprEqu
           };
   // semantics.md#calls-base-deleted: deleted calls are never visible.
   const deleted = table.deletedAt;
-  const parents = table.parentIds;
   const predicate = (row: number) =>
-    Number.isNaN(deleted.data[row]) && (!rootsOnly || parents[row] === null) && (residual === null || residual(row));
+    Number.isNaN(deleted.data[row]) && (!rootsOnly || table.isRoot(row)) && (residual === null || residual(row));
   return { candidates, predicate, rootsOnly, residual };
 }

@@ -210,28 +210,28 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
     const displayName = sel.display_name ? t.displayNames.get(row) : null;
 
     w.bytes(K.open);
-    w.str(t.ids[row]);
+    w.str(t.id(row));
     w.bytes(head);
     if (displayName === null) w.bytes(K.nullTraceId);
     else {
       w.str(displayName);
       w.bytes(K.traceId);
     }
-    w.str(t.traceIds[row]);
+    w.str(t.traceId(row));
     w.bytes(K.parentId);
-    const parent = sel.parent_id ? t.parentIds[row] : null;
+    const parent = sel.parent_id ? t.parentId(row) : null;
     if (parent === null) w.bytes(K.nullThreadId);
     else {
       w.str(parent);
       w.bytes(K.threadId);
     }
-    const thread = sel.thread_id ? t.threadIds[row] : null;
+    const thread = sel.thread_id ? t.threadId(row) : null;
     if (thread === null) w.bytes(K.nullTurnId);
     else {
       w.str(thread);
       w.bytes(K.turnId);
     }
-    const turn = sel.turn_id ? t.turnIds[row] : null;
+    const turn = sel.turn_id ? t.turnId(row) : null;
     if (turn === null) w.bytes(K.nullStartedAt);
     else {
       w.str(turn);
@@ -298,7 +298,7 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
     }
 
     w.bytes(userKey);
-    const user = sel.user_id ? t.userIds[row] : null;
+    const user = sel.user_id ? t.userId(row) : null;
     if (user === null) w.bytes(nullRunKey);
     else {
       w.str(user);
@@ -322,7 +322,7 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
       w.num(storageSize(o.store, t, row));
       w.bytes(K.totalStorage);
     } else w.bytes(K.nullTotalStorage);
-    if (o.req.include_total_storage_size && t.parentIds[row] === null) {
+    if (o.req.include_total_storage_size && t.isRoot(row)) {
       w.num(traceStorageSize(o.store, t, row));
       w.bytes(K.close);
     } else w.bytes(K.nullClose);
@@ -338,7 +338,7 @@ export function computedSummary(o: LineBuilderOptions, row: number, stored: Reco
   const summary = deriveSummary({ summary: stored, opName: t.opName(row) ?? '', startedAt: t.startedAt.data[row], endedAt: Number.isNaN(endedAt) ? null : endedAt, exception, displayName, traceNames: traceNameCache(o.store) });
   if (o.req.include_costs) applyCosts(summary, o.store.prices, t.startedAt.data[row], o.project.projectId);
   if (o.req.include_feedback) {
-    const rows = o.project.feedbackByRef.get(callRefUri(o.project.projectId, t.ids[row])) ?? [];
+    const rows = o.project.feedbackByRef.get(callRefUri(o.project.projectId, t.id(row))) ?? [];
     (summary.weave as Record<string, unknown>).feedback = rows.map((f) => feedbackItem(f, o.prefix));
   }
   return summary;
