@@ -52,10 +52,12 @@ export const SNAPSHOT_COVERAGE = {
     emptyAfterLoad: ['pendingEnds', 'version', 'startVersion'],
   },
   ProjectStore: {
-    imaged: ['calls', 'feedback'],
+    imaged: ['calls', 'feedbackRows'],
     identity: ['projectId'],
     /** Rebuilt from the feedback rows (addFeedback). */
-    rebuilt: ['feedbackByRef'],
+    rebuilt: ['feedbackIndex'],
+    /** The snapshot's feedback rows until first used (deferFeedback). */
+    bookkeeping: ['pendingFeedback'],
     /** Filled by the tables and objects files, which load normally after the snapshot. */
     loadedNormally: ['rows', 'tables', 'objects', 'files'],
   },
@@ -295,17 +297,23 @@ export function decodeCallTables(layout: SnapshotLayout, data: Uint8Array, readA
     const created = take(8 * f.rows);
     const createdAt = new Float64Array(created.buffer, created.byteOffset, f.rows);
     const bytes = take(f.textBytes);
-    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(f.encoding);
-    const tuples = (f.lossless ? parseExact(text) : JSON.parse(text)) as FeedbackTuple[];
-    if (!Array.isArray(tuples) || tuples.length !== f.rows) throw new SnapshotFormatError(`feedback of ${f.projectId}: ${f.rows} rows expected`);
-    feedback.push({
-      projectId: f.projectId,
-      rows: tuples.map((t, i) => {
-        if (!Array.isArray(t) || t.length !== 10) throw new SnapshotFormatError(`feedback of ${f.projectId}: row ${i} malformed`);
+    // Parsed when the project's feedback is first used (the region's checksum was checked).
+    const rows = (): FeedbackRow[] => {
+      const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(f.encoding);
+      let tuples: FeedbackTuple[];
+      try {
+        tuples = (f.lossless ? parseExact(text) : JSON.parse(text)) as FeedbackTuple[];
+      } catch (e) {
+        return damaged(`feedback of ${f.projectId}: ${(e as Error).message}`);
+      }
+      if (!Array.isArray(tuples) || tuples.length !== f.rows) return damaged(`feedback of ${f.projectId}: ${f.rows} rows expected`);
+      return tuples.map((t, i) => {
+        if (!Array.isArray(t) || t.length !== 10) return damaged(`feedback of ${f.projectId}: row ${i} malformed`);
         const [id, weave_ref, feedback_type, payload, creator, user_id, annotation_ref, runnable_ref, call_ref, trigger_ref] = t;
         return { id, project_id: f.projectId, weave_ref, feedback_type, payload, creator, created_at: createdAt[i], user_id, annotation_ref, runnable_ref, call_ref, trigger_ref };
-      }),
-    });
+      });
+    };
+    feedback.push({ projectId: f.projectId, count: f.rows, rows });
   }
   return feedback;
 }
@@ -314,15 +322,18 @@ const fail = (reason: string): never => {
   throw new SnapshotDamagedError(reason);
 };
 
-/** Feedback rows per project, in store order, to add once tables and objects are loaded (null: none snapshotted). */
-export type DecodedFeedback = Array<{ projectId: string; rows: FeedbackRow[] }> | null;
+/**
+ * Feedback rows per project, in store order, to add once tables and objects are loaded (null:
+ * none snapshotted): `count` rows, made by `rows()`.
+ */
+export type DecodedFeedback = Array<{ projectId: string; count: number; rows: () => FeedbackRow[] }> | null;
 
-/** Adds decoded feedback rows to a store, as the feedback file's load would have. */
+/**
+ * Gives a store the decoded feedback rows, as the feedback file's load would have (projects
+ * created in the same order); each project adds its rows when its feedback is first used.
+ */
 export function restoreFeedback(feedback: NonNullable<DecodedFeedback>, store: Store): void {
-  for (const { projectId, rows } of feedback) {
-    const project = store.projectForWrite(projectId);
-    for (const row of rows) project.addFeedback(row);
-  }
+  for (const { projectId, rows } of feedback) store.projectForWrite(projectId).deferFeedback(rows);
 }
 
 function imageFromBlocks(size: number, b: Record<string, Block>): CallTableImage {
