@@ -121,7 +121,8 @@ export function readSnapshotFile(path: string, key: SnapshotKey, store: Store): 
     return { kind: 'invalid', reason: `cannot open: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
   }
   try {
-    const size = fstatSync(fd).size;
+    const stat = fstatSync(fd);
+    const size = stat.size;
     const prefix = Buffer.alloc(PREFIX_BYTES);
     if (!readExactly(fd, prefix, 0) || !prefix.subarray(0, 8).equals(MAGIC)) return { kind: 'invalid', reason: 'not a tq snapshot (bad magic)' };
     if (prefix.readUInt32LE(8) !== SNAPSHOT_FORMAT) return { kind: 'stale' };
@@ -139,7 +140,7 @@ export function readSnapshotFile(path: string, key: SnapshotKey, store: Store): 
     if (!readExactly(fd, data, dataAt)) return { kind: 'invalid', reason: 'truncated data' };
     if (crc32(data) !== header.dataCrc32) return { kind: 'invalid', reason: 'data checksum mismatch' };
     if (arenaRegionBytes(header.layout) !== header.arenaBytes) return { kind: 'invalid', reason: 'arena length does not match the layout' };
-    const arena = new ArenaFile(fd, path, dataAt + header.dataBytes, header.layout);
+    const arena = new ArenaFile(fd, path, stat, dataAt + header.dataBytes, header.layout);
     const feedback = decodeCallTables(header.layout, data, (offset, length) => arena.read(offset, length), store, (reason) => arena.damaged(reason));
     for (const project of store.projects.values()) arena.heldBy(project.calls);
     fd = -1; // the arena file owns it now
@@ -175,6 +176,8 @@ class ArenaFile {
   constructor(
     private fd: number,
     private readonly path: string,
+    /** The file's identity, so that only this file is removed when it is found damaged. */
+    private readonly identity: { ino: number; dev: number },
     private readonly start: number,
     layout: SnapshotLayout,
   ) {
@@ -212,13 +215,10 @@ class ArenaFile {
   damaged(reason: string): never {
     let removed = false;
     try {
-      if (this.fd >= 0) {
-        const mine = fstatSync(this.fd);
-        const there = statSync(this.path);
-        if (mine.ino === there.ino && mine.dev === there.dev) {
-          rmSync(this.path, { force: true });
-          removed = true;
-        }
+      const there = statSync(this.path);
+      if (there.ino === this.identity.ino && there.dev === this.identity.dev) {
+        rmSync(this.path, { force: true });
+        removed = true;
       }
     } catch {
       // Gone already, or not ours to remove.
