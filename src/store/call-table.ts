@@ -12,6 +12,7 @@ import { mentionsWeaveOrEscape, topLevelValueByteSpans } from '../core/json/byte
 import { extractRefs } from '../core/refs.ts';
 import { addToIndex, ByteArena, Float64Column, Int32Column, Interner, MultiIndex, removeFromIndex, SparseColumn, type StringTable } from './columns.ts';
 import type { CallTableImage, SparseNumbers, SparseStringLists, SparseStrings } from './snapshot-image.ts';
+import type { SnapshotBodies } from './snapshot-bodies.ts';
 import { isPlainObject } from '../core/plain-object.ts';
 
 /** The JSON parts of a call, parsed from the stored text. */
@@ -191,6 +192,8 @@ export class CallTable {
   private readonly bodyChunk = new Int32Column();
   private readonly bodyOffset = new Int32Column();
   private readonly bodyLength = new Int32Column();
+  /** After a restore: reads the restored rows' bodies from the snapshot file as they are needed. */
+  private restoredBodies: SnapshotBodies | null = null;
   /**
    * Where each part's value sits in a row's stored UTF-8 body: (start, end) per part in
    * BODY_PARTS order, in bytes from the body's first byte, ABSENT for a part the body lacks.
@@ -410,6 +413,7 @@ export class CallTable {
 
   /** The stored JSON text of attributes, inputs, output and summary (null when absent), as they are. */
   bodyPartTexts(row: number): Array<string | null> {
+    this.bodyReady(row);
     const spans = this.spanScratch;
     this.partByteSpans(row, spans);
     const chunk = this.bodyChunk.data[row];
@@ -423,6 +427,7 @@ export class CallTable {
    * `[bodyStart(row), bodyStart(row) + bodyByteLength(row))` of it. Read-only by contract.
    */
   bodyChunkBytes(row: number): Uint8Array {
+    this.bodyReady(row);
     return this.arena.chunkBytes(this.bodyChunk.data[row]);
   }
 
@@ -453,6 +458,7 @@ export class CallTable {
       return;
     }
     const length = this.bodyLength.data[row];
+    this.bodyReady(row);
     topLevelValueByteSpans(this.arena.chunkBytes(this.bodyChunk.data[row]), base, base + length, PART_KEY_BYTES, out);
     if (length < SPAN_LIMIT) this.setPartByteSpans(row, out);
     for (let k = 0; k < 8; k++) if (out[k] >= 0) out[k] += base;
@@ -498,6 +504,7 @@ export class CallTable {
   }
 
   bodyText(row: number): string {
+    this.bodyReady(row);
     return this.arena.text(this.bodyChunk.data[row], this.bodyOffset.data[row], this.bodyLength.data[row]);
   }
 
@@ -513,6 +520,11 @@ export class CallTable {
   /** Ends still waiting for their start, in arrival order (what a store dump must keep). */
   pendingEndParts(): CallEndPart[] {
     return [...this.pendingEnds.values()];
+  }
+
+  /** A restored row's body bytes are in the arena (read from the snapshot on first use). */
+  private bodyReady(row: number): void {
+    if (this.restoredBodies !== null) this.restoredBodies.ensure(row, this.bodyChunk.data[row], this.bodyOffset.data[row], this.bodyLength.data[row]);
   }
 
   private setBody(row: number, text: string): void {
@@ -645,6 +657,7 @@ export class CallTable {
     };
     const f64 = (c: Float64Column) => c.data.subarray(0, n);
     const i32 = (c: Int32Column) => c.data.subarray(0, n);
+    this.restoredBodies?.readAll(); // the chunks go out whole
     const extents: number[] = new Array(this.arena.chunkCount).fill(0);
     const chunk = i32(this.bodyChunk), offset = i32(this.bodyOffset), length = i32(this.bodyLength);
     for (let r = 0; r < n; r++) extents[chunk[r]] = Math.max(extents[chunk[r]], offset[r] + length[r]);
@@ -676,6 +689,7 @@ export class CallTable {
       partSpans: spansOf(this.partSpans, 8 * n),
       partSpansKnown: spansOf(this.partSpansKnown, n),
       arenaChecksums: new Int32Array(0),
+      bodyChecksums: new Int32Array(0),
       startOrder: new Int32Array(0),
       rootOrder: new Int32Array(0),
     };
@@ -686,7 +700,7 @@ export class CallTable {
    * copied in, the indexes rebuilt row by row in insertion order. Derived caches (part spans)
    * start empty and fill on use, as after a load.
    */
-  restoreImage(image: CallTableImage, strings: StringTable, arena: ByteArena): void {
+  restoreImage(image: CallTableImage, strings: StringTable, arena: ByteArena, bodies: SnapshotBodies | null = null): void {
     if (this.size !== 0 || this.version !== 0) throw new Error('a snapshot restores into an empty call table only');
     const t = this as CallTable;
     const n = image.size;
@@ -747,6 +761,7 @@ export class CallTable {
     lists(t.inputRefs, image.inputRefs);
     lists(t.outputRefs, image.outputRefs);
     (t as unknown as { arena: ByteArena }).arena = arena;
+    t.restoredBodies = bodies;
     i32(t.bodyChunk, image.bodyChunk);
     i32(t.bodyOffset, image.bodyOffset);
     i32(t.bodyLength, image.bodyLength);

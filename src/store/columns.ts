@@ -46,7 +46,7 @@ export class Int32Column {
 export class ByteArena {
   private chunks: Buffer[] = [];
   /** Plain views of the chunks, made on first use (chunkBytes). */
-  private views: Uint8Array[] = [];
+  private views: Array<Uint8Array | undefined> = [];
   private current: Buffer;
   /** Index of `current` in `chunks`. */
   private currentIndex = 0;
@@ -113,6 +113,16 @@ export class ByteArena {
 
   get chunkCount(): number {
     return this.chunks.length;
+  }
+
+  /**
+   * Puts `bytes` in place of a lazy chunk (a restore that reads single bodies into the chunk's
+   * place, or the whole chunk later): the arena serves them from now on.
+   */
+  provide(chunk: number, bytes: Buffer): void {
+    if (this.chunkReader === null || chunk < 0 || chunk >= this.chunks.length) throw new RangeError(`no lazy arena chunk ${chunk}`);
+    this.chunks[chunk] = bytes;
+    this.views[chunk] = undefined;
   }
 
   /** The first `end` bytes of chunk `i` (a view, not a copy). */

@@ -51,6 +51,8 @@ export interface CallTableImage {
   partSpansKnown: Uint8Array;
   /** CRC-32 of each arena chunk (checked when the chunk is read); filled by the encoder. */
   arenaChecksums: Int32Array;
+  /** CRC-32 of each row's body (checked when the body alone is read); filled by the encoder. */
+  bodyChecksums: Int32Array;
   /** The (started_at, id) order of the rows and its trace roots (src/store/start-order.ts); empty: none. */
   startOrder: Int32Array;
   rootOrder: Int32Array;

@@ -13,6 +13,7 @@
 import { holdsLosslessNumber, parseExact, stringifyExact } from '../core/json/exact.ts';
 import { ByteArena, StringTable } from './columns.ts';
 import { crc32 } from './snapshot-checksum.ts';
+import { SnapshotBodies } from './snapshot-bodies.ts';
 import { adoptStartOrder, rootStartOrder, startOrder } from './start-order.ts';
 import type { FeedbackRow } from './project.ts';
 import type { Store } from './store.ts';
@@ -45,7 +46,7 @@ export const SNAPSHOT_COVERAGE = {
      * How many rows a restore brought (the lazily built indexes cover those), and the string
      * numbers of the string columns not made whole yet (the *List fields are null until then).
      */
-    bookkeeping: ['restoredRows', 'restoredText'],
+    bookkeeping: ['restoredRows', 'restoredText', 'restoredBodies'],
     /** Scratch space; starts empty, as after a load. */
     derived: ['spanScratch', 'bodyScratch'],
     /** Zero / empty after a fixture load; toImage() refuses a table where they are not. */
@@ -92,6 +93,7 @@ const BLOCKS: ReadonlyArray<[string, BlockType]> = [
   ['outputRefs.rows', 'i32'], ['outputRefs.counts', 'i32'], ['outputRefs.values', 'i32'],
   ['bodyChunk', 'i32'], ['bodyOffset', 'i32'], ['bodyLength', 'i32'],
   ['partSpans', 'u16'], ['partSpansKnown', 'u8'], ['arenaChecksums', 'i32'], ['startOrder', 'i32'], ['rootOrder', 'i32'],
+  ['bodyChecksums', 'i32'],
 ];
 /**
  * Blocks holding string numbers, checked against the string count on decode (the per-row id
@@ -129,6 +131,12 @@ export class SnapshotDamagedError extends Error {}
 function imageOf(table: CallTable, str: (s: string) => number): CallTableImage {
   const image = table.toImage(str);
   image.arenaChecksums = Int32Array.from(image.arenaChunks, (c) => crc32(c) | 0);
+  const sums = (image.bodyChecksums = new Int32Array(image.size));
+  const chunks = image.arenaChunks.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength));
+  for (let r = 0; r < image.size; r++) {
+    const at = image.bodyOffset[r];
+    sums[r] = crc32(chunks[image.bodyChunk[r]].subarray(at, at + image.bodyLength[r])) | 0;
+  }
   const rows = startOrder(table);
   if (rows !== null) {
     image.startOrder = rows;
@@ -216,10 +224,10 @@ export function arenaRegionBytes(layout: SnapshotLayout): number {
 }
 
 /**
- * Reads `length` bytes at `offset` of the arena region (called on a chunk's first use; the
- * bytes must be exactly those written, or the read throws).
+ * Reads `length` bytes at `offset` of the arena region: a whole chunk (`whole`) or one body
+ * (the bytes must be exactly those written, or the read throws).
  */
-export type ArenaReader = (offset: number, length: number) => Buffer;
+export type ArenaReader = (offset: number, length: number, whole: boolean) => Buffer;
 
 /**
  * Restores the call tables into an empty store (projects created in the snapshot's order).
@@ -277,16 +285,13 @@ export function decodeCallTables(layout: SnapshotLayout, data: Uint8Array, readA
     const lengths = [...p.chunkBytes];
     const image = imageFromBlocks(p.size, blocks);
     checkImage(image, p.projectId, lengths);
-    const sums = image.arenaChecksums;
-    // Each chunk is checked when it is first read: a restore that reads a page of bodies reads
-    // and checks a few chunks, and a damaged chunk is never used.
-    const arena = ByteArena.lazy(lengths.length, (i) => {
-      const bytes = readArena(starts[i], lengths[i]);
-      if ((crc32(bytes) | 0) !== sums[i]) damaged(`arena chunk ${i} of project ${p.projectId} fails its checksum`);
-      return bytes;
-    });
+    // Bodies are read when first needed: a row's alone (checked against its CRC-32) or its
+    // whole chunk (checked against the chunk's), see snapshot-bodies.ts.
+    const reads = { read: (offset: number, length: number, whole: boolean) => readArena(offset, length, whole), damaged };
+    const arena = ByteArena.lazy(lengths.length, (i) => bodies.wholeChunk(i));
+    const bodies = new SnapshotBodies(arena, starts, lengths, image.arenaChecksums, image.bodyChecksums, reads, `project ${p.projectId}`);
     const table = store.projectForWrite(p.projectId).calls;
-    table.restoreImage(image, strings, arena);
+    table.restoreImage(image, strings, arena, bodies);
     if (image.startOrder.length > 0 && !adoptStartOrder(table, image.startOrder, image.rootOrder)) {
       throw new SnapshotFormatError(`project ${p.projectId}: the stored start order is not the table's`);
     }
@@ -354,7 +359,7 @@ function imageFromBlocks(size: number, b: Record<string, Block>): CallTableImage
     bodyChunk: i('bodyChunk'), bodyOffset: i('bodyOffset'), bodyLength: i('bodyLength'),
     arenaChunks: [],
     partSpans: b.partSpans as Uint16Array, partSpansKnown: b.partSpansKnown as Uint8Array,
-    arenaChecksums: i('arenaChecksums'), startOrder: i('startOrder'), rootOrder: i('rootOrder'),
+    arenaChecksums: i('arenaChecksums'), startOrder: i('startOrder'), rootOrder: i('rootOrder'), bodyChecksums: i('bodyChecksums'),
   };
 }
 
@@ -373,6 +378,7 @@ function checkImage(im: CallTableImage, projectId: string, chunkLengths: readonl
     for (let i = 0; i < s.rows.length; i++) if (s.rows[i] < 0 || s.rows[i] >= n) throw bad(`sparse column ${k}: row out of range`);
   }
   if (im.arenaChecksums.length !== chunkLengths.length) throw bad('one checksum per arena chunk expected');
+  if (im.bodyChecksums.length !== n) throw bad('one checksum per body expected');
   const chunkOf = im.bodyChunk, offsetOf = im.bodyOffset, lengthOf = im.bodyLength, chunks = chunkLengths.length;
   for (let r = 0; r < n; r++) {
     const c = chunkOf[r], o = offsetOf[r], l = lengthOf[r];

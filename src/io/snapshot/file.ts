@@ -12,8 +12,9 @@
  *
  * The file's length must be exactly what the header says. Reading checks, in order: magic,
  * format, header checksum, key, length, data checksum, then every block's structure while
- * decoding (src/store/snapshot.ts). The arena is read a chunk at a time when a body in it is
- * first needed, and each chunk is checked against its CRC-32 (kept in the data region) then:
+ * decoding (src/store/snapshot.ts). The arena is read when a body in it is first needed, a
+ * body or a whole chunk at a time (src/store/snapshot-bodies.ts), and checked against its
+ * CRC-32 (each body's and each chunk's are kept in the data region) then:
  * a damaged chunk is an error naming the file, which is removed (the next run loads the
  * fixtures and writes a new one), never a wrong answer. Written to a temporary file and renamed
  * into place, so a reader sees a whole snapshot or none, and two writers of the same snapshot
@@ -141,7 +142,7 @@ export function readSnapshotFile(path: string, key: SnapshotKey, store: Store): 
     if (crc32(data) !== header.dataCrc32) return { kind: 'invalid', reason: 'data checksum mismatch' };
     if (arenaRegionBytes(header.layout) !== header.arenaBytes) return { kind: 'invalid', reason: 'arena length does not match the layout' };
     const arena = new ArenaFile(fd, path, stat, dataAt + header.dataBytes, header.layout);
-    const feedback = decodeCallTables(header.layout, data, (offset, length) => arena.read(offset, length), store, (reason) => arena.damaged(reason));
+    const feedback = decodeCallTables(header.layout, data, (offset, length, whole) => arena.read(offset, length, whole), store, (reason) => arena.damaged(reason));
     for (const project of store.projects.values()) arena.heldBy(project.calls);
     fd = -1; // the arena file owns it now
     return { kind: 'restored', bytes: size, feedback };
@@ -191,12 +192,13 @@ class ArenaFile {
     arenaFiles.register(table, this);
   }
 
-  read(offset: number, length: number): Buffer {
+  /** A whole chunk (`whole`; the file closes once every chunk was read) or one body. */
+  read(offset: number, length: number, whole: boolean): Buffer {
     if (this.fd < 0) throw new Error(`load snapshot ${this.path}: read after close`);
-    const chunk = this.room(offset, length);
-    if (!readExactly(this.fd, chunk, this.start + offset)) throw new Error(`load snapshot ${this.path} was truncated while in use`);
-    if (--this.unread === 0) this.close();
-    return chunk;
+    const bytes = whole ? this.room(offset, length) : Buffer.allocUnsafe(length);
+    if (!readExactly(this.fd, bytes, this.start + offset)) throw new Error(`load snapshot ${this.path} was truncated while in use`);
+    if (whole && --this.unread === 0) this.close();
+    return bytes;
   }
 
   /** Where the bytes [offset, offset + length) of the region go: a view of their segment. */
