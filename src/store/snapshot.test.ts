@@ -218,7 +218,7 @@ test('feedback rows are decoded when a project first reads its feedback', async 
 });
 
 test('a damaged arena chunk is refused when it is read (never a wrong body), through the damaged callback', async () => {
-  const fresh = await generated('svc_', 300);
+  const fresh = await generated('svc_', 1000);
   const encoded = encodeCallTables(fresh.store);
   const { data, arena } = regions(encoded);
   const hurt = Buffer.from(arena);
@@ -302,7 +302,14 @@ test('a page reads its rows\' bodies alone; many rows of one chunk read the chun
   const { data, arena } = regions(encoded);
   const reads: Array<[number, boolean]> = [];
   const restored = engine();
-  decodeCallTables(encoded.layout, data, (o, l, whole) => (reads.push([l, whole]), Buffer.from(arena.subarray(o, o + l))), restored.store);
+  decodeCallTables(
+    encoded.layout,
+    data,
+    (o, l) => (reads.push([l, true]), Buffer.from(arena.subarray(o, o + l))),
+    restored.store,
+    undefined,
+    (into, at, l, o) => (reads.push([l, false]), into.set(arena.subarray(o, o + l), at)),
+  );
   const [projectId] = [...fresh.store.projects.keys()];
   const page = { project_id: projectId, sort_by: [{ field: 'started_at', direction: 'desc' }], limit: 5 };
   assert.equal(answer(restored, '/calls/stream_query', page), answer(fresh, '/calls/stream_query', page));

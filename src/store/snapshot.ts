@@ -224,19 +224,36 @@ export function arenaRegionBytes(layout: SnapshotLayout): number {
 }
 
 /**
- * Reads `length` bytes at `offset` of the arena region: a whole chunk (`whole`) or one body
- * (the bytes must be exactly those written, or the read throws).
+ * Reads `length` bytes at `offset` of the arena region, a whole chunk (the bytes must be
+ * exactly those written, or the read throws).
  */
-export type ArenaReader = (offset: number, length: number, whole: boolean) => Buffer;
+export type ArenaReader = (offset: number, length: number) => Buffer;
+
+/** Reads one body's bytes (`length` at `offset` of the arena region) into `into[at, at + length)`. */
+export type BodyReader = (into: Buffer, at: number, length: number, offset: number) => void;
+
+/** Single bodies through the chunk reader (a copy more than a reader of its own). */
+const bodyThroughChunks =
+  (read: ArenaReader): BodyReader =>
+  (into, at, length, offset) =>
+    into.set(read(offset, length), at);
 
 /**
  * Restores the call tables into an empty store (projects created in the snapshot's order).
  * `data` must start 8-byte aligned. Every length, string number and body handle is checked;
  * a mismatch is a SnapshotFormatError, never a wrong table. Arena chunks are read through
- * `readArena` when a body in them is first needed and checked against their CRC-32: a damaged
- * one is handed to `damaged` (which throws; by default a SnapshotDamagedError).
+ * `readArena` (single bodies through `readBody`) when first needed and checked against their
+ * CRC-32: damaged bytes are handed to `damaged` (which throws; by default a
+ * SnapshotDamagedError).
  */
-export function decodeCallTables(layout: SnapshotLayout, data: Uint8Array, readArena: ArenaReader, store: Store, damaged: (reason: string) => never = fail): DecodedFeedback {
+export function decodeCallTables(
+  layout: SnapshotLayout,
+  data: Uint8Array,
+  readArena: ArenaReader,
+  store: Store,
+  damaged: (reason: string) => never = fail,
+  readBody: BodyReader = bodyThroughChunks(readArena),
+): DecodedFeedback {
   if (data.byteOffset % 8 !== 0) throw new SnapshotFormatError('data region not aligned');
   if (data.byteLength !== dataRegionBytes(layout)) throw new SnapshotFormatError('region lengths do not match the layout');
   let at = 0;
@@ -287,7 +304,7 @@ export function decodeCallTables(layout: SnapshotLayout, data: Uint8Array, readA
     checkImage(image, p.projectId, lengths);
     // Bodies are read when first needed: a row's alone (checked against its CRC-32) or its
     // whole chunk (checked against the chunk's), see snapshot-bodies.ts.
-    const reads = { read: (offset: number, length: number, whole: boolean) => readArena(offset, length, whole), damaged };
+    const reads = { chunk: readArena, body: readBody, damaged };
     const arena = ByteArena.lazy(lengths.length, (i) => bodies.wholeChunk(i));
     const bodies = new SnapshotBodies(arena, starts, lengths, image.arenaChecksums, image.bodyChecksums, reads, `project ${p.projectId}`);
     const table = store.projectForWrite(p.projectId).calls;

@@ -142,7 +142,14 @@ export function readSnapshotFile(path: string, key: SnapshotKey, store: Store): 
     if (crc32(data) !== header.dataCrc32) return { kind: 'invalid', reason: 'data checksum mismatch' };
     if (arenaRegionBytes(header.layout) !== header.arenaBytes) return { kind: 'invalid', reason: 'arena length does not match the layout' };
     const arena = new ArenaFile(fd, path, stat, dataAt + header.dataBytes, header.layout);
-    const feedback = decodeCallTables(header.layout, data, (offset, length, whole) => arena.read(offset, length, whole), store, (reason) => arena.damaged(reason));
+    const feedback = decodeCallTables(
+      header.layout,
+      data,
+      (offset, length) => arena.read(offset, length),
+      store,
+      (reason) => arena.damaged(reason),
+      (into, at, length, offset) => arena.readBody(into, at, length, offset),
+    );
     for (const project of store.projects.values()) arena.heldBy(project.calls);
     fd = -1; // the arena file owns it now
     return { kind: 'restored', bytes: size, feedback };
@@ -192,13 +199,23 @@ class ArenaFile {
     arenaFiles.register(table, this);
   }
 
-  /** A whole chunk (`whole`; the file closes once every chunk was read) or one body. */
-  read(offset: number, length: number, whole: boolean): Buffer {
+  /** A whole chunk (the file closes once every chunk was read whole). */
+  read(offset: number, length: number): Buffer {
     if (this.fd < 0) throw new Error(`load snapshot ${this.path}: read after close`);
-    const bytes = whole ? this.room(offset, length) : Buffer.allocUnsafe(length);
+    const bytes = this.room(offset, length);
     if (!readExactly(this.fd, bytes, this.start + offset)) throw new Error(`load snapshot ${this.path} was truncated while in use`);
-    if (whole && --this.unread === 0) this.close();
+    if (--this.unread === 0) this.close();
     return bytes;
+  }
+
+  /** One body, into `into[at, at + length)`: one read call, no buffer of its own. */
+  readBody(into: Buffer, at: number, length: number, offset: number): void {
+    if (this.fd < 0) throw new Error(`load snapshot ${this.path}: read after close`);
+    for (let done = 0; done < length; ) {
+      const n = readSync(this.fd, into, at + done, length - done, this.start + offset + done);
+      if (n === 0) throw new Error(`load snapshot ${this.path} was truncated while in use`);
+      done += n;
+    }
   }
 
   /** Where the bytes [offset, offset + length) of the region go: a view of their segment. */
