@@ -270,13 +270,14 @@ export class SparseColumn<T> {
   restore(rows: Int32Array, value: (k: number) => T): void {
     if (this.cells.size !== 0 || this.restored !== null) throw new Error('restore() fills an empty column only');
     let last = -1;
-    for (const row of rows) {
-      if (row <= last) throw new RangeError('restored rows must ascend');
-      last = row;
+    for (let k = 0; k < rows.length; k++) {
+      if (rows[k] <= last) throw new RangeError('restored rows must ascend');
+      last = rows[k];
     }
     const words = (last >>> 5) + 1;
     if (words > this.bits.length) this.bits = new Uint32Array(Math.max(words, Math.ceil(this.bits.length * 1.5)));
-    for (const row of rows) this.bits[row >>> 5] |= 1 << (row & 31);
+    const bits = this.bits;
+    for (let k = 0; k < rows.length; k++) bits[rows[k] >>> 5] |= 1 << (rows[k] & 31);
     if (rows.length > 0) this.restored = { rows, value };
   }
 
