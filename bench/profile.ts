@@ -125,7 +125,7 @@ async function main(): Promise<void> {
   const ctx: RequestContext = { userId: 'bench', authorize() {}, canRead: () => true };
   const drain = (route: Route, body: Record<string, unknown>) => {
     const res = route.run(engine, { kind: 'value', value: structuredClone(body) }, ctx);
-    if (res.kind === 'stream') for (const line of res.lines) void line;
+    if (res.kind === 'stream') for (const chunk of res.chunks) void chunk;
   };
   for (const q of queries) {
     const route = routes.get(q.route)!;

@@ -33,7 +33,6 @@ export function datetimeJsonFormatter(): (us: number) => string {
   };
 }
 const COLON = 0x3a, DOT = 0x2e, ZERO = 0x30, Z = 0x5a, QUOTE = 0x22;
-const NULL = utf8('null');
 
 /** datetimeJsonFormatter's output, written as bytes. */
 export class DatetimeBytes {
@@ -41,24 +40,43 @@ export class DatetimeBytes {
   /** `"YYYY-MM-DDT` of `day`. */
   private prefix: Uint8Array = new Uint8Array(0);
   /** For what has no byte form here (fractional microseconds): the text formatter. */
-  private readonly text = datetimeJsonFormatter();
+  readonly text = datetimeJsonFormatter();
 
   /** Writes `us` (µs since the epoch) as a JSON datetime string, NaN as `null`. */
   write(w: JsonLineWriter, us: number): void {
-    if (Number.isNaN(us)) return w.bytes(NULL);
-    if (!Number.isSafeInteger(us)) return w.text(this.text(us));
+    if (!DatetimeBytes.hasBytes(us)) return w.text(this.text(us));
+    const b = w.room(MAX_BYTES);
+    w.advance(this.put(b, w.position, us) - w.position);
+  }
+
+  /** Whether put() can write `us` (NaN or whole microseconds); else write text(us). */
+  static hasBytes(us: number): boolean {
+    return Number.isSafeInteger(us) || Number.isNaN(us);
+  }
+
+  /**
+   * Writes `us` (hasBytes) at `b[at]`, which has room for MAX_BYTES; returns the next index.
+   * For row writers that keep their own position in the buffer.
+   */
+  put(b: Uint8Array, at: number, us: number): number {
+    if (Number.isNaN(us)) {
+      b[at] = 0x6e; // null
+      b[at + 1] = 0x75;
+      b[at + 2] = 0x6c;
+      b[at + 3] = 0x6c;
+      return at + 4;
+    }
     const d = Math.floor(us / DAY_US);
     if (d !== this.day) {
       const text = formatMicros(d * DAY_US);
       this.day = d;
       this.prefix = utf8(`"${text.slice(0, text.indexOf('T') + 1)}`);
     }
-    w.bytes(this.prefix);
+    const prefix = this.prefix;
+    for (let i = 0; i < prefix.length; i++) b[at++] = prefix[i];
     const inDay = us - d * DAY_US;
     const micros = inDay % 1_000_000;
     const secs = (inDay - micros) / 1_000_000;
-    const b = w.room(17);
-    let at = w.position;
     at = two(b, at, Math.floor(secs / 3600));
     b[at++] = COLON;
     at = two(b, at, Math.floor((secs % 3600) / 60));
@@ -70,9 +88,15 @@ export class DatetimeBytes {
     }
     b[at++] = Z;
     b[at++] = QUOTE;
-    w.advance(at - w.position);
+    return at;
   }
 }
+
+/**
+ * Room put() needs: `"` + a date of up to 7 characters of year (formatMicros pads to 4 and
+ * longer years only occur far outside the stored range) + `T00:00:00.000000Z"`.
+ */
+export const MAX_BYTES = 48;
 
 /** Two digits (hours, minutes, seconds: always below 100) at `at`; returns the next index. */
 function two(b: Uint8Array, at: number, v: number): number {

@@ -59,3 +59,36 @@ test('a stored summary.weave or status_counts that is a big integer is not read 
   const expanded = (callRoute(engine, '/calls/stream_query', { project_id: 'e/p', expand_columns: ['inputs.big.lexeme'] }) as { lines: Array<Record<string, any>> }).lines;
   assert.equal(typeof expanded[0].inputs.big, 'number');
 });
+
+test('pageChunks: the same bytes as rowChunks for any page order, lazily (an early stop writes no more rows), touching rows ahead', async () => {
+  const { createEngine } = await import('../../engine.ts');
+  const { loadFixtureText } = await import('../../io/load-fixtures.ts');
+  const { rowChunks } = await import('../../api/line-stream.ts');
+  const { JsonLineWriter } = await import('../../core/json/line-writer.ts');
+  const { pageChunks } = await import('./response.ts');
+  const engine = createEngine();
+  const lines = Array.from({ length: 50 }, (_, i) =>
+    JSON.stringify({ project_id: 'e/p', id: `c${i}`, op_name: 'op', trace_id: `t${i % 7}`, parent_id: i % 7 === i ? null : `c${i % 7}`, started_at: `2024-01-01T00:00:${String(i % 60).padStart(2, '0')}Z`, inputs: { i, pad: 'x'.repeat(i * 10) }, summary: {} }),
+  );
+  await loadFixtureText(engine, 'calls', lines.join('\n'));
+  const t = engine.store.project('e/p')!.calls;
+  const page = [49, 3, 0, 17, 48, 2, 33, 1, 5, 40, 41, 42, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 19, 20, 21];
+  let written: number[] = [];
+  const write = (row: number, w: InstanceType<typeof JsonLineWriter>) => {
+    written.push(row);
+    w.text(`{"row":${row},"id":${JSON.stringify(t.ids[row])}}`);
+  };
+  const join = (chunks: Iterable<Uint8Array>) => Buffer.concat([...chunks]).toString('utf8');
+  const expected = join(rowChunks(page, write, new JsonLineWriter(64)));
+  written = [];
+  assert.equal(join(pageChunks(t, page, write, new JsonLineWriter(64))), expected);
+  assert.deepEqual(written, page);
+  // Lazy: taking the first chunk writes only the rows up to that chunk's end.
+  written = [];
+  const first = pageChunks(t, page, write, new JsonLineWriter(64))[Symbol.iterator]().next();
+  assert.equal(first.done, false);
+  assert.ok(written.length < page.length && written.length >= 1, `wrote ${written.length}`);
+  // touchRows reads any window, also one past the page's end, and returns a number.
+  assert.equal(typeof t.touchRows(page, 20, 60), 'number');
+  assert.ok(Number.isFinite(t.touchRows(page, 0, 0)));
+});

@@ -6,7 +6,7 @@
 import { isPlainObject } from '../../core/plain-object.ts';
 import { fieldNotAllowed } from '../../core/errors.ts';
 import { formatMicros, timedeltaMillis } from '../../core/datetime.ts';
-import { utf8, type JsonLineWriter } from '../../core/json/line-writer.ts';
+import { JsonLineWriter, utf8 } from '../../core/json/line-writer.ts';
 import { parseExact, stringifyExact } from '../../core/json/exact.ts';
 import { callRefUri, parseObjectRef } from '../../core/refs.ts';
 import { BODY_PARTS, type CallBody, type CallTable } from '../../store/call-table.ts';
@@ -152,134 +152,168 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
   const noOpHead = utf8(`${projectHead}"","display_name":`);
   const spans = new Int32Array(8);
 
-  const writeWeave = (w: JsonLineWriter, row: number, op: number, endedAt: number, exception: string | null, displayName: string | null) => {
-    const errorCount = t.statusErrorCount.data[row];
-    w.bytes(K.status);
-    w.bytes(exception ? STATUS_BYTES.error : Number.isNaN(endedAt) ? STATUS_BYTES.running : errorCount > 0 ? STATUS_BYTES.descendant_error : STATUS_BYTES.success);
+  // The trace name of an op as JSON bytes (null: none), computed once per op and query.
+  const traceNameOf = (row: number, op: number): Uint8Array | null => {
+    let name = op < 0 ? undefined : traceNameBytes[op];
+    if (name === undefined) {
+      const text = traceName(t.opName(row) ?? '', traceNames);
+      name = text === null ? null : utf8(JSON.stringify(text));
+      if (op >= 0) traceNameBytes[op] = name;
+    }
+    return name;
+  };
+
+  // The computed `weave` block, from `{"status":` to its closing brace, at b[at] (room:
+  // WEAVE_ROOM + the trace or display name's room); returns the next index.
+  const putWeave = (b: Uint8Array, at: number, row: number, endedAt: number, exception: string | null, displayName: string | null, name: Uint8Array | null): number => {
+    at = put(b, at, K.status);
+    at = put(b, at, exception ? STATUS_BYTES.error : Number.isNaN(endedAt) ? STATUS_BYTES.running : t.statusErrorCount.data[row] > 0 ? STATUS_BYTES.descendant_error : STATUS_BYTES.success);
     if (!Number.isNaN(endedAt)) {
-      w.bytes(K.latency);
-      w.num(timedeltaMillis(t.startedAt.data[row], endedAt));
+      at = put(b, at, K.latency);
+      at = putNumber(b, at, timedeltaMillis(t.startedAt.data[row], endedAt));
     }
     if (displayName) {
-      w.bytes(K.displayNameKey);
-      w.str(displayName);
-    } else {
-      let name = op < 0 ? undefined : traceNameBytes[op];
-      if (name === undefined) {
-        const text = traceName(t.opName(row) ?? '', traceNames);
-        name = text === null ? null : utf8(JSON.stringify(text));
-        if (op >= 0) traceNameBytes[op] = name;
-      }
-      if (name !== null) {
-        w.bytes(K.traceNameKey);
-        w.bytes(name);
-      }
+      at = put(b, at, K.displayNameKey);
+      at = putString(b, at, displayName);
+    } else if (name !== null) {
+      at = put(b, at, K.traceNameKey);
+      at = put(b, at, name);
     }
-    w.bytes(K.close);
+    b[at] = CLOSE_BRACE;
+    return at + 1;
   };
 
-  // The stored summary with the weave block spliced in, or false when it must be parsed
-  // (splicedSummary's rules, on bytes).
-  const writeSplicedSummary = (w: JsonLineWriter, b: Uint8Array, start: number, end: number, row: number, op: number, endedAt: number, exception: string | null, displayName: string | null): boolean => {
-    if (start >= 0 && !isNullBytes(b, start, end)) {
-      if (b[start] !== 0x7b || t.summaryMentionsWeave(row)) return false;
-      const close = b.lastIndexOf(0x7d, end - 1);
-      for (let i = start + 1; i < close; i++) {
-        const ch = b[i];
-        if (ch !== 0x20 && ch !== 0x09 && ch !== 0x0a && ch !== 0x0d) {
-          w.bytes(b, start, close);
-          w.bytes(K.weaveKey);
-          writeWeave(w, row, op, endedAt, exception, displayName);
-          w.bytes(b, close, end);
-          return true;
-        }
-      }
-    }
-    w.bytes(K.weaveOnly);
-    writeWeave(w, row, op, endedAt, exception, displayName);
-    w.bytes(K.close);
-    return true;
-  };
-
+  // Each row is written at a position of its own in the writer's buffer (room reserved once
+  // for the whole row: the stored body, every string's escaped size, fixed pieces), so that
+  // the ~40 pieces of a line are plain stores and copies rather than ~40 writer calls. What
+  // has no byte form (a parsed and re-serialised summary or expanded body, a datetime with
+  // fractional microseconds) goes through the writer's own methods in between.
   return (row, w) => {
     const op = t.opIndex.data[row];
     let head = op < 0 ? noOpHead : opHeads[op];
     if (head === undefined) head = opHeads[op] = utf8(`${projectHead}${JSON.stringify(t.opName(row) ?? '')},"display_name":`);
+    const startedAt = t.startedAt.data[row];
     const endedAt = sel.ended_at ? t.endedAt.data[row] : NaN;
     const exception = sel.exception ? t.exceptions.get(row) : null;
     const displayName = sel.display_name ? t.displayNames.get(row) : null;
-
-    w.bytes(K.open);
-    w.str(t.id(row));
-    w.bytes(head);
-    if (displayName === null) w.bytes(K.nullTraceId);
-    else {
-      w.str(displayName);
-      w.bytes(K.traceId);
-    }
-    w.str(t.traceId(row));
-    w.bytes(K.parentId);
+    const id = t.id(row), traceId = t.traceId(row);
     const parent = sel.parent_id ? t.parentId(row) : null;
-    if (parent === null) w.bytes(K.nullThreadId);
-    else {
-      w.str(parent);
-      w.bytes(K.threadId);
-    }
     const thread = sel.thread_id ? t.threadId(row) : null;
-    if (thread === null) w.bytes(K.nullTurnId);
-    else {
-      w.str(thread);
-      w.bytes(K.turnId);
-    }
     const turn = sel.turn_id ? t.turnId(row) : null;
-    if (turn === null) w.bytes(K.nullStartedAt);
+    const user = sel.user_id ? t.userId(row) : null;
+    const run = sel.run_id ? t.runIds.get(row) : null;
+    const name = displayName ? null : traceNameOf(row, op);
+    const b = needsBody && expandColumns.length === 0 ? t.bodyChunkBytes(row) : null;
+    if (b !== null) t.partByteSpans(row, spans);
+
+    // Room for everything written at our own position (see ROW_ROOM).
+    const room = ROW_ROOM + head.length + (name === null ? 0 : name.length) + (b === null ? 0 : t.bodyByteLength(row)) +
+      stringRoom(id) + stringRoom(traceId) + stringRoom(parent) + stringRoom(thread) + stringRoom(turn) +
+      stringRoom(exception) + stringRoom(displayName) * 2 + stringRoom(user) + stringRoom(run);
+    let buf = w.room(room);
+    let at = w.position;
+    at = put(buf, at, K.open);
+    at = putString(buf, at, id);
+    at = put(buf, at, head);
+    if (displayName === null) at = put(buf, at, K.nullTraceId);
     else {
-      w.str(turn);
-      w.bytes(K.startedAt);
+      at = putString(buf, at, displayName);
+      at = put(buf, at, K.traceId);
     }
-    dt.write(w, t.startedAt.data[row]);
+    at = putString(buf, at, traceId);
+    at = put(buf, at, K.parentId);
+    if (parent === null) at = put(buf, at, K.nullThreadId);
+    else {
+      at = putString(buf, at, parent);
+      at = put(buf, at, K.threadId);
+    }
+    if (thread === null) at = put(buf, at, K.nullTurnId);
+    else {
+      at = putString(buf, at, thread);
+      at = put(buf, at, K.turnId);
+    }
+    if (turn === null) at = put(buf, at, K.nullStartedAt);
+    else {
+      at = putString(buf, at, turn);
+      at = put(buf, at, K.startedAt);
+    }
+    if (DatetimeBytes.hasBytes(startedAt)) at = dt.put(buf, at, startedAt);
+    else {
+      // Through the writer's methods: hand it the position, take it back after.
+      w.advance(at - w.position);
+      w.text(dt.text(startedAt));
+      buf = w.room(room);
+      at = w.position;
+    }
 
     if (expandColumns.length === 0) {
-      let b: Uint8Array | null = null;
-      if (needsBody) {
-        b = t.bodyChunkBytes(row);
-        t.partByteSpans(row, spans);
-      }
-      w.bytes(K.attributes);
+      at = put(buf, at, K.attributes);
       const attributes = b !== null && sel.attributes && spans[0] >= 0 && !isNullBytes(b, spans[0], spans[1]);
       const inputs = b !== null && sel.inputs && spans[2] >= 0 && !isNullBytes(b, spans[2], spans[3]);
       if (attributes && inputs && spans[2] - spans[1] === INPUTS_SEPARATOR.length && sameBytes(b!, spans[1], INPUTS_SEPARATOR)) {
         // Stored as the response spells them (`A,"inputs":I`, the usual key order): one copy.
-        w.bytes(b!, spans[0], spans[3]);
-        w.bytes(K.endedAt);
+        at = copy(buf, at, b!, spans[0], spans[3]);
+        at = put(buf, at, K.endedAt);
       } else {
         if (attributes) {
-          w.bytes(b!, spans[0], spans[1]);
-          w.bytes(K.inputs);
-        } else w.bytes(K.emptyInputs);
+          at = copy(buf, at, b!, spans[0], spans[1]);
+          at = put(buf, at, K.inputs);
+        } else at = put(buf, at, K.emptyInputs);
         if (inputs) {
-          w.bytes(b!, spans[2], spans[3]);
-          w.bytes(K.endedAt);
-        } else w.bytes(K.emptyEndedAt);
+          at = copy(buf, at, b!, spans[2], spans[3]);
+          at = put(buf, at, K.endedAt);
+        } else at = put(buf, at, K.emptyEndedAt);
       }
-      dt.write(w, endedAt);
-      w.bytes(K.exception);
-      if (exception === null) w.bytes(K.nullOutput);
+      if (DatetimeBytes.hasBytes(endedAt)) at = dt.put(buf, at, endedAt);
       else {
-        w.str(exception);
-        w.bytes(K.output);
+        // Through the writer's methods: hand it the position, take it back after.
+        w.advance(at - w.position);
+        w.text(dt.text(endedAt));
+        buf = w.room(room);
+        at = w.position;
+      }
+      at = put(buf, at, K.exception);
+      if (exception === null) at = put(buf, at, K.nullOutput);
+      else {
+        at = putString(buf, at, exception);
+        at = put(buf, at, K.output);
       }
       if (b !== null && sel.output && spans[4] >= 0) {
-        w.bytes(b, spans[4], spans[5]);
-        w.bytes(K.summary);
-      } else w.bytes(K.nullSummary);
+        at = copy(buf, at, b, spans[4], spans[5]);
+        at = put(buf, at, K.summary);
+      } else at = put(buf, at, K.nullSummary);
+      // The stored summary with the weave block spliced in when its bytes allow (splicedSummary's
+      // rules, on bytes), else parsed, computed and re-serialised.
       const sumStart = b !== null && sel.summary ? spans[6] : -1;
-      if (!(spliceSummary && writeSplicedSummary(w, b!, sumStart, spans[7], row, op, endedAt, exception, displayName))) {
+      const sumEnd = spans[7];
+      let close = -1; // where the weave block goes: the stored summary's closing brace; -2: no stored members
+      if (spliceSummary) {
+        if (sumStart < 0 || isNullBytes(b!, sumStart, sumEnd)) close = -2;
+        else if (b![sumStart] === OPEN_BRACE && !t.summaryMentionsWeave(row)) {
+          close = b!.lastIndexOf(CLOSE_BRACE, sumEnd - 1);
+          if (!hasMembers(b!, sumStart + 1, close)) close = -2;
+        }
+      }
+      if (close >= 0) {
+        at = copy(buf, at, b!, sumStart, close);
+        at = put(buf, at, K.weaveKey);
+        at = putWeave(buf, at, row, endedAt, exception, displayName, name);
+        at = copy(buf, at, b!, close, sumEnd);
+      } else if (close === -2) {
+        at = put(buf, at, K.weaveOnly);
+        at = putWeave(buf, at, row, endedAt, exception, displayName, name);
+        buf[at++] = CLOSE_BRACE;
+      } else {
         const storedText = sumStart >= 0 ? t.bodyPartText(row, 'summary') : null;
         const stored = storedText === null ? null : (parseExact(storedText) as Record<string, unknown> | null);
+        w.advance(at - w.position);
         w.text(stringifyExact(computedSummary(o, row, stored, endedAt, exception, displayName)));
+        buf = w.room(room);
+        at = w.position;
       }
     } else {
+      // Expanded: parsed, changed and re-serialised, through the writer's methods.
+      w.advance(at - w.position);
       const parsed = t.body(row);
       const summary = computedSummary(o, row, sel.summary ? parsed.summary : null, endedAt, exception, displayName);
       const out = expandedParts(o.store, o.canRead, parsed, summary, sel, expandColumns);
@@ -295,38 +329,138 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
       w.text(stringifyExact(out.output));
       w.bytes(K.summary);
       w.text(stringifyExact(out.summary));
+      buf = w.room(room);
+      at = w.position;
     }
 
-    w.bytes(userKey);
-    const user = sel.user_id ? t.userId(row) : null;
-    if (user === null) w.bytes(nullRunKey);
+    at = put(buf, at, userKey);
+    if (user === null) at = put(buf, at, nullRunKey);
     else {
-      w.str(user);
-      w.bytes(runKey);
+      at = putString(buf, at, user);
+      at = put(buf, at, runKey);
     }
-    const run = sel.run_id ? t.runIds.get(row) : null;
-    if (run === null) w.bytes(nullStepKey);
+    if (run === null) at = put(buf, at, nullStepKey);
     else {
-      w.str(run);
-      w.bytes(stepKey);
+      at = putString(buf, at, run);
+      at = put(buf, at, stepKey);
     }
     const step = sel.run_step ? t.runStep.get(row) : null;
-    if (step === null) w.bytes(nullStepEndKey);
+    if (step === null) at = put(buf, at, nullStepEndKey);
     else {
-      w.num(step);
-      w.bytes(stepEndKey);
+      at = putNumber(buf, at, step);
+      at = put(buf, at, stepEndKey);
     }
-    w.num(sel.run_step_end ? t.runStepEnd.get(row) : null);
-    w.bytes(K.tail);
+    const stepEnd = sel.run_step_end ? t.runStepEnd.get(row) : null;
+    at = stepEnd === null ? put(buf, at, K.null) : putNumber(buf, at, stepEnd);
+    at = put(buf, at, K.tail);
     if (o.req.include_storage_size) {
-      w.num(storageSize(o.store, t, row));
-      w.bytes(K.totalStorage);
-    } else w.bytes(K.nullTotalStorage);
+      at = putNumber(buf, at, storageSize(o.store, t, row));
+      at = put(buf, at, K.totalStorage);
+    } else at = put(buf, at, K.nullTotalStorage);
     if (o.req.include_total_storage_size && t.isRoot(row)) {
-      w.num(traceStorageSize(o.store, t, row));
-      w.bytes(K.close);
-    } else w.bytes(K.nullClose);
+      at = putNumber(buf, at, traceStorageSize(o.store, t, row));
+      at = put(buf, at, K.close);
+    } else at = put(buf, at, K.nullClose);
+    w.advance(at - w.position);
   };
+}
+
+/**
+ * Room a row needs beyond its stored body, strings, op head and trace name: the fixed pieces
+ * (under 400 bytes together), two datetimes, five numbers and the weave block's own pieces.
+ */
+const ROW_ROOM = 1024;
+const OPEN_BRACE = 0x7b, CLOSE_BRACE = 0x7d, QUOTE = 0x22, BACKSLASH = 0x5c;
+const textEncoder = new TextEncoder();
+
+/** Bytes a string (or null) may take as JSON: six per UTF-16 unit (`\u00XX`), the quotes. */
+function stringRoom(s: string | null): number {
+  return s === null ? 4 : s.length * 6 + 2;
+}
+
+/** Copies all of `piece` (a constant) to `b[at]`; returns the next index. */
+function put(b: Uint8Array, at: number, piece: Uint8Array): number {
+  return copy(b, at, piece, 0, piece.length);
+}
+
+/**
+ * Copies `src[start, end)` to `b[at]`; returns the next index. Short pieces byte by byte (a
+ * view and a native call cost more than the loop), long ones with set().
+ */
+function copy(b: Uint8Array, at: number, src: Uint8Array, start: number, end: number): number {
+  const n = end - start;
+  if (n < 32) {
+    for (let i = start; i < end; i++) b[at++] = src[i];
+    return at;
+  }
+  b.set(src.subarray(start, end), at);
+  return at + n;
+}
+
+/** `s` as JSON, exactly as JSON.stringify spells it, at `b[at]` (room: stringRoom). */
+function putString(b: Uint8Array, at: number, s: string): number {
+  const n = s.length;
+  let i = at;
+  b[i++] = QUOTE;
+  for (let k = 0; k < n; k++) {
+    const c = s.charCodeAt(k);
+    // Printable ASCII needs no escape; anything else is JSON.stringify's to spell.
+    if (c < 0x20 || c >= 0x7f || c === QUOTE || c === BACKSLASH) return at + textEncoder.encodeInto(JSON.stringify(s), b.subarray(at)).written;
+    b[i++] = c;
+  }
+  b[i++] = QUOTE;
+  return i;
+}
+
+/** A number as JSON.stringify spells it (at most 24 characters), at `b[at]`. */
+function putNumber(b: Uint8Array, at: number, v: number): number {
+  if (!Number.isSafeInteger(v) || Object.is(v, -0)) {
+    const text = JSON.stringify(v);
+    for (let k = 0; k < text.length; k++) b[at++] = text.charCodeAt(k);
+    return at;
+  }
+  if (v < 0) {
+    b[at++] = 0x2d;
+    v = -v;
+  }
+  let digits = 1;
+  for (let x = v; x >= 10; x = Math.floor(x / 10)) digits++;
+  let end = at + digits;
+  const next = end;
+  do {
+    const q = Math.floor(v / 10);
+    b[--end] = 0x30 + (v - q * 10);
+    v = q;
+  } while (v > 0);
+  return next;
+}
+
+/** Whether `b[start, end)` holds anything but JSON whitespace (an object's members). */
+function hasMembers(b: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const ch = b[i];
+    if (ch !== 0x20 && ch !== 0x09 && ch !== 0x0a && ch !== 0x0d) return true;
+  }
+  return false;
+}
+
+/** How far ahead of the row being written pageChunks touches rows (CallTable.touchRows). */
+const TOUCH_AHEAD = 16;
+/** Where touchRows' meaningless sums go, so that the reads are not optimised away. */
+let touched = 0;
+
+/**
+ * Chunks of a page's lines (rowChunks' contract), reading each stretch of TOUCH_AHEAD rows
+ * ahead of writing them: lazy like rowChunks, so a consumer that stops early stops the work.
+ */
+export function* pageChunks(t: CallTable, page: ArrayLike<number>, write: (row: number, w: JsonLineWriter) => void, writer = new JsonLineWriter()): Generator<Uint8Array, void, undefined> {
+  touched += t.touchRows(page, 0, TOUCH_AHEAD);
+  for (let i = 0; i < page.length; i++) {
+    if (i % TOUCH_AHEAD === 0) touched += t.touchRows(page, i + TOUCH_AHEAD, i + 2 * TOUCH_AHEAD);
+    write(page[i], writer);
+    if (writer.endLine()) yield writer.take();
+  }
+  if (writer.size > 0) yield writer.take();
 }
 
 /**

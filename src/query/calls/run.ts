@@ -7,7 +7,6 @@
  * rows → order + window (top-k) → one JSON line per row.
  */
 import type { Engine } from '../../api/types.ts';
-import { rowChunks } from '../../api/line-stream.ts';
 import type { CallTable } from '../../store/call-table.ts';
 import { ProjectStore } from '../../store/project.ts';
 import type { CanRead } from '../resolve-ref.ts';
@@ -16,7 +15,7 @@ import { compileExpr, indexableEqualities } from './expr/compile.ts';
 import { INDEXED_COLUMNS, planFilter, type FilterPlan } from './filter.ts';
 import { effectiveSortTerms, orderRows, validateSortTerms } from './order.ts';
 import type { CallsQuery, SortTerm } from './request.ts';
-import { rowWriter, selectColumns } from './response.ts';
+import { pageChunks, rowWriter, selectColumns } from './response.ts';
 import { startOrderPage } from './start-walk.ts';
 
 /** A validated calls query, planned: what finds its rows, before ordering and paging. */
@@ -67,7 +66,7 @@ export function prepareCallsQuery(engine: Engine, req: CallsQuery, canRead: CanR
   const offset = req.offset ?? 0;
   const page = startOrderPage(project.calls, filter, expr, terms, offset, req.limit) ?? orderRows(matchingRows(plan), terms, resolver, offset, req.limit);
   const selected = selectColumns(req, prefix);
-  return rowChunks(page, rowWriter({ store: engine.store, project, req, prefix, selected, canRead }));
+  return pageChunks(project.calls, page, rowWriter({ store: engine.store, project, req, prefix, selected, canRead }));
 }
 
 /**
