@@ -90,7 +90,7 @@ export function rowSortValue(root: unknown, path: readonly string[]): RowSortVal
 }
 
 /** Float tiers: numbers, then NaN, then no float reading (ClickHouse NULLS LAST with NaN). */
-const FLOAT_NUMBER = 0, FLOAT_NAN = 1, FLOAT_NULL = 2;
+export const FLOAT_NUMBER = 0, FLOAT_NAN = 1, FLOAT_NULL = 2;
 
 /** The three readings of one sort path for a run of rows, column-wise. */
 export interface SortColumns {

@@ -16,6 +16,7 @@ import type { StoredRow } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
 import { selectWindow } from '../sort.ts';
 import type { TableQuery, TableQueryStats } from './request.ts';
+import { firstKeyCandidates } from './sort-candidates.ts';
 import { columnsComparator, rowSortValue, setSortColumns, type RowSortValue, type SortColumns } from './row-sort.ts';
 
 /** One result row: the stored body and its position in the table. */
@@ -81,9 +82,11 @@ export function queryTableRows(engine: Engine, req: TableQuery): Iterable<TableR
   const caches = tableCaches(engine.store);
   const positions = candidatePositions(caches, digests, rows, wanted);
   const columns = req.sort_by.map((term) => tableSortColumns(caches, digests, rows, term.path));
-  const cmp = columnsComparator(columns, req.sort_by.map((t) => t.order), positions);
   const k = limit === null ? positions.length : Math.min(positions.length, offset + limit);
-  return selectWindow(positions.length, offset, k, cmp).map((j) => ({ row: rows.get(digests[positions[j]])!, original_index: positions[j] }));
+  // Only rows that can reach the first k on the first term's readings are ranked in full.
+  const ranked = firstKeyCandidates(columns[0], req.sort_by[0].order === 'desc', positions, k) ?? positions;
+  const cmp = columnsComparator(columns, req.sort_by.map((t) => t.order), ranked);
+  return selectWindow(ranked.length, offset, k, cmp).map((j) => ({ row: rows.get(digests[ranked[j]])!, original_index: ranked[j] }));
 }
 
 /** Tables whose positions and sort readings are kept (least recently used goes first). */

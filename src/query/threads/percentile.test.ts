@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { linearQuantile, p50p99 } from './percentile.ts';
+import { linearQuantile, p50p99, sortPrefix } from './percentile.ts';
 
 // Expected values are numpy 2.4 `np.percentile(values, [50, 99])` (default method "linear").
 
@@ -36,4 +36,28 @@ test('no values → null; linearQuantile refuses an empty list', () => {
 test('extreme levels pick the ends', () => {
   assert.equal(linearQuantile([1, 2, 3], 0), 1);
   assert.equal(linearQuantile([1, 2, 3], 1), 3);
+});
+
+test('sortPrefix orders a prefix exactly as TypedArray#sort, leaving the rest alone', () => {
+  let seed = 9;
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  const pool = [0, -0, NaN, 1, -1, 2.5, Infinity, -Infinity, 1e300, 7];
+  for (let round = 0; round < 2000; round++) {
+    const n = rand(40);
+    const values = Float64Array.from({ length: n + 3 }, () => pool[rand(pool.length)]);
+    const want = values.slice(0, n).sort();
+    const tail = values.slice(n);
+    sortPrefix(values, n);
+    assert.deepEqual([...values.subarray(0, n)].map((v) => Object.is(v, -0) ? '-0' : String(v)), [...want].map((v) => Object.is(v, -0) ? '-0' : String(v)));
+    assert.deepEqual(values.subarray(n), tail);
+  }
+});
+
+test('linearQuantile reads only the first n values when told', () => {
+  const sorted = Float64Array.from([10, 20, 30, 1000, -5]);
+  assert.equal(linearQuantile(sorted, 0.99, 4), linearQuantile([10, 20, 30, 1000], 0.99));
+  assert.equal(linearQuantile(sorted, 0.5, 4), 25);
 });

@@ -3,11 +3,12 @@
  * full, statistics computed, then lines produced lazily. Every error is raised before the stream
  * starts (semantics.md#errors-before-stream).
  */
-import { lineStream } from '../../api/line-stream.ts';
+import { byteStream, rowChunks } from '../../api/line-stream.ts';
 import { plainBody } from '../../api/body.ts';
 import type { Engine, RequestBody, RequestContext, Route, RouteResult } from '../../api/types.ts';
 import { parseThreadsQuery } from './request.ts';
-import { queryThreads, threadLine } from './run.ts';
+import { queryThreads } from './run.ts';
+import { ThreadLineWriter } from './thread-line.ts';
 
 export const threadsStreamQueryRoute: Route = {
   path: '/threads/stream_query',
@@ -17,9 +18,8 @@ export const threadsStreamQueryRoute: Route = {
     const req = parseThreadsQuery(plainBody(body));
     ctx.authorize(req.project_id);
     const threads = queryThreads(engine, req);
-    return lineStream((function* () {
-      for (const t of threads) yield threadLine(t);
-    })());
+    const lines = new ThreadLineWriter();
+    return byteStream(rowChunks(threads, (t, w) => lines.write(w, t)));
   },
 };
 

@@ -4,9 +4,12 @@ import type { RequestContext, RouteResult } from '../../api/types.ts';
 import { formatMicros, parseIsoMicros } from '../../core/datetime.ts';
 import { createEngine } from '../../engine.ts';
 import type { CallTable } from '../../store/call-table.ts';
-import { PRODUCTION_THREAD_RULES, turnDurationMs } from './aggregate.ts';
+import { PRODUCTION_THREAD_RULES, turnDurationMs, type ThreadStats } from './aggregate.ts';
 import { parseThreadsQuery } from './request.ts';
-import { queryThreads } from './run.ts';
+import { queryThreads, threadsComparator } from './run.ts';
+import { threadsComparatorOracle } from './run.testing.ts';
+import type { ThreadSortTerm } from './request.ts';
+import { THREAD_SORT_FIELD_NAMES } from './sort-fields.ts';
 import { threadsRoutes, threadsStreamQueryRoute } from './route.ts';
 import { errorOf } from '../../core/errors.testing.ts';
 
@@ -391,4 +394,32 @@ test('semantics.md#errors-before-stream: errors are thrown by run(), before any 
   });
   const schema = errorOf(() => threadsStreamQueryRoute.run(engine, { kind: 'value', value: { project_id: PROJECT, thread_ids: [] } }, ctx));
   assert.equal(schema.status, 422);
+});
+
+test('the fused thread comparator orders exactly as one closure per term did (generated threads)', () => {
+  let s = 77;
+  const rand = (n: number) => {
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    return s % n;
+  };
+  // Few distinct values, so that ties, NaN (missing) and -0 meet often.
+  const num = () => [NaN, 0, -0, 1, 2.5, -3, 1e300][rand(7)];
+  const threads: ThreadStats[] = Array.from({ length: 400 }, (_, i) => ({
+    thread_id: ['a', 'b', 'B', 'é', '😀', ''][rand(6)] + (i % 50),
+    turn_count: rand(4),
+    start_time: num(),
+    last_updated: num(),
+    first_turn_id: 'f',
+    last_turn_id: null,
+    p50_turn_duration_ms: rand(3) === 0 ? null : num(),
+    p99_turn_duration_ms: rand(3) === 0 ? null : num(),
+  }));
+  for (let round = 0; round < 60; round++) {
+    const terms: ThreadSortTerm[] = Array.from({ length: 1 + rand(3) }, () => ({
+      field: THREAD_SORT_FIELD_NAMES[rand(THREAD_SORT_FIELD_NAMES.length)],
+      direction: rand(2) ? 'asc' : 'desc',
+    }));
+    const order = (cmp: (a: number, b: number) => number) => threads.map((_, i) => i).sort(cmp);
+    assert.deepEqual(order(threadsComparator(threads, terms)), order(threadsComparatorOracle(threads, terms)), JSON.stringify(terms));
+  }
 });

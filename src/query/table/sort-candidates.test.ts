@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { selectWindow } from '../sort.ts';
+import type { SortOrder } from './request.ts';
+import { columnsComparator, FLOAT_NAN, FLOAT_NULL, FLOAT_NUMBER, type SortColumns } from './row-sort.ts';
+import { firstKeyCandidates } from './sort-candidates.ts';
+
+function lcg(seed: number): (n: number) => number {
+  let s = seed;
+  return (n) => {
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    return s % n;
+  };
+}
+
+/** Readings for n rows from small pools, so that groups, equal floats and equal texts meet. */
+function randomColumns(rand: (n: number) => number, n: number, distinct: number): SortColumns {
+  const floats = [-0, 0, Infinity, -Infinity, ...Array.from({ length: distinct }, (_, i) => i / 10 - 3)];
+  const cols: SortColumns = { present: new Uint8Array(n), tier: new Uint8Array(n), float: new Float64Array(n), text: new Array<string>(n) };
+  const mostlyNumbers = rand(2) === 0;
+  // Out of 20 rows, how many are present: few (the first group that can supply k rows is then
+  // one of the missing ones), half, or nearly all.
+  const presentIn20 = [1, 10, 19][rand(3)];
+  for (let i = 0; i < n; i++) {
+    cols.present[i] = rand(20) < presentIn20 ? 1 : 0;
+    const t = mostlyNumbers ? (rand(20) === 0 ? rand(3) : FLOAT_NUMBER) : rand(3);
+    cols.tier[i] = t;
+    cols.float[i] = t === FLOAT_NUMBER ? floats[rand(floats.length)] : 0;
+    cols.text[i] = ['', 'a', 'b', 'null', '1'][rand(5)];
+  }
+  return cols;
+}
+
+/** The window as selectWindow ranks it over every position, and over the candidates alone. */
+function both(columns: SortColumns[], orders: SortOrder[], positions: Int32Array, offset: number, k: number) {
+  const all = selectWindow(positions.length, offset, k, columnsComparator(columns, orders, positions)).map((j) => positions[j]);
+  const ranked = firstKeyCandidates(columns[0], orders[0] === 'desc', positions, k);
+  const from = ranked ?? positions;
+  const pruned = selectWindow(from.length, offset, k, columnsComparator(columns, orders, from)).map((j) => from[j]);
+  return { all, pruned, ranked };
+}
+
+test('pruning on the first term never changes the window (generated readings, one and two terms)', () => {
+  const rand = lcg(4242);
+  let prunedRuns = 0;
+  for (let round = 0; round < 400; round++) {
+    const n = 1 + rand(3000);
+    const columns = [randomColumns(rand, n, 1 + rand(200)), randomColumns(rand, n, 1 + rand(5))];
+    const terms = 1 + rand(2);
+    const orders: SortOrder[] = Array.from({ length: terms }, () => (rand(2) ? 'asc' : 'desc'));
+    // Positions: every row, or a subset (a row-digest filter, missing bodies).
+    const all = Array.from({ length: n }, (_, i) => i);
+    const positions = Int32Array.from(rand(2) ? all : all.filter(() => rand(3) !== 0));
+    const k = Math.min(positions.length, 1 + rand(rand(2) ? 50 : positions.length));
+    const offset = rand(k + 1);
+    const { all: want, pruned, ranked } = both(columns.slice(0, terms), orders, positions, offset, k);
+    assert.deepEqual(pruned, want, `round ${round}: n=${n} k=${k} offset=${offset} orders=${orders}`);
+    if (ranked !== null) {
+      prunedRuns++;
+      assert.ok(ranked.length < positions.length / 2);
+      for (let i = 1; i < ranked.length; i++) assert.ok(ranked[i - 1] < ranked[i], 'candidates stay in table order');
+    }
+  }
+  assert.ok(prunedRuns > 100, `pruning ran in ${prunedRuns} rounds`);
+});
+
+test('a large share of the first group (beyond the bounded heap) is selected by quickselect, same window', () => {
+  const rand = lcg(7);
+  const n = 30_000;
+  const cols: SortColumns = { present: new Uint8Array(n).fill(1), tier: new Uint8Array(n), float: new Float64Array(n), text: new Array<string>(n).fill('') };
+  for (let i = 0; i < n; i++) cols.float[i] = rand(5000) / 10;
+  const positions = Int32Array.from({ length: n }, (_, i) => i);
+  for (const order of ['asc', 'desc'] as const) {
+    const { all, pruned, ranked } = both([cols], [order], positions, 100, 9000);
+    assert.deepEqual(pruned, all);
+    assert.ok(ranked !== null && ranked.length >= 9000 && ranked.length < n / 2);
+  }
+});
+
+test('the groups: present numbers, then NaN, then no float; then the missing rows alike', () => {
+  // One row per group, listed in reverse: the first k of the order are the first k groups.
+  const n = 12;
+  const cols: SortColumns = { present: new Uint8Array(n), tier: new Uint8Array(n), float: new Float64Array(n), text: new Array<string>(n).fill('') };
+  const groups = [[1, FLOAT_NUMBER], [1, FLOAT_NAN], [1, FLOAT_NULL], [0, FLOAT_NUMBER], [0, FLOAT_NAN], [0, FLOAT_NULL]];
+  for (let i = 0; i < n; i++) {
+    const [p, t] = groups[5 - (i % 6)];
+    cols.present[i] = p;
+    cols.tier[i] = t;
+  }
+  const positions = Int32Array.from({ length: n }, (_, i) => i);
+  // k = 2: the two present numbers (rows 5 and 11) are all that can make it.
+  assert.deepEqual([...firstKeyCandidates(cols, false, positions, 2)!], [5, 11]);
+  // k = 3: present NaN rows (4 and 10) join; both, since they tie on the first two keys.
+  assert.deepEqual([...firstKeyCandidates(cols, true, positions, 3)!], [4, 5, 10, 11]);
+  assert.equal(firstKeyCandidates(cols, true, positions, 6), null);
+  assert.equal(firstKeyCandidates(cols, true, positions, 0), null);
+});
+
+test('rows tied with the bar that arrive after the heap is full stay candidates (their text decides)', () => {
+  const n = 10_000;
+  const cols: SortColumns = { present: new Uint8Array(n).fill(1), tier: new Uint8Array(n), float: new Float64Array(n).fill(9), text: new Array<string>(n).fill('m') };
+  // Ten early rows fill the heap at 5; ten late rows tie with them at 5 and win on the text.
+  for (let i = 0; i < 10; i++) {
+    cols.float[i] = 5;
+    cols.text[i] = 'z';
+    cols.float[9000 + i] = 5;
+    cols.text[9000 + i] = 'a';
+  }
+  const positions = Int32Array.from({ length: n }, (_, i) => i);
+  const { all, pruned, ranked } = both([cols], ['asc'], positions, 0, 10);
+  assert.deepEqual(all, Array.from({ length: 10 }, (_, i) => 9000 + i));
+  assert.deepEqual(pruned, all);
+  assert.equal(ranked?.length, 20);
+});

@@ -1,0 +1,168 @@
+/**
+ * Which rows of a table sort can reach the first `k`, decided on the first sort term's
+ * presence and float readings alone (row-sort.ts), in three tight passes over typed arrays, so
+ * that the full comparator (every term, texts, table order) only ranks the few that can.
+ *
+ * The first two keys of a term put every row in one of six groups, in comparator order:
+ * present before missing, and within each, float numbers, then NaN, then no float reading.
+ * Rows in groups before the group G where the count reaches k are all in; rows in groups after
+ * G have at least k rows strictly ahead and are out. Within G, when it holds numbers, a row
+ * whose (signed) float is beyond the m-th best of G (m = what G must supply) has k rows strictly
+ * ahead too. Everything kept still goes through the full comparator: only rows that cannot be
+ * among the first k are dropped, so the order of the result does not change.
+ */
+import { kthSmallest } from '../sort.ts';
+import { FLOAT_NUMBER, type SortColumns } from './row-sort.ts';
+
+/** Largest m kept in a bounded heap; above it the group's values are copied and quickselected. */
+const HEAP_LIMIT = 4096;
+
+/**
+ * The table positions of `at` (ascending) that can be among the first `k` under a sort whose
+ * first term reads `cols` in direction `descending`, ascending; null when pruning would not
+ * help (k is a large share of the rows).
+ */
+export function firstKeyCandidates(cols: SortColumns, descending: boolean, at: Int32Array, k: number): Int32Array | null {
+  const n = at.length;
+  if (k < 1 || k >= n / 2) return null;
+  const { present, tier, float } = cols;
+  const sign = descending ? -1 : 1;
+
+  // One pass counts the groups and, for the common case that the first group (present
+  // numbers) holds k rows, keeps its k best signed floats in a max-heap (worst at the root).
+  // The root only ever falls, so every row that ends up within the final bar was within the
+  // root when it was read: those rows are noted (a few times k on most orders), sparing a
+  // second pass over the table unless there are too many of them. The other groups are
+  // counted in `counts`, the first in a local (an increment of one array slot per row would
+  // wait on the previous one).
+  const counts = [0, 0, 0, 0, 0, 0];
+  let firstGroup = 0;
+  const heap = new Float64Array(k <= HEAP_LIMIT ? k : 0);
+  const heaped = heap.length > 0;
+  let size = 0, root = Infinity;
+  const noteLimit = n >> 3;
+  let noted = new Int32Array(Math.min(noteLimit, 4 * k + 1024));
+  let notes = 0;
+  // Every position listed (no filter, no missing body): position j is row j, no lookup needed.
+  const identity = n === present.length;
+  for (let j = 0; j < n; j++) {
+    const p = identity ? j : at[j];
+    if (present[p] !== 1 || tier[p] !== FLOAT_NUMBER) {
+      counts[(present[p] === 1 ? 0 : 3) + tier[p]]++;
+      continue;
+    }
+    firstGroup++;
+    if (!heaped) continue;
+    const r = sign * float[p];
+    if (r > root) continue;
+    if (size < k) {
+      heapPush(heap, size++, r);
+      if (size === k) root = heap[0];
+    } else if (r < root) {
+      heapReplaceRoot(heap, k, r);
+      root = heap[0];
+    }
+    if (notes < 0) continue;
+    if (notes === noted.length) {
+      if (notes >= noteLimit) {
+        notes = -1; // too many: the second pass decides
+        continue;
+      }
+      const grown = new Int32Array(Math.min(noteLimit, notes * 2));
+      grown.set(noted);
+      noted = grown;
+    }
+    noted[notes++] = p;
+  }
+  counts[0] = firstGroup;
+  let g = 0, before = 0;
+  while (before + counts[g] < k) before += counts[g++];
+
+  if (g === 0 && heaped && notes >= 0) {
+    const bar = heap[0];
+    let kept = 0;
+    for (let i = 0; i < notes; i++) if (sign * float[noted[i]] <= bar) noted[kept++] = noted[i];
+    return noted.slice(0, kept);
+  }
+
+  // Within G, numbers: the m-th smallest signed float among G's rows is the bar (m = what G
+  // must supply); otherwise all of G is kept (its rows tie on both keys).
+  let bar = Infinity;
+  if (g % 3 === FLOAT_NUMBER) {
+    const m = k - before;
+    if (g === 0 && heaped) bar = heap[0];
+    else bar = m <= HEAP_LIMIT ? boundedMth(cols, at, g, sign, m) : copiedMth(cols, at, g, sign, counts[g], m);
+  }
+  let kept = 0;
+  for (let j = 0; j < n; j++) {
+    const p = at[j];
+    const pg = (present[p] === 1 ? 0 : 3) + tier[p];
+    if (pg < g || (pg === g && sign * float[p] <= bar)) kept++;
+  }
+  if (kept >= n / 2) return null;
+  const out = new Int32Array(kept);
+  for (let j = 0, i = 0; j < n; j++) {
+    const p = at[j];
+    const pg = (present[p] === 1 ? 0 : 3) + tier[p];
+    if (pg < g || (pg === g && sign * float[p] <= bar)) out[i++] = p;
+  }
+  return out;
+}
+
+/** The m-th smallest signed float of the rows in group `g`, through a max-heap of the m best. */
+function boundedMth(cols: SortColumns, at: Int32Array, g: number, sign: number, m: number): number {
+  const { present, tier, float } = cols;
+  const heap = new Float64Array(m);
+  let size = 0;
+  for (let j = 0; j < at.length; j++) {
+    const p = at[j];
+    if ((present[p] === 1 ? 0 : 3) + tier[p] !== g) continue;
+    const r = sign * float[p];
+    if (size < m) heapPush(heap, size++, r);
+    else if (r < heap[0]) heapReplaceRoot(heap, m, r);
+  }
+  return heap[0];
+}
+
+/** Adds `r` at `heap[at]` to a max-heap of `at` values. */
+function heapPush(heap: Float64Array, at: number, r: number): void {
+  let c = at;
+  heap[c] = r;
+  while (c > 0) {
+    const parent = (c - 1) >> 1;
+    if (heap[parent] >= heap[c]) break;
+    const t = heap[parent];
+    heap[parent] = heap[c];
+    heap[c] = t;
+    c = parent;
+  }
+}
+
+/** Replaces the root of a full max-heap of `size` values by the smaller `r`. */
+function heapReplaceRoot(heap: Float64Array, size: number, r: number): void {
+  heap[0] = r;
+  let c = 0;
+  for (;;) {
+    const l = 2 * c + 1, rr = l + 1;
+    let top = c;
+    if (l < size && heap[l] > heap[top]) top = l;
+    if (rr < size && heap[rr] > heap[top]) top = rr;
+    if (top === c) return;
+    const t = heap[top];
+    heap[top] = heap[c];
+    heap[c] = t;
+    c = top;
+  }
+}
+
+/** The same as boundedMth for a large m: the group's values copied, then quickselect. */
+function copiedMth(cols: SortColumns, at: Int32Array, g: number, sign: number, size: number, m: number): number {
+  const { present, tier, float } = cols;
+  const values = new Float64Array(size);
+  let i = 0;
+  for (let j = 0; j < at.length; j++) {
+    const p = at[j];
+    if ((present[p] === 1 ? 0 : 3) + tier[p] === g) values[i++] = sign * float[p];
+  }
+  return kthSmallest(values, m);
+}
