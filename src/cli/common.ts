@@ -13,6 +13,7 @@ import { createEngine } from '../engine.ts';
 import { filesOf, resolveFixturesPath } from '../io/load-fixtures.ts';
 import { snapshotSettings, type SnapshotSettings } from '../io/snapshot/cache.ts';
 import { loadFixtureFilesWithSnapshot } from '../io/snapshot/load.ts';
+import { SnapshotDamagedError } from '../store/snapshot.ts';
 import { progressReporter } from './progress.ts';
 import { readRequestSource } from './stdin.ts';
 import { openDataDir } from '../journal/data-dir.ts';
@@ -184,6 +185,10 @@ export function reportError(e: unknown): number {
   }
   if (e instanceof JournalError || e instanceof LockHeldError || e instanceof SnapshotError) {
     say(`${paint.red('journal error:')} ${e.message}`);
+    return EXIT_RUNTIME;
+  }
+  if (e instanceof SnapshotDamagedError) {
+    say(`${paint.red('error:')} ${e.message}`);
     return EXIT_RUNTIME;
   }
   if (e instanceof FixtureError) {

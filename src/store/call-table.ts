@@ -10,8 +10,9 @@
 import { parseExact, stringifyExact } from '../core/json/exact.ts';
 import { mentionsWeaveOrEscape, topLevelValueByteSpans } from '../core/json/byte-spans.ts';
 import { extractRefs } from '../core/refs.ts';
-import { addToIndex, ByteArena, Float64Column, Int32Column, Interner, MultiIndex, removeFromIndex, SparseColumn } from './columns.ts';
+import { addToIndex, ByteArena, Float64Column, Int32Column, Interner, MultiIndex, removeFromIndex, SparseColumn, type StringTable } from './columns.ts';
 import type { CallTableImage, SparseNumbers, SparseStringLists, SparseStrings } from './snapshot-image.ts';
+import type { SnapshotBodies } from './snapshot-bodies.ts';
 import { isPlainObject } from '../core/plain-object.ts';
 
 /** The JSON parts of a call, parsed from the stored text. */
@@ -90,12 +91,83 @@ export class DuplicateCallError extends Error {
 }
 
 export class CallTable {
-  // Identity and relations.
-  readonly ids: string[] = [];
-  readonly traceIds: string[] = [];
-  readonly parentIds: Array<string | null> = [];
-  readonly threadIds: Array<string | null> = [];
-  readonly turnIds: Array<string | null> = [];
+  // Identity and relations: the per-row string columns (ids, trace, parent, thread, turn and
+  // user ids). A loaded table holds them as arrays. A table restored from a load snapshot holds
+  // string numbers into the snapshot's strings (`restoredText`) instead: id(row), traceId(row),
+  // ... make one row's string, and the arrays (ids, traceIds, ...) are made whole when first
+  // asked for. A query that reads a page of rows never makes a million strings.
+  private idList: string[] | null = [];
+  private traceIdList: string[] | null = [];
+  private parentIdList: Array<string | null> | null = [];
+  private threadIdList: Array<string | null> | null = [];
+  private turnIdList: Array<string | null> | null = [];
+  private userIdList: Array<string | null> | null = [];
+  /** The string numbers of the columns not made into arrays yet (after a restore). */
+  private restoredText: RestoredText | null = null;
+
+  get ids(): string[] {
+    return this.idList ?? (this.idList = this.madeColumn('ids') as string[]);
+  }
+  get traceIds(): string[] {
+    return this.traceIdList ?? (this.traceIdList = this.madeColumn('traceIds') as string[]);
+  }
+  get parentIds(): Array<string | null> {
+    return this.parentIdList ?? (this.parentIdList = this.madeColumn('parentIds'));
+  }
+  get threadIds(): Array<string | null> {
+    return this.threadIdList ?? (this.threadIdList = this.madeColumn('threadIds'));
+  }
+  get turnIds(): Array<string | null> {
+    return this.turnIdList ?? (this.turnIdList = this.madeColumn('turnIds'));
+  }
+  /** Nullable, but set on nearly every call. */
+  get userIds(): Array<string | null> {
+    return this.userIdList ?? (this.userIdList = this.madeColumn('userIds'));
+  }
+
+  /** One row's id (no column is made whole for it). */
+  id(row: number): string {
+    const list = this.idList;
+    return list !== null ? list[row] : this.restoredText!.strings.get(this.restoredText!.ids![row]);
+  }
+  traceId(row: number): string {
+    const list = this.traceIdList;
+    return list !== null ? list[row] : this.restoredText!.strings.get(this.restoredText!.traceIds![row]);
+  }
+  parentId(row: number): string | null {
+    const list = this.parentIdList;
+    return list !== null ? list[row] : this.restoredText!.strings.nullable(this.restoredText!.parentIds![row]);
+  }
+  threadId(row: number): string | null {
+    const list = this.threadIdList;
+    return list !== null ? list[row] : this.restoredText!.strings.nullable(this.restoredText!.threadIds![row]);
+  }
+  turnId(row: number): string | null {
+    const list = this.turnIdList;
+    return list !== null ? list[row] : this.restoredText!.strings.nullable(this.restoredText!.turnIds![row]);
+  }
+  userId(row: number): string | null {
+    const list = this.userIdList;
+    return list !== null ? list[row] : this.restoredText!.strings.nullable(this.restoredText!.userIds![row]);
+  }
+  /** Whether a row is a trace root (parent_id null), without making its parent's string. */
+  isRoot(row: number): boolean {
+    const list = this.parentIdList;
+    return list !== null ? list[row] === null : this.restoredText!.parentIds![row] === -1;
+  }
+
+  /** A restored column made whole (its string numbers are then dropped). */
+  private madeColumn(name: RestoredColumn): Array<string | null> {
+    const text = this.restoredText!;
+    const numbers = text[name]!;
+    const strings = text.strings;
+    const n = this.restoredRows; // exactly the rows restored: an append makes every column whole first
+    const out = new Array<string | null>(n);
+    for (let r = 0; r < n; r++) out[r] = strings.nullable(numbers[r]);
+    text[name] = null;
+    return out;
+  }
+
   readonly opNames = new Interner();
   readonly opIndex = new Int32Column();
 
@@ -114,14 +186,14 @@ export class CallTable {
   readonly runIds = new SparseColumn<string>();
   readonly inputRefs = new SparseColumn<string[]>();
   readonly outputRefs = new SparseColumn<string[]>();
-  /** Nullable, but set on nearly every call. */
-  readonly userIds: Array<string | null> = [];
 
   // JSON bodies: arena handle per row.
   private readonly arena = new ByteArena();
   private readonly bodyChunk = new Int32Column();
   private readonly bodyOffset = new Int32Column();
   private readonly bodyLength = new Int32Column();
+  /** After a restore: reads the restored rows' bodies from the snapshot file as they are needed. */
+  private restoredBodies: SnapshotBodies | null = null;
   /**
    * Where each part's value sits in a row's stored UTF-8 body: (start, end) per part in
    * BODY_PARTS order, in bytes from the body's first byte, ABSENT for a part the body lacks.
@@ -130,8 +202,8 @@ export class CallTable {
    * the parts' bytes without looking at the rest of the body. A body of 64 KiB or more is
    * scanned on every read instead. Allocated on first use.
    */
-  private partSpans = new Uint16Array(0);
-  private partSpansKnown = new Uint8Array(0);
+  private partSpans: Uint16Array = new Uint16Array(0);
+  private partSpansKnown: Uint8Array = new Uint8Array(0);
   private readonly spanScratch = new Int32Array(8);
 
   // Indexes (getters: after a snapshot restore each is rebuilt on first use, see restoreImage()).
@@ -178,7 +250,7 @@ export class CallTable {
   startVersion = 0;
 
   get size(): number {
-    return this.ids.length;
+    return this.opIndex.length;
   }
 
   rowOf(id: string): number | undefined {
@@ -365,6 +437,7 @@ export class CallTable {
 
   /** The stored JSON text of attributes, inputs, output and summary (null when absent), as they are. */
   bodyPartTexts(row: number): Array<string | null> {
+    this.bodyReady(row);
     const spans = this.spanScratch;
     this.partByteSpans(row, spans);
     const chunk = this.bodyChunk.data[row];
@@ -378,6 +451,7 @@ export class CallTable {
    * `[bodyStart(row), bodyStart(row) + bodyByteLength(row))` of it. Read-only by contract.
    */
   bodyChunkBytes(row: number): Uint8Array {
+    this.bodyReady(row);
     return this.arena.chunkBytes(this.bodyChunk.data[row]);
   }
 
@@ -400,10 +474,13 @@ export class CallTable {
     let sum = 0;
     const end = Math.min(to, rows.length);
     const known = this.partSpansKnown, spans = this.partSpans;
+    // A restored table's bodies are read from the snapshot when rendered (bodyReady), not here,
+    // and its ids are read a row at a time (id(row), ...), never made whole for a touch.
+    const touchBodies = this.restoredBodies === null;
     for (let i = from; i < end; i++) {
       const row = rows[i];
-      const chunk = this.arena.chunkBytes(this.bodyChunk.data[row]);
-      sum += chunk[this.bodyOffset.data[row]] + this.ids[row].length + this.traceIds[row].length + (this.parentIds[row]?.length ?? 0);
+      if (touchBodies) sum += this.arena.chunkBytes(this.bodyChunk.data[row])[this.bodyOffset.data[row]];
+      sum += this.id(row).length + this.traceId(row).length + (this.parentId(row)?.length ?? 0);
       sum += this.startedAt.data[row] + this.endedAt.data[row] + this.opIndex.data[row];
       if (row < known.length) sum += known[row] + spans[row * 8];
     }
@@ -429,6 +506,7 @@ export class CallTable {
       return;
     }
     const length = this.bodyLength.data[row];
+    this.bodyReady(row);
     topLevelValueByteSpans(this.arena.chunkBytes(this.bodyChunk.data[row]), base, base + length, PART_KEY_BYTES, out);
     if (length < SPAN_LIMIT) this.setPartByteSpans(row, out);
     for (let k = 0; k < 8; k++) if (out[k] >= 0) out[k] += base;
@@ -444,7 +522,7 @@ export class CallTable {
   setPartByteSpans(row: number, spans: ArrayLike<number>): void {
     if (this.bodyLength.data[row] >= SPAN_LIMIT) return;
     if (row >= this.partSpansKnown.length) {
-      const cap = Math.max(1024, Math.ceil(this.ids.length * 1.25), row + 1);
+      const cap = Math.max(1024, Math.ceil(this.size * 1.25), row + 1);
       const known = new Uint8Array(cap);
       known.set(this.partSpansKnown);
       const s = new Uint16Array(cap * 8);
@@ -474,6 +552,7 @@ export class CallTable {
   }
 
   bodyText(row: number): string {
+    this.bodyReady(row);
     return this.arena.text(this.bodyChunk.data[row], this.bodyOffset.data[row], this.bodyLength.data[row]);
   }
 
@@ -489,6 +568,11 @@ export class CallTable {
   /** Ends still waiting for their start, in arrival order (what a store dump must keep). */
   pendingEndParts(): CallEndPart[] {
     return [...this.pendingEnds.values()];
+  }
+
+  /** A restored row's body bytes are in the arena (read from the snapshot on first use). */
+  private bodyReady(row: number): void {
+    if (this.restoredBodies !== null) this.restoredBodies.ensure(row, this.bodyChunk.data[row], this.bodyOffset.data[row], this.bodyLength.data[row]);
   }
 
   private setBody(row: number, text: string): void {
@@ -623,6 +707,7 @@ export class CallTable {
     };
     const f64 = (c: Float64Column) => c.data.subarray(0, n);
     const i32 = (c: Int32Column) => c.data.subarray(0, n);
+    this.restoredBodies?.readAll(); // the chunks go out whole
     const extents: number[] = new Array(this.arena.chunkCount).fill(0);
     const chunk = i32(this.bodyChunk), offset = i32(this.bodyOffset), length = i32(this.bodyLength);
     for (let r = 0; r < n; r++) extents[chunk[r]] = Math.max(extents[chunk[r]], offset[r] + length[r]);
@@ -651,6 +736,12 @@ export class CallTable {
       bodyOffset: offset,
       bodyLength: length,
       arenaChunks: extents.map((end, i) => this.arena.usedChunkBytes(i, end)),
+      partSpans: spansOf(this.partSpans, 8 * n),
+      partSpansKnown: spansOf(this.partSpansKnown, n),
+      arenaChecksums: new Int32Array(0),
+      bodyChecksums: new Int32Array(0),
+      startOrder: new Int32Array(0),
+      rootOrder: new Int32Array(0),
     };
   }
 
@@ -659,25 +750,33 @@ export class CallTable {
    * copied in, the indexes rebuilt row by row in insertion order. Derived caches (part spans)
    * start empty and fill on use, as after a load.
    */
-  restoreImage(image: CallTableImage, strings: readonly string[], arena: ByteArena): void {
+  restoreImage(image: CallTableImage, strings: StringTable, arena: ByteArena, bodies: SnapshotBodies | null = null): void {
     if (this.size !== 0 || this.version !== 0) throw new Error('a snapshot restores into an empty call table only');
     const t = this as CallTable;
     const n = image.size;
-    const fill = (into: Array<string | null>, from: Int32Array, nullable = true) => {
+    const count = strings.count;
+    // The string numbers are checked here, once, in a typed loop; strings are made on use.
+    const check = (from: Int32Array, nullable: boolean) => {
+      if (from.length !== n) throw new RangeError(`snapshot: a string column holds ${from.length} rows, not ${n}`);
+      const least = nullable ? -1 : 0;
       for (let r = 0; r < n; r++) {
         const i = from[r];
-        if (i >= 0 && i < strings.length) into.push(strings[i]);
-        else if (i === -1 && nullable) into.push(null);
-        else throw new RangeError(`snapshot: string number ${i} out of range in row ${r}`);
+        if (i < least || i >= count) throw new RangeError(`snapshot: string number ${i} out of range in row ${r}`);
       }
+      return from;
     };
-    fill(t.ids, image.ids, false);
-    fill(t.traceIds, image.traceIds, false);
-    fill(t.parentIds, image.parentIds);
-    fill(t.threadIds, image.threadIds);
-    fill(t.turnIds, image.turnIds);
-    fill(t.userIds, image.userIds);
-    for (const i of image.opNames) t.opNames.id(strings[i]);
+    t.restoredText = {
+      strings,
+      ids: check(image.ids, false),
+      traceIds: check(image.traceIds, false),
+      parentIds: check(image.parentIds, true),
+      threadIds: check(image.threadIds, true),
+      turnIds: check(image.turnIds, true),
+      userIds: check(image.userIds, true),
+    };
+    t.idList = t.traceIdList = null;
+    t.parentIdList = t.threadIdList = t.turnIdList = t.userIdList = null;
+    for (const i of image.opNames) t.opNames.id(strings.get(i));
     // Views of the snapshot's bytes, not copies (an append past them grows into a new array).
     const f64 = (c: Float64Column, from: Float64Array) => {
       c.data = from;
@@ -694,13 +793,13 @@ export class CallTable {
     f64(t.statusErrorCount, image.statusErrorCount);
     // Sparse cells are made when first read (most queries read a few rows of them).
     const numbers = (c: SparseColumn<number>, from: SparseNumbers) => c.restore(from.rows, (k) => from.values[k]);
-    const texts = (c: SparseColumn<string>, from: SparseStrings) => c.restore(from.rows, (k) => strings[from.values[k]]);
+    const texts = (c: SparseColumn<string>, from: SparseStrings) => c.restore(from.rows, (k) => strings.get(from.values[k]));
     const lists = (c: SparseColumn<string[]>, from: SparseStringLists) => {
       const starts = new Int32Array(from.counts.length + 1);
       for (let k = 0; k < from.counts.length; k++) starts[k + 1] = starts[k] + from.counts[k];
       c.restore(from.rows, (k) => {
         const list: string[] = [];
-        for (let at = starts[k]; at < starts[k + 1]; at++) list.push(strings[from.values[at]]);
+        for (let at = starts[k]; at < starts[k + 1]; at++) list.push(strings.get(from.values[at]));
         return list;
       });
     };
@@ -712,9 +811,15 @@ export class CallTable {
     lists(t.inputRefs, image.inputRefs);
     lists(t.outputRefs, image.outputRefs);
     (t as unknown as { arena: ByteArena }).arena = arena;
+    t.restoredBodies = bodies;
     i32(t.bodyChunk, image.bodyChunk);
     i32(t.bodyOffset, image.bodyOffset);
     i32(t.bodyLength, image.bodyLength);
+    if (image.partSpansKnown.length > 0) {
+      checkPartSpans(image);
+      t.partSpansKnown = image.partSpansKnown;
+      t.partSpans = image.partSpans;
+    }
     // The indexes and shared strings are built from these columns when first used.
     t.restoredRows = n;
     // The MultiIndexes are handed out unbuilt (a filter takes them before knowing it needs them).
@@ -742,22 +847,22 @@ export class CallTable {
     const target = this.indexes[name];
     if (target instanceof MultiIndex) (built as unknown as Record<string, unknown>)[name] = target;
     const n = this.restoredRows;
-    const { ids, traceIds, parentIds, threadIds, turnIds, userIds } = this;
-    if (name === 'byId') for (let r = 0; r < n; r++) built.byId.set(ids[r], r);
-    else if (name === 'byTrace') for (let r = 0; r < n; r++) built.byTrace.add(traceIds[r], r);
+    // Each index reads only its own columns, row by row (no other column is made whole).
+    if (name === 'byId') for (let r = 0; r < n; r++) built.byId.set(this.id(r), r);
+    else if (name === 'byTrace') for (let r = 0; r < n; r++) built.byTrace.add(this.traceId(r), r);
     else if (name === 'byOp') for (let r = 0, ops = this.opIndex.data; r < n; r++) built.byOp.add(ops[r], r);
-    else if (name === 'byParent') for (let r = 0; r < n; r++) parentIds[r] !== null && built.byParent.add(parentIds[r]!, r);
-    else if (name === 'byThread') for (let r = 0; r < n; r++) threadIds[r] !== null && built.byThread.add(threadIds[r]!, r);
-    else if (name === 'byTurn') for (let r = 0; r < n; r++) turnIds[r] !== null && built.byTurn.add(turnIds[r]!, r);
+    else if (name === 'byParent') for (let r = 0; r < n; r++) this.parentId(r) !== null && built.byParent.add(this.parentId(r)!, r);
+    else if (name === 'byThread') for (let r = 0; r < n; r++) this.threadId(r) !== null && built.byThread.add(this.threadId(r)!, r);
+    else if (name === 'byTurn') for (let r = 0; r < n; r++) this.turnId(r) !== null && built.byTurn.add(this.turnId(r)!, r);
     else if (name === 'turnsByThread') {
       for (let r = 0; r < n; r++) {
-        const thread = threadIds[r];
-        if (thread !== null && thread !== '' && turnIds[r] === ids[r]) addToIndex(built.turnsByThread, thread, r);
+        const thread = this.threadId(r);
+        if (thread !== null && thread !== '' && this.turnId(r) === this.id(r)) addToIndex(built.turnsByThread, thread, r);
       }
     } else {
       // Only a dedupe cache for later writes: the distinct shared values, in any order.
       const shared = built.sharedStrings;
-      for (const col of [traceIds, threadIds, userIds]) for (let r = 0; r < n; r++) if (col[r] !== null) shared.set(col[r]!, col[r]!);
+      for (const col of [this.traceIds, this.threadIds, this.userIds]) for (let r = 0; r < n; r++) if (col[r] !== null) shared.set(col[r]!, col[r]!);
       for (const [, v] of this.runIds.entries()) shared.set(v, v);
       for (const col of [this.inputRefs, this.outputRefs]) for (const [, refs] of col.entries()) for (const ref of refs) shared.set(ref, ref);
     }
@@ -765,6 +870,37 @@ export class CallTable {
     return built[name];
   }
 }
+
+/**
+ * Restored part spans must describe the restored bodies: per known row, each part absent or
+ * (start, end) inside the body (the renderer copies those bytes as they are).
+ */
+function checkPartSpans(image: CallTableImage): void {
+  const n = image.size, spans = image.partSpans, known = image.partSpansKnown, lengths = image.bodyLength;
+  if (known.length !== n || spans.length !== 8 * n) throw new RangeError(`snapshot: part spans for ${known.length} rows, not ${n}`);
+  for (let r = 0; r < n; r++) {
+    const flags = known[r];
+    if (flags === 0) continue;
+    if ((flags & ~(SPANS_KNOWN | SUMMARY_CHECKED | SUMMARY_MENTIONS_WEAVE)) !== 0 || (flags & SPANS_KNOWN) === 0) throw new RangeError(`snapshot: row ${r}: bad part span flags`);
+    for (let at = 8 * r, end = at + 8; at < end; at += 2) {
+      const from = spans[at], to = spans[at + 1];
+      if (from === ABSENT && to === ABSENT) continue;
+      if (to < from || to > lengths[r]) throw new RangeError(`snapshot: row ${r}: part span outside its body`);
+    }
+  }
+}
+
+/** The first `length` entries of a part-span array (zeros past what was allocated: not known). */
+function spansOf<T extends Uint8Array | Uint16Array>(a: T, length: number): T {
+  if (a.length >= length) return a.subarray(0, length) as T;
+  const out = new (a.constructor as new (n: number) => T)(length);
+  out.set(a);
+  return out;
+}
+
+type RestoredColumn = 'ids' | 'traceIds' | 'parentIds' | 'threadIds' | 'turnIds' | 'userIds';
+/** A restored table's string columns not made whole yet: string numbers (-1: null) into `strings`. */
+type RestoredText = { strings: StringTable } & { [K in RestoredColumn]: Int32Array | null };
 
 function sparseNumbers(c: SparseColumn<number>): SparseNumbers {
   const rows: number[] = [], values: number[] = [];

@@ -46,7 +46,7 @@ export class Int32Column {
 export class ByteArena {
   private chunks: Buffer[] = [];
   /** Plain views of the chunks, made on first use (chunkBytes). */
-  private views: Uint8Array[] = [];
+  private views: Array<Uint8Array | undefined> = [];
   private current: Buffer;
   /** Index of `current` in `chunks`. */
   private currentIndex = 0;
@@ -142,6 +142,16 @@ export class ByteArena {
     return this.chunks.length;
   }
 
+  /**
+   * Puts `bytes` in place of a lazy chunk (a restore that reads single bodies into the chunk's
+   * place, or the whole chunk later): the arena serves them from now on.
+   */
+  provide(chunk: number, bytes: Buffer): void {
+    if (this.chunkReader === null || chunk < 0 || chunk >= this.chunks.length) throw new RangeError(`no lazy arena chunk ${chunk}`);
+    this.chunks[chunk] = bytes;
+    this.views[chunk] = undefined;
+  }
+
   /** The first `end` bytes of chunk `i` (a view, not a copy). */
   usedChunkBytes(i: number, end: number): Uint8Array {
     return (this.chunks[i] ?? this.readChunk(i)).subarray(0, end);
@@ -159,6 +169,56 @@ export class ByteArena {
     arena.current = Buffer.alloc(0);
     arena.used = 0;
     return arena;
+  }
+}
+
+/**
+ * The strings of a load snapshot (src/store/snapshot.ts): one encoded text and the offsets of
+ * each string in it (in characters of the text, string k is text[offsets[k], offsets[k+1])).
+ * A string is made when first asked for and kept, so a restored table that reads a hundred
+ * rows makes a few hundred strings, not millions; the same number always gives the same
+ * string object (shared, as a load shares repeated ids).
+ */
+export class StringTable {
+  private readonly made: Array<string | undefined>;
+  /** utf16le: offsets count UTF-16 units, two bytes each; latin1: one byte each. */
+  private readonly unitBytes: number;
+  /** utf8 text cannot be sliced by character offsets: it is decoded whole on first use. */
+  private decoded: string | null = null;
+
+  constructor(
+    private readonly bytes: Buffer,
+    readonly offsets: Int32Array,
+    private readonly encoding: 'latin1' | 'utf8' | 'utf16le',
+  ) {
+    this.made = new Array<string | undefined>(offsets.length - 1);
+    this.unitBytes = encoding === 'utf16le' ? 2 : 1;
+  }
+
+  get count(): number {
+    return this.offsets.length - 1;
+  }
+
+  /** String number `k` (0 <= k < count, checked by the caller). */
+  get(k: number): string {
+    const s = this.made[k];
+    return s !== undefined ? s : this.make(k);
+  }
+
+  /** String number `k`, or null for -1 (a nullable column's null). */
+  nullable(k: number): string | null {
+    return k === -1 ? null : this.get(k);
+  }
+
+  private make(k: number): string {
+    const from = this.offsets[k], to = this.offsets[k + 1];
+    let s: string;
+    if (this.encoding === 'utf8') {
+      this.decoded ??= this.bytes.toString('utf8');
+      s = this.decoded.slice(from, to);
+    } else s = this.bytes.toString(this.encoding, from * this.unitBytes, to * this.unitBytes);
+    this.made[k] = s;
+    return s;
   }
 }
 
@@ -237,13 +297,14 @@ export class SparseColumn<T> {
   restore(rows: Int32Array, value: (k: number) => T): void {
     if (this.cells.size !== 0 || this.restored !== null) throw new Error('restore() fills an empty column only');
     let last = -1;
-    for (const row of rows) {
-      if (row <= last) throw new RangeError('restored rows must ascend');
-      last = row;
+    for (let k = 0; k < rows.length; k++) {
+      if (rows[k] <= last) throw new RangeError('restored rows must ascend');
+      last = rows[k];
     }
     const words = (last >>> 5) + 1;
     if (words > this.bits.length) this.bits = new Uint32Array(Math.max(words, Math.ceil(this.bits.length * 1.5)));
-    for (const row of rows) this.bits[row >>> 5] |= 1 << (row & 31);
+    const bits = this.bits;
+    for (let k = 0; k < rows.length; k++) bits[rows[k] >>> 5] |= 1 << (rows[k] & 31);
     if (rows.length > 0) this.restored = { rows, value };
   }
 

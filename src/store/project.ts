@@ -53,9 +53,24 @@ export class ProjectStore {
   readonly tables = new Map<string, string[]>();
   /** Object id → versions in creation order. */
   readonly objects = new Map<string, ObjectVersion[]>();
-  readonly feedback: FeedbackRow[] = [];
+  private readonly feedbackRows: FeedbackRow[] = [];
+  private readonly feedbackIndex = new Map<string, FeedbackRow[]>();
+  /**
+   * Feedback rows a load snapshot holds, added on first use of `feedback` or `feedbackByRef`
+   * (src/store/snapshot.ts): a query that reads no feedback does not decode it.
+   */
+  private pendingFeedback: (() => FeedbackRow[]) | null = null;
+
+  get feedback(): FeedbackRow[] {
+    if (this.pendingFeedback !== null) this.addPendingFeedback();
+    return this.feedbackRows;
+  }
+
   /** weave_ref → feedback rows, in creation order. */
-  readonly feedbackByRef = new Map<string, FeedbackRow[]>();
+  get feedbackByRef(): Map<string, FeedbackRow[]> {
+    if (this.pendingFeedback !== null) this.addPendingFeedback();
+    return this.feedbackIndex;
+  }
   /** File digest → bytes. */
   readonly files = new Map<string, Uint8Array>();
 
@@ -74,8 +89,20 @@ export class ProjectStore {
 
   addFeedback(row: FeedbackRow): void {
     this.feedback.push(row);
-    const list = this.feedbackByRef.get(row.weave_ref);
+    const list = this.feedbackIndex.get(row.weave_ref);
     if (list) list.push(row);
-    else this.feedbackByRef.set(row.weave_ref, [row]);
+    else this.feedbackIndex.set(row.weave_ref, [row]);
+  }
+
+  /** Rows to add (as addFeedback would, in order) when feedback is first used; the project must hold none yet. */
+  deferFeedback(rows: () => FeedbackRow[]): void {
+    if (this.pendingFeedback !== null || this.feedbackRows.length !== 0) throw new Error('deferred feedback goes into a project without feedback');
+    this.pendingFeedback = rows;
+  }
+
+  private addPendingFeedback(): void {
+    const rows = this.pendingFeedback!();
+    this.pendingFeedback = null;
+    for (const row of rows) this.addFeedback(row);
   }
 }

@@ -45,5 +45,16 @@ export interface CallTableImage {
   bodyOffset: Int32Array;
   bodyLength: Int32Array;
   arenaChunks: Uint8Array[];
+  /** Where each row's parts sit in its body: 8 uint16 per row, as CallTable keeps them. */
+  partSpans: Uint16Array;
+  /** Per row: which of partSpans' facts are known (CallTable's flags). */
+  partSpansKnown: Uint8Array;
+  /** CRC-32 of each arena chunk (checked when the chunk is read); filled by the encoder. */
+  arenaChecksums: Int32Array;
+  /** CRC-32 of each row's body (checked when the body alone is read); filled by the encoder. */
+  bodyChecksums: Int32Array;
+  /** The (started_at, id) order of the rows and its trace roots (src/store/start-order.ts); empty: none. */
+  startOrder: Int32Array;
+  rootOrder: Int32Array;
 }
 

@@ -4,10 +4,12 @@ import { createEngine } from '../engine.ts';
 import type { Engine, FieldPrefix } from '../api/types.ts';
 import { BUNDLED_FIXTURES, fixtureFilesIn, loadFixtureFiles, loadFixtureText } from '../io/load-fixtures.ts';
 import { generateCalls } from '../gen/generate.ts';
-import { arenaRegionBytes, dataRegionBytes, decodeCallTables, encodeCallTables, SNAPSHOT_COVERAGE, SnapshotFormatError, type EncodedSnapshot } from './snapshot.ts';
+import { arenaRegionBytes, dataRegionBytes, decodeCallTables, encodeCallTables, restoreFeedback, SNAPSHOT_COVERAGE, SnapshotDamagedError, SnapshotFormatError, type EncodedSnapshot } from './snapshot.ts';
+import { crc32, crc32Portable } from './snapshot-checksum.ts';
+import { rootStartOrder, startOrder } from './start-order.ts';
 import { Store } from './store.ts';
-import { SparseColumn } from './columns.ts';
-import { assertSameAnswers } from './snapshot.testing.ts';
+import { SparseColumn, StringTable } from './columns.ts';
+import { answer, assertSameAnswers } from './snapshot.testing.ts';
 
 function engine(prefix: FieldPrefix = 'svc_'): Engine {
   let id = 0;
@@ -163,4 +165,157 @@ test('a restored sparse column makes each cell on first read, and materialises b
   const filled = new SparseColumn<number>();
   filled.init(1, 1);
   assert.throws(() => filled.restore(Int32Array.from([2]), () => 2), /empty column/);
+});
+
+/** The private string-column arrays of a table (null: not made whole). */
+const columnLists = (t: object) => {
+  const o = t as Record<string, unknown>;
+  return ['idList', 'traceIdList', 'parentIdList', 'threadIdList', 'turnIdList', 'userIdList'].map((k) => o[k]);
+};
+
+test('a restored table makes strings only for the rows read: a roots page makes no column whole; every column, the part spans and the start orders come back', async () => {
+  const fresh = await generated('svc_', 3000);
+  const restored = engine();
+  restore(encodeCallTables(fresh.store), restored);
+  const [projectId, p] = [...fresh.store.projects][0];
+  const t = restored.store.project(projectId)!.calls;
+  assert.deepEqual(columnLists(t), [null, null, null, null, null, null]);
+  const page = answer(restored, '/calls/stream_query', { project_id: projectId, filter: { trace_roots_only: true }, sort_by: [{ field: 'started_at', direction: 'desc' }], limit: 100 });
+  assert.equal(page, answer(fresh, '/calls/stream_query', { project_id: projectId, filter: { trace_roots_only: true }, sort_by: [{ field: 'started_at', direction: 'desc' }], limit: 100 }));
+  assert.deepEqual(columnLists(t), [null, null, null, null, null, null], 'a page made a column whole');
+  // The start orders were adopted, not rebuilt (the same arrays as the snapshot's).
+  assert.deepEqual([...startOrder(t)!], [...startOrder(p.calls)!]);
+  assert.deepEqual([...rootStartOrder(t)!], [...rootStartOrder(p.calls)!]);
+  // Row by row, then whole: every string column as loaded.
+  for (let r = 0; r < p.calls.size; r += 7) {
+    assert.deepEqual([t.id(r), t.traceId(r), t.parentId(r), t.threadId(r), t.turnId(r), t.userId(r), t.isRoot(r)], [p.calls.ids[r], p.calls.traceIds[r], p.calls.parentIds[r], p.calls.threadIds[r], p.calls.turnIds[r], p.calls.userIds[r], p.calls.parentIds[r] === null]);
+  }
+  assert.deepEqual([t.ids, t.traceIds, t.parentIds, t.threadIds, t.turnIds, t.userIds], [p.calls.ids, p.calls.traceIds, p.calls.parentIds, p.calls.threadIds, p.calls.turnIds, p.calls.userIds]);
+  assert.equal(t.id(5), t.ids[5], 'one string per string number');
+  const spans = (c: object) => [(c as { partSpans: Uint16Array }).partSpans.subarray(0, 8 * sizeOf(c)), (c as { partSpansKnown: Uint8Array }).partSpansKnown.subarray(0, sizeOf(c))].map((a) => [...a]);
+  assert.deepEqual(spans(t), spans(p.calls));
+  assert.ok(spans(t)[1].every((k) => k !== 0), 'part spans known for every fixture row');
+});
+const sizeOf = (c: object) => (c as { size: number }).size;
+
+test('feedback rows are decoded when a project first reads its feedback', async () => {
+  const fresh = engine();
+  await loadFixtureFiles(fresh, BUNDLED_FIXTURES, fixtureFilesIn(BUNDLED_FIXTURES).filter((f) => f.kind === 'calls' || f.kind === 'feedback'));
+  const encoded = encodeCallTables(fresh.store, true);
+  const { data, arena } = regions(encoded);
+  const restored = engine();
+  const feedback = decodeCallTables(encoded.layout, data, (o, l) => Buffer.from(arena.subarray(o, o + l)), restored.store)!;
+  assert.ok(feedback.length > 0);
+  restoreFeedback(feedback, restored.store);
+  const [projectId, p] = [...fresh.store.projects].find(([, q]) => q.feedback.length > 0)!;
+  const q = restored.store.project(projectId)!;
+  assert.equal(typeof (q as unknown as { pendingFeedback: unknown }).pendingFeedback, 'function');
+  assert.equal(feedback.find((f) => f.projectId === projectId)!.count, p.feedback.length);
+  assert.deepEqual(q.feedback, p.feedback);
+  assert.equal((q as unknown as { pendingFeedback: unknown }).pendingFeedback, null);
+  assert.deepEqual([...q.feedbackByRef], [...p.feedbackByRef]);
+  assertSameAnswers(fresh, restored);
+});
+
+test('a damaged arena chunk is refused when it is read (never a wrong body), through the damaged callback', async () => {
+  const fresh = await generated('svc_', 1000);
+  const encoded = encodeCallTables(fresh.store);
+  const { data, arena } = regions(encoded);
+  const hurt = Buffer.from(arena);
+  hurt[hurt.length - 5] ^= 0x01;
+  const reasons: string[] = [];
+  const restored = engine();
+  decodeCallTables(encoded.layout, data, (o, l) => Buffer.from(hurt.subarray(o, o + l)), restored.store, (reason) => {
+    reasons.push(reason);
+    throw new SnapshotDamagedError(reason);
+  });
+  const [projectId] = [...restored.store.projects.keys()];
+  // The last row alone: its body is read by itself, and fails its own checksum.
+  const t = restored.store.project(projectId)!.calls;
+  const lastId = [...fresh.store.projects.values()][0].calls.ids[t.size - 1];
+  assert.throws(() => answer(restored, '/call/read', { project_id: projectId, id: lastId }), SnapshotDamagedError);
+  assert.match(reasons[0], new RegExp(`the body of row ${t.size - 1} of project .* fails its checksum`));
+  // Every row: past a number of single reads the chunk is read whole, and fails the chunk's checksum.
+  assert.throws(() => answer(restored, '/calls/stream_query', { project_id: projectId }), SnapshotDamagedError);
+  assert.match(reasons[1], /arena chunk \d+ of project .* fails its checksum/);
+  // Bodies read alone before the damage count are served (they pass their checksums).
+  const first = [...fresh.store.projects.values()][0].calls.ids[0];
+  assert.equal(answer(restored, '/call/read', { project_id: projectId, id: first }), answer(fresh, '/call/read', { project_id: projectId, id: first }));
+  // Without a callback: the same error class.
+  const again = engine();
+  decodeCallTables(encoded.layout, data, (o, l) => Buffer.from(hurt.subarray(o, o + l)), again.store);
+  assert.throws(() => answer(again, '/calls/stream_query', { project_id: projectId }), /fails its checksum/);
+});
+
+test('stored start orders and part spans that do not describe the table are refused', async () => {
+  const fresh = await generated('svc_', 300);
+  const read = (arena: Buffer) => (o: number, l: number) => Buffer.from(arena.subarray(o, o + l));
+  const mutate = (what: 'startOrder' | 'rootOrder' | 'partSpans', change: (a: Int32Array | Uint16Array) => void) => {
+    const encoded = encodeCallTables(fresh.store);
+    // One project: the data blocks are the string offsets, the text, then the table's blocks
+    // in file order (31 columns, then part spans, their flags, chunk checksums, the two orders).
+    const index = ['partSpans', 'partSpansKnown', 'arenaChecksums', 'startOrder', 'rootOrder'].indexOf(what) + 31;
+    const block = encoded.data[2 + index];
+    const view = what === 'partSpans' ? new Uint16Array(block.slice().buffer) : new Int32Array(block.slice().buffer);
+    change(view);
+    encoded.data[2 + index] = new Uint8Array(view.buffer);
+    const { data, arena } = regions(encoded);
+    return () => decodeCallTables(encoded.layout, data, read(arena), new Store());
+  };
+  assert.doesNotThrow(mutate('startOrder', () => {}));
+  assert.throws(mutate('startOrder', (a) => ([a[0], a[1]] = [a[1], a[0]])), /start order is not the table's/);
+  assert.throws(mutate('startOrder', (a) => (a[3] = a[4])), /start order is not the table's/);
+  assert.throws(mutate('rootOrder', (a) => (a[0] = a[1])), /start order is not the table's/);
+  assert.throws(mutate('partSpans', (a) => (a[1] = 0xfffe)), /part span outside its body/);
+});
+
+test('CRC-32: zlib and the portable loop agree, chunks chain, and an empty view keeps the running value', () => {
+  const bytes = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7919) & 0xff));
+  assert.equal(crc32Portable(bytes), crc32(bytes));
+  assert.equal(crc32(Buffer.from('123456789')), 0xcbf43926);
+  assert.equal(crc32Portable(Buffer.from('123456789')), 0xcbf43926);
+  assert.equal(crc32(bytes.subarray(1000), crc32(bytes.subarray(0, 1000))), crc32(bytes));
+  assert.equal(crc32Portable(bytes.subarray(1000), crc32Portable(bytes.subarray(0, 1000))), crc32(bytes));
+  assert.equal(crc32(new Uint8Array(new Int32Array(0).buffer), 12345), 12345);
+});
+
+test('a string table makes each string once, on first use, in every encoding', () => {
+  for (const [encoding, list] of [
+    ['latin1', ['abc', '', 'dé', 'x']],
+    ['utf8', ['日本', 'a', '😀b']],
+    ['utf16le', ['t\ud800', '', 'z']],
+  ] as const) {
+    const text = list.join('');
+    const offsets = new Int32Array(list.length + 1);
+    list.forEach((s, i) => (offsets[i + 1] = offsets[i] + s.length));
+    const strings = new StringTable(Buffer.from(text, encoding), offsets, encoding);
+    assert.equal(strings.count, list.length);
+    list.forEach((s, i) => assert.equal(strings.get(i), s, encoding));
+    assert.equal(strings.nullable(-1), null);
+    assert.equal(strings.get(0), strings.get(0));
+  }
+});
+
+test('a page reads its rows\' bodies alone; many rows of one chunk read the chunk whole', async () => {
+  const fresh = await generated('svc_', 3000);
+  const encoded = encodeCallTables(fresh.store);
+  const { data, arena } = regions(encoded);
+  const reads: Array<[number, boolean]> = [];
+  const restored = engine();
+  decodeCallTables(
+    encoded.layout,
+    data,
+    (o, l) => (reads.push([l, true]), Buffer.from(arena.subarray(o, o + l))),
+    restored.store,
+    undefined,
+    (into, at, l, o) => (reads.push([l, false]), into.set(arena.subarray(o, o + l), at)),
+  );
+  const [projectId] = [...fresh.store.projects.keys()];
+  const page = { project_id: projectId, sort_by: [{ field: 'started_at', direction: 'desc' }], limit: 5 };
+  assert.equal(answer(restored, '/calls/stream_query', page), answer(fresh, '/calls/stream_query', page));
+  assert.equal(reads.length, 5);
+  assert.ok(reads.every(([, whole]) => !whole));
+  assert.equal(answer(restored, '/calls/stream_query', { project_id: projectId }), answer(fresh, '/calls/stream_query', { project_id: projectId }));
+  assert.ok(reads.some(([, whole]) => whole), 'chunks read whole');
+  assert.ok(reads.length < 3000, `${reads.length} reads`);
 });

@@ -11,9 +11,13 @@
  * SNAPSHOT_COVERAGE says, for every field, which of these it is; a test holds it to the classes.
  */
 import { holdsLosslessNumber, parseExact, stringifyExact } from '../core/json/exact.ts';
-import { ByteArena } from './columns.ts';
+import { ByteArena, StringTable } from './columns.ts';
+import { crc32 } from './snapshot-checksum.ts';
+import { SnapshotBodies } from './snapshot-bodies.ts';
+import { adoptStartOrder, rootStartOrder, startOrder } from './start-order.ts';
 import type { FeedbackRow } from './project.ts';
 import type { Store } from './store.ts';
+import type { CallTable } from './call-table.ts';
 import type { CallTableImage } from './snapshot-image.ts';
 
 export type { CallTableImage, SparseNumbers, SparseStringLists, SparseStrings } from './snapshot-image.ts';
@@ -26,28 +30,35 @@ export type { CallTableImage, SparseNumbers, SparseStringLists, SparseStrings } 
 export const SNAPSHOT_COVERAGE = {
   CallTable: {
     imaged: [
-      'ids', 'traceIds', 'parentIds', 'threadIds', 'turnIds', 'userIds', 'opNames', 'opIndex',
+      'idList', 'traceIdList', 'parentIdList', 'threadIdList', 'turnIdList', 'userIdList', 'opNames', 'opIndex',
       'startedAt', 'endedAt', 'deletedAt', 'statusErrorCount',
       'runStep', 'runStepEnd', 'displayNames', 'exceptions', 'runIds', 'inputRefs', 'outputRefs',
       'arena', 'bodyChunk', 'bodyOffset', 'bodyLength',
+      // Derived from the bodies, but kept: a restored table does not scan them again.
+      'partSpans', 'partSpansKnown',
     ],
     /**
      * byId, byTrace, byParent, byThread, byTurn, byOp, turnsByThread and sharedStrings: rebuilt
      * from the imaged columns on first use, row by row as appendRow() fills them.
      */
     rebuilt: ['indexes'],
-    /** How many rows a restore brought (the lazily built indexes cover those). */
-    bookkeeping: ['restoredRows'],
-    /** Caches computed from the rows on first use; they start empty, as after a load. */
-    derived: ['partSpans', 'partSpansKnown', 'spanScratch'],
+    /**
+     * How many rows a restore brought (the lazily built indexes cover those), and the string
+     * numbers of the string columns not made whole yet (the *List fields are null until then).
+     */
+    bookkeeping: ['restoredRows', 'restoredText', 'restoredBodies'],
+    /** Scratch space; starts empty, as after a load. */
+    derived: ['spanScratch'],
     /** Zero / empty after a fixture load; toImage() refuses a table where they are not. */
     emptyAfterLoad: ['pendingEnds', 'version', 'startVersion'],
   },
   ProjectStore: {
-    imaged: ['calls', 'feedback'],
+    imaged: ['calls', 'feedbackRows'],
     identity: ['projectId'],
     /** Rebuilt from the feedback rows (addFeedback). */
-    rebuilt: ['feedbackByRef'],
+    rebuilt: ['feedbackIndex'],
+    /** The snapshot's feedback rows until first used (deferFeedback). */
+    bookkeeping: ['pendingFeedback'],
     /** Filled by the tables and objects files, which load normally after the snapshot. */
     loadedNormally: ['rows', 'tables', 'objects', 'files'],
   },
@@ -67,9 +78,11 @@ export const SNAPSHOT_COVERAGE = {
   ByteArena: { imaged: ['chunks'], bookkeeping: ['current', 'currentIndex', 'used', 'chunkSize', 'chunkReader'], derived: ['views'] },
 } as const;
 
-type Block = Int32Array | Float64Array;
+type Block = Int32Array | Float64Array | Uint16Array | Uint8Array;
+type BlockType = 'i32' | 'f64' | 'u16' | 'u8';
+const WIDTH: Record<BlockType, number> = { i32: 4, f64: 8, u16: 2, u8: 1 };
 /** The typed arrays of one image, in file order. */
-const BLOCKS: ReadonlyArray<[string, 'i32' | 'f64']> = [
+const BLOCKS: ReadonlyArray<[string, BlockType]> = [
   ['ids', 'i32'], ['traceIds', 'i32'], ['parentIds', 'i32'], ['threadIds', 'i32'], ['turnIds', 'i32'], ['userIds', 'i32'],
   ['opNames', 'i32'], ['opIndex', 'i32'],
   ['startedAt', 'f64'], ['endedAt', 'f64'], ['deletedAt', 'f64'], ['statusErrorCount', 'f64'],
@@ -79,6 +92,8 @@ const BLOCKS: ReadonlyArray<[string, 'i32' | 'f64']> = [
   ['inputRefs.rows', 'i32'], ['inputRefs.counts', 'i32'], ['inputRefs.values', 'i32'],
   ['outputRefs.rows', 'i32'], ['outputRefs.counts', 'i32'], ['outputRefs.values', 'i32'],
   ['bodyChunk', 'i32'], ['bodyOffset', 'i32'], ['bodyLength', 'i32'],
+  ['partSpans', 'u16'], ['partSpansKnown', 'u8'], ['arenaChecksums', 'i32'], ['startOrder', 'i32'], ['rootOrder', 'i32'],
+  ['bodyChecksums', 'i32'],
 ];
 /**
  * Blocks holding string numbers, checked against the string count on decode (the per-row id
@@ -109,6 +124,27 @@ export interface EncodedSnapshot {
 
 export class SnapshotFormatError extends Error {}
 
+/** A snapshot found damaged after it was restored (an arena chunk failing its checksum when read). */
+export class SnapshotDamagedError extends Error {}
+
+/** A table's image with what the encoder adds: chunk checksums and the start orders. */
+function imageOf(table: CallTable, str: (s: string) => number): CallTableImage {
+  const image = table.toImage(str);
+  image.arenaChecksums = Int32Array.from(image.arenaChunks, (c) => crc32(c) | 0);
+  const sums = (image.bodyChecksums = new Int32Array(image.size));
+  const chunks = image.arenaChunks.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength));
+  for (let r = 0; r < image.size; r++) {
+    const at = image.bodyOffset[r];
+    sums[r] = crc32(chunks[image.bodyChunk[r]].subarray(at, at + image.bodyLength[r])) | 0;
+  }
+  const rows = startOrder(table);
+  if (rows !== null) {
+    image.startOrder = rows;
+    image.rootOrder = rootStartOrder(table)!;
+  }
+  return image;
+}
+
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 const align8 = (n: number) => (n + 7) & ~7;
@@ -136,7 +172,7 @@ export function encodeCallTables(store: Store, withFeedback = false): EncodedSna
     }
     return i;
   };
-  const images = [...store.projects.values()].filter((p) => p.calls.size > 0).map((p) => ({ projectId: p.projectId, image: p.calls.toImage(str) }));
+  const images = [...store.projects.values()].filter((p) => p.calls.size > 0).map((p) => ({ projectId: p.projectId, image: imageOf(p.calls, str) }));
   const text = list.join('');
   const ascii = Buffer.byteLength(text, 'utf8') === text.length;
   // Lone surrogates do not survive UTF-8; UTF-16 keeps every string exactly.
@@ -188,18 +224,36 @@ export function arenaRegionBytes(layout: SnapshotLayout): number {
 }
 
 /**
- * Reads `length` bytes at `offset` of the arena region (called on a chunk's first use; the
- * bytes must be exactly those written, or the read throws).
+ * Reads `length` bytes at `offset` of the arena region, a whole chunk (the bytes must be
+ * exactly those written, or the read throws).
  */
 export type ArenaReader = (offset: number, length: number) => Buffer;
+
+/** Reads one body's bytes (`length` at `offset` of the arena region) into `into[at, at + length)`. */
+export type BodyReader = (into: Buffer, at: number, length: number, offset: number) => void;
+
+/** Single bodies through the chunk reader (a copy more than a reader of its own). */
+const bodyThroughChunks =
+  (read: ArenaReader): BodyReader =>
+  (into, at, length, offset) =>
+    into.set(read(offset, length), at);
 
 /**
  * Restores the call tables into an empty store (projects created in the snapshot's order).
  * `data` must start 8-byte aligned. Every length, string number and body handle is checked;
  * a mismatch is a SnapshotFormatError, never a wrong table. Arena chunks are read through
- * `readArena` when a body in them is first needed.
+ * `readArena` (single bodies through `readBody`) when first needed and checked against their
+ * CRC-32: damaged bytes are handed to `damaged` (which throws; by default a
+ * SnapshotDamagedError).
  */
-export function decodeCallTables(layout: SnapshotLayout, data: Uint8Array, readArena: ArenaReader, store: Store): DecodedFeedback {
+export function decodeCallTables(
+  layout: SnapshotLayout,
+  data: Uint8Array,
+  readArena: ArenaReader,
+  store: Store,
+  damaged: (reason: string) => never = fail,
+  readBody: BodyReader = bodyThroughChunks(readArena),
+): DecodedFeedback {
   if (data.byteOffset % 8 !== 0) throw new SnapshotFormatError('data region not aligned');
   if (data.byteLength !== dataRegionBytes(layout)) throw new SnapshotFormatError('region lengths do not match the layout');
   let at = 0;
@@ -211,22 +265,30 @@ export function decodeCallTables(layout: SnapshotLayout, data: Uint8Array, readA
   const { count, encoding, textBytes } = layout.strings;
   const offBytes = take(4 * (count + 1));
   const offsets = new Int32Array(offBytes.buffer, offBytes.byteOffset, count + 1);
-  const text = Buffer.from(take(textBytes).buffer, data.byteOffset + align8(4 * (count + 1)), textBytes).toString(encoding);
-  if (offsets[0] !== 0 || offsets[count] !== text.length) throw new SnapshotFormatError('string offsets do not match the text');
-  const strings: string[] = [];
-  for (let i = 0; i < count; i++) {
-    if (offsets[i + 1] < offsets[i]) throw new SnapshotFormatError('string offsets out of order');
-    strings.push(text.slice(offsets[i], offsets[i + 1]));
-  }
+  const textView = take(textBytes);
+  const text = Buffer.from(textView.buffer, textView.byteOffset, textView.byteLength);
+  // The offsets count the text's UTF-16 units: one byte each in latin1, two in utf16le.
+  const units = encoding === 'latin1' ? textBytes : encoding === 'utf16le' ? textBytes / 2 : text.toString('utf8').length;
+  if (offsets[0] !== 0 || offsets[count] !== units) throw new SnapshotFormatError('string offsets do not match the text');
+  for (let i = 0; i < count; i++) if (offsets[i + 1] < offsets[i]) throw new SnapshotFormatError('string offsets out of order');
+  const strings = new StringTable(text, offsets, encoding);
   let arenaAt = 0;
   for (const p of layout.projects) {
     if (p.blockBytes.length !== BLOCKS.length) throw new SnapshotFormatError('wrong number of blocks');
     const blocks: Record<string, Block> = {};
     BLOCKS.forEach(([path, type], k) => {
       const bytes = take(p.blockBytes[k]);
-      const width = type === 'i32' ? 4 : 8;
+      const width = WIDTH[type];
       if (bytes.byteLength % width !== 0) throw new SnapshotFormatError(`block ${path} has a partial element`);
-      const block = type === 'i32' ? new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4) : new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
+      const length = bytes.byteLength / width;
+      const block =
+        type === 'i32'
+          ? new Int32Array(bytes.buffer, bytes.byteOffset, length)
+          : type === 'f64'
+            ? new Float64Array(bytes.buffer, bytes.byteOffset, length)
+            : type === 'u16'
+              ? new Uint16Array(bytes.buffer, bytes.byteOffset, length)
+              : bytes;
       if (STRING_BLOCKS.has(path)) {
         for (let k = 0; k < block.length; k++) if (block[k] < 0 || block[k] >= count) throw new SnapshotFormatError(`block ${path}: string number out of range`);
       }
@@ -238,10 +300,18 @@ export function decodeCallTables(layout: SnapshotLayout, data: Uint8Array, readA
       return arenaAt - len;
     });
     const lengths = [...p.chunkBytes];
-    const image = imageOf(p.size, blocks);
+    const image = imageFromBlocks(p.size, blocks);
     checkImage(image, p.projectId, lengths);
-    const arena = ByteArena.lazy(lengths.length, (i) => readArena(starts[i], lengths[i]));
-    store.projectForWrite(p.projectId).calls.restoreImage(image, strings, arena);
+    // Bodies are read when first needed: a row's alone (checked against its CRC-32) or its
+    // whole chunk (checked against the chunk's), see snapshot-bodies.ts.
+    const reads = { chunk: readArena, body: readBody, damaged };
+    const arena = ByteArena.lazy(lengths.length, (i) => bodies.wholeChunk(i));
+    const bodies = new SnapshotBodies(arena, starts, lengths, image.arenaChecksums, image.bodyChecksums, reads, `project ${p.projectId}`);
+    const table = store.projectForWrite(p.projectId).calls;
+    table.restoreImage(image, strings, arena, bodies);
+    if (image.startOrder.length > 0 && !adoptStartOrder(table, image.startOrder, image.rootOrder)) {
+      throw new SnapshotFormatError(`project ${p.projectId}: the stored start order is not the table's`);
+    }
   }
   if (layout.feedback === null) return null;
   const feedback: NonNullable<DecodedFeedback> = [];
@@ -249,33 +319,46 @@ export function decodeCallTables(layout: SnapshotLayout, data: Uint8Array, readA
     const created = take(8 * f.rows);
     const createdAt = new Float64Array(created.buffer, created.byteOffset, f.rows);
     const bytes = take(f.textBytes);
-    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(f.encoding);
-    const tuples = (f.lossless ? parseExact(text) : JSON.parse(text)) as FeedbackTuple[];
-    if (!Array.isArray(tuples) || tuples.length !== f.rows) throw new SnapshotFormatError(`feedback of ${f.projectId}: ${f.rows} rows expected`);
-    feedback.push({
-      projectId: f.projectId,
-      rows: tuples.map((t, i) => {
-        if (!Array.isArray(t) || t.length !== 10) throw new SnapshotFormatError(`feedback of ${f.projectId}: row ${i} malformed`);
+    // Parsed when the project's feedback is first used (the region's checksum was checked).
+    const rows = (): FeedbackRow[] => {
+      const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(f.encoding);
+      let tuples: FeedbackTuple[];
+      try {
+        tuples = (f.lossless ? parseExact(text) : JSON.parse(text)) as FeedbackTuple[];
+      } catch (e) {
+        return damaged(`feedback of ${f.projectId}: ${(e as Error).message}`);
+      }
+      if (!Array.isArray(tuples) || tuples.length !== f.rows) return damaged(`feedback of ${f.projectId}: ${f.rows} rows expected`);
+      return tuples.map((t, i) => {
+        if (!Array.isArray(t) || t.length !== 10) return damaged(`feedback of ${f.projectId}: row ${i} malformed`);
         const [id, weave_ref, feedback_type, payload, creator, user_id, annotation_ref, runnable_ref, call_ref, trigger_ref] = t;
         return { id, project_id: f.projectId, weave_ref, feedback_type, payload, creator, created_at: createdAt[i], user_id, annotation_ref, runnable_ref, call_ref, trigger_ref };
-      }),
-    });
+      });
+    };
+    feedback.push({ projectId: f.projectId, count: f.rows, rows });
   }
   return feedback;
 }
 
-/** Feedback rows per project, in store order, to add once tables and objects are loaded (null: none snapshotted). */
-export type DecodedFeedback = Array<{ projectId: string; rows: FeedbackRow[] }> | null;
+const fail = (reason: string): never => {
+  throw new SnapshotDamagedError(reason);
+};
 
-/** Adds decoded feedback rows to a store, as the feedback file's load would have. */
+/**
+ * Feedback rows per project, in store order, to add once tables and objects are loaded (null:
+ * none snapshotted): `count` rows, made by `rows()`.
+ */
+export type DecodedFeedback = Array<{ projectId: string; count: number; rows: () => FeedbackRow[] }> | null;
+
+/**
+ * Gives a store the decoded feedback rows, as the feedback file's load would have (projects
+ * created in the same order); each project adds its rows when its feedback is first used.
+ */
 export function restoreFeedback(feedback: NonNullable<DecodedFeedback>, store: Store): void {
-  for (const { projectId, rows } of feedback) {
-    const project = store.projectForWrite(projectId);
-    for (const row of rows) project.addFeedback(row);
-  }
+  for (const { projectId, rows } of feedback) store.projectForWrite(projectId).deferFeedback(rows);
 }
 
-function imageOf(size: number, b: Record<string, Block>): CallTableImage {
+function imageFromBlocks(size: number, b: Record<string, Block>): CallTableImage {
   const i = (k: string) => b[k] as Int32Array;
   const f = (k: string) => b[k] as Float64Array;
   return {
@@ -292,6 +375,8 @@ function imageOf(size: number, b: Record<string, Block>): CallTableImage {
     outputRefs: { rows: i('outputRefs.rows'), counts: i('outputRefs.counts'), values: i('outputRefs.values') },
     bodyChunk: i('bodyChunk'), bodyOffset: i('bodyOffset'), bodyLength: i('bodyLength'),
     arenaChunks: [],
+    partSpans: b.partSpans as Uint16Array, partSpansKnown: b.partSpansKnown as Uint8Array,
+    arenaChecksums: i('arenaChecksums'), startOrder: i('startOrder'), rootOrder: i('rootOrder'), bodyChecksums: i('bodyChecksums'),
   };
 }
 
@@ -309,6 +394,8 @@ function checkImage(im: CallTableImage, projectId: string, chunkLengths: readonl
     if ('counts' in s && s.counts.length !== s.rows.length) throw bad(`sparse column ${k} lengths differ`);
     for (let i = 0; i < s.rows.length; i++) if (s.rows[i] < 0 || s.rows[i] >= n) throw bad(`sparse column ${k}: row out of range`);
   }
+  if (im.arenaChecksums.length !== chunkLengths.length) throw bad('one checksum per arena chunk expected');
+  if (im.bodyChecksums.length !== n) throw bad('one checksum per body expected');
   const chunkOf = im.bodyChunk, offsetOf = im.bodyOffset, lengthOf = im.bodyLength, chunks = chunkLengths.length;
   for (let r = 0; r < n; r++) {
     const c = chunkOf[r], o = offsetOf[r], l = lengthOf[r];

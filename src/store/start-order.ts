@@ -79,21 +79,47 @@ function current(table: CallTable): StartOrder | null {
   return cached;
 }
 
+/**
+ * Both orders of a table as a load snapshot kept them (src/store/snapshot.ts), for a table
+ * restored as it was when they were made: checked against the table's columns first (every row
+ * once, start times ascending, equal starts in id order, the roots exactly the rows without a
+ * parent), so that an order that is not the table's is refused, never used.
+ */
+export function adoptStartOrder(table: CallTable, rows: Int32Array, roots: Int32Array): boolean {
+  const n = table.size;
+  if (rows.length !== n || table.version !== 0 || table.startVersion !== 0) return false;
+  const started = table.startedAt.data;
+  const seen = new Uint8Array(n);
+  let root = 0;
+  for (let i = 0; i < n; i++) {
+    const row = rows[i];
+    if (!(row >= 0 && row < n) || seen[row] !== 0 || Number.isNaN(started[row])) return false;
+    seen[row] = 1;
+    if (i > 0) {
+      const before = rows[i - 1];
+      if (started[before] > started[row]) return false;
+      if (started[before] === started[row] && compareStrings(table.id(before), table.id(row)) >= 0) return false;
+    }
+    if (table.isRoot(row) && (root >= roots.length || roots[root++] !== row)) return false;
+  }
+  if (root !== roots.length) return false;
+  orders.set(table, { size: n, startVersion: 0, rows, roots });
+  return true;
+}
+
 /** The trace roots among `rows`, order kept. */
 function rootsOf(table: CallTable, rows: Int32Array): Int32Array {
-  const parents = table.parentIds;
   let m = 0;
-  for (let i = 0; i < rows.length; i++) if (parents[rows[i]] === null) m++;
+  for (let i = 0; i < rows.length; i++) if (table.isRoot(rows[i])) m++;
   const roots = new Int32Array(m);
-  for (let i = 0, j = 0; i < rows.length; i++) if (parents[rows[i]] === null) roots[j++] = rows[i];
+  for (let i = 0, j = 0; i < rows.length; i++) if (table.isRoot(rows[i])) roots[j++] = rows[i];
   return roots;
 }
 
 /** (started_at, id) comparison of two rows. */
 function comparator(table: CallTable): (a: number, b: number) => number {
   const started = table.startedAt.data;
-  const ids = table.ids;
-  return (a, b) => started[a] - started[b] || compareStrings(ids[a], ids[b]);
+  return (a, b) => started[a] - started[b] || compareStrings(table.id(a), table.id(b));
 }
 
 /**
@@ -123,11 +149,10 @@ function sortedRows(table: CallTable, from: number, to: number): Int32Array {
   keys.sort();
   for (let i = 0; i < count; i++) out[i] = from + (keys[i] % count);
   // Runs of equal start times are in row order: put them in id order.
-  const ids = table.ids;
   for (let i = 0; i < count; ) {
     let j = i + 1;
     while (j < count && started[out[j]] === started[out[i]]) j++;
-    if (j - i > 1) out.subarray(i, j).sort((a, b) => compareStrings(ids[a], ids[b]));
+    if (j - i > 1) out.subarray(i, j).sort((a, b) => compareStrings(table.id(a), table.id(b)));
     i = j;
   }
   return out;

@@ -4,22 +4,26 @@
  *   0   8 bytes  magic "tq-snap\n"
  *   8   u32 LE   format (SNAPSHOT_FORMAT)
  *   12  u32 LE   header length H
- *   16  H bytes  header: JSON {key, layout, dataBytes, arenaBytes, dataSha256}
+ *   16  H bytes  header: JSON {key, layout, dataBytes, arenaBytes, dataCrc32}
  *   ..  32 bytes SHA-256 of the header bytes
  *   ..  padding to a multiple of 8
- *   ..  data region: strings and columns (src/store/snapshot.ts), SHA-256 in the header
+ *   ..  data region: strings and columns (src/store/snapshot.ts), its CRC-32 in the header
  *   ..  arena region: the call bodies' bytes, as the arena holds them
  *
  * The file's length must be exactly what the header says. Reading checks, in order: magic,
  * format, header checksum, key, length, data checksum, then every block's structure while
- * decoding (src/store/snapshot.ts). The arena's bytes are covered by the length and by the
- * bounds of every body handle, not by a checksum (hashing a gigabyte would cost more than the
- * snapshot saves). Written to a temporary file and renamed into place, so a reader sees a
- * whole snapshot or none, and two writers of the same snapshot leave one of them whole.
+ * decoding (src/store/snapshot.ts). The arena is read when a body in it is first needed, a
+ * body or a whole chunk at a time (src/store/snapshot-bodies.ts), and checked against its
+ * CRC-32 (each body's and each chunk's are kept in the data region) then:
+ * a damaged chunk is an error naming the file, which is removed (the next run loads the
+ * fixtures and writes a new one), never a wrong answer. Written to a temporary file and renamed
+ * into place, so a reader sees a whole snapshot or none, and two writers of the same snapshot
+ * leave one of them whole.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { arenaRegionBytes, dataRegionBytes, decodeCallTables, SnapshotFormatError, type DecodedFeedback, type EncodedSnapshot, type SnapshotLayout } from '../../store/snapshot.ts';
+import { closeSync, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { arenaRegionBytes, dataRegionBytes, decodeCallTables, SnapshotDamagedError, SnapshotFormatError, type DecodedFeedback, type EncodedSnapshot, type SnapshotLayout } from '../../store/snapshot.ts';
+import { crc32 } from '../../store/snapshot-checksum.ts';
 import type { Store } from '../../store/store.ts';
 import { sameKey, SNAPSHOT_FORMAT, type SnapshotKey } from './key.ts';
 
@@ -36,7 +40,7 @@ interface Header {
   layout: SnapshotLayout;
   dataBytes: number;
   arenaBytes: number;
-  dataSha256: string;
+  dataCrc32: number;
 }
 
 const align8 = (n: number) => (n + 7) & ~7;
@@ -57,14 +61,14 @@ function readExactly(fd: number, into: Uint8Array, position: number): boolean {
 /** Writes the snapshot to `path` atomically; returns its size in bytes. */
 export function writeSnapshotFile(path: string, key: SnapshotKey, encoded: EncodedSnapshot): number {
   const pad = new Uint8Array(8);
-  const dataHash = createHash('sha256');
-  for (const block of encoded.data) dataHash.update(block).update(pad.subarray(0, align8(block.byteLength) - block.byteLength));
+  let dataCrc = 0;
+  for (const block of encoded.data) dataCrc = crc32(pad.subarray(0, align8(block.byteLength) - block.byteLength), crc32(block, dataCrc));
   const header: Header = {
     key,
     layout: encoded.layout,
     dataBytes: dataRegionBytes(encoded.layout),
     arenaBytes: arenaRegionBytes(encoded.layout),
-    dataSha256: dataHash.digest('hex'),
+    dataCrc32: dataCrc,
   };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
   const prefix = Buffer.alloc(PREFIX_BYTES);
@@ -118,7 +122,8 @@ export function readSnapshotFile(path: string, key: SnapshotKey, store: Store): 
     return { kind: 'invalid', reason: `cannot open: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
   }
   try {
-    const size = fstatSync(fd).size;
+    const stat = fstatSync(fd);
+    const size = stat.size;
     const prefix = Buffer.alloc(PREFIX_BYTES);
     if (!readExactly(fd, prefix, 0) || !prefix.subarray(0, 8).equals(MAGIC)) return { kind: 'invalid', reason: 'not a tq snapshot (bad magic)' };
     if (prefix.readUInt32LE(8) !== SNAPSHOT_FORMAT) return { kind: 'stale' };
@@ -134,10 +139,17 @@ export function readSnapshotFile(path: string, key: SnapshotKey, store: Store): 
     if (dataAt + header.dataBytes + header.arenaBytes !== size) return { kind: 'invalid', reason: `length ${size} bytes, header says ${dataAt + header.dataBytes + header.arenaBytes}` };
     const data = new Uint8Array(new ArrayBuffer(header.dataBytes));
     if (!readExactly(fd, data, dataAt)) return { kind: 'invalid', reason: 'truncated data' };
-    if (createHash('sha256').update(data).digest('hex') !== header.dataSha256) return { kind: 'invalid', reason: 'data checksum mismatch' };
+    if (crc32(data) !== header.dataCrc32) return { kind: 'invalid', reason: 'data checksum mismatch' };
     if (arenaRegionBytes(header.layout) !== header.arenaBytes) return { kind: 'invalid', reason: 'arena length does not match the layout' };
-    const arena = new ArenaFile(fd, path, dataAt + header.dataBytes, header.layout);
-    const feedback = decodeCallTables(header.layout, data, (offset, length) => arena.read(offset, length), store);
+    const arena = new ArenaFile(fd, path, stat, dataAt + header.dataBytes, header.layout);
+    const feedback = decodeCallTables(
+      header.layout,
+      data,
+      (offset, length) => arena.read(offset, length),
+      store,
+      (reason) => arena.damaged(reason),
+      (into, at, length, offset) => arena.readBody(into, at, length, offset),
+    );
     for (const project of store.projects.values()) arena.heldBy(project.calls);
     fd = -1; // the arena file owns it now
     return { kind: 'restored', bytes: size, feedback };
@@ -153,6 +165,13 @@ export function readSnapshotFile(path: string, key: SnapshotKey, store: Store): 
 const arenaFiles = new FinalizationRegistry<ArenaFile>((file) => file.release());
 
 /**
+ * Arena bytes are read into buffers of up to this size, one per stretch of the region, made when
+ * a chunk in them is first read: a few large allocations instead of one per 1 MiB chunk (each
+ * of which V8 counts as external memory, and hundreds of them set off full collections).
+ */
+const ARENA_SEGMENT = 256 * 1024 * 1024;
+
+/**
  * The arena region of a restored snapshot, read a chunk at a time as bodies are needed. The
  * file stays open (a snapshot replaced or evicted meanwhile keeps its bytes for this reader)
  * until every chunk was read or every table restored from it is gone.
@@ -160,13 +179,18 @@ const arenaFiles = new FinalizationRegistry<ArenaFile>((file) => file.release())
 class ArenaFile {
   private unread: number;
   private holders = 0;
+  private readonly total: number;
+  private readonly segments: Buffer[] = [];
   constructor(
     private fd: number,
     private readonly path: string,
+    /** The file's identity, so that only this file is removed when it is found damaged. */
+    private readonly identity: { ino: number; dev: number },
     private readonly start: number,
     layout: SnapshotLayout,
   ) {
     this.unread = layout.projects.reduce((n, p) => n + p.chunkBytes.length, 0);
+    this.total = arenaRegionBytes(layout);
     if (this.unread === 0) this.close();
   }
 
@@ -175,12 +199,50 @@ class ArenaFile {
     arenaFiles.register(table, this);
   }
 
+  /** A whole chunk (the file closes once every chunk was read whole). */
   read(offset: number, length: number): Buffer {
     if (this.fd < 0) throw new Error(`load snapshot ${this.path}: read after close`);
-    const chunk = Buffer.allocUnsafeSlow(length);
-    if (!readExactly(this.fd, chunk, this.start + offset)) throw new Error(`load snapshot ${this.path} was truncated while in use`);
+    const bytes = this.room(offset, length);
+    if (!readExactly(this.fd, bytes, this.start + offset)) throw new Error(`load snapshot ${this.path} was truncated while in use`);
     if (--this.unread === 0) this.close();
-    return chunk;
+    return bytes;
+  }
+
+  /** One body, into `into[at, at + length)`: one read call, no buffer of its own. */
+  readBody(into: Buffer, at: number, length: number, offset: number): void {
+    if (this.fd < 0) throw new Error(`load snapshot ${this.path}: read after close`);
+    for (let done = 0; done < length; ) {
+      const n = readSync(this.fd, into, at + done, length - done, this.start + offset + done);
+      if (n === 0) throw new Error(`load snapshot ${this.path} was truncated while in use`);
+      done += n;
+    }
+  }
+
+  /** Where the bytes [offset, offset + length) of the region go: a view of their segment. */
+  private room(offset: number, length: number): Buffer {
+    const segment = Math.floor(offset / ARENA_SEGMENT);
+    const base = segment * ARENA_SEGMENT;
+    if (length === 0 || offset + length > base + ARENA_SEGMENT) return Buffer.allocUnsafeSlow(length);
+    const bytes = (this.segments[segment] ??= Buffer.allocUnsafeSlow(Math.min(ARENA_SEGMENT, this.total - base)));
+    return bytes.subarray(offset - base, offset - base + length);
+  }
+
+  /**
+   * A chunk failed its checksum: the snapshot is removed (when the path still names this file;
+   * a newer snapshot renamed over it is left alone) and the query fails with the reason.
+   */
+  damaged(reason: string): never {
+    let removed = false;
+    try {
+      const there = statSync(this.path);
+      if (there.ino === this.identity.ino && there.dev === this.identity.dev) {
+        rmSync(this.path, { force: true });
+        removed = true;
+      }
+    } catch {
+      // Gone already, or not ours to remove.
+    }
+    throw new SnapshotDamagedError(`load snapshot ${this.path} is damaged (${reason})${removed ? '; it was removed, the next run loads the fixture files' : ''}`);
   }
 
   release(): void {

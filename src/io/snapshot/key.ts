@@ -13,7 +13,7 @@ import type { FieldPrefix } from '../../api/types.ts';
 import { TQ_VERSION } from '../../version.ts';
 
 /** Bumped whenever the file layout or the meaning of a block changes. */
-export const SNAPSHOT_FORMAT = 1;
+export const SNAPSHOT_FORMAT = 2;
 
 export interface FileIdentity {
   kind: string;

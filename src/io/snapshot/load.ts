@@ -69,7 +69,7 @@ export async function loadFixtureFilesWithSnapshot(
       kind === 'calls'
         ? [...restored.projects.values()].reduce((n, p) => n + p.calls.size, 0)
         : kind === 'feedback' && read.feedback !== null
-          ? read.feedback.reduce((n, f) => n + f.rows.length, 0)
+          ? read.feedback.reduce((n, f) => n + f.count, 0)
           : reports.flatMap((r) => r.files).find((f) => f.kind === kind)!.records;
     return {
       source,

@@ -309,3 +309,32 @@ test('a --data directory restores its fixtures from the snapshot (the journal re
     assert.equal(answer(first.engine, '/calls/stream_query', body), answer(reference, '/calls/stream_query', body), projectId);
   }
 });
+
+test('a byte changed inside the bodies: the query that reads it fails with a clear error, the snapshot is removed, the next load rewrites it', async () => {
+  const dir = fixturesCopy();
+  const s = settings();
+  await load(dir, s);
+  const file = join(s.dir, snapshotFileName(snapshotKey(filesOf(dir), 'svc_')));
+  const good = readFileSync(file);
+  flip(file, good.length - 20); // the last arena chunk
+  const { engine: e, report } = await load(dir, s);
+  assert.equal(report.snapshot.status, 'restored', 'the header and data region are whole');
+  const everything = () => {
+    for (const projectId of e.store.projects.keys()) answer(e, '/calls/stream_query', { project_id: projectId });
+  };
+  assert.throws(everything, /load snapshot .* is damaged \((arena chunk \d+|the body of row \d+) of project .* fails its checksum\); it was removed/);
+  assert.equal(existsSync(file), false);
+  assert.equal((await load(dir, s)).report.snapshot.status, 'written');
+  // The command line: one error line, exit 1; the run after it answers from the fixture files.
+  const reference = await plain(dir);
+  const projectId = [...reference.store.projects.keys()].at(-1)!;
+  flip(file, statSync(file).size - 20);
+  const env = { TQ_SNAPSHOT_DIR: s.dir, TQ_SNAPSHOT_MIN_BYTES: '0' };
+  const args = ['calls', '--fixtures', dir, '--project', projectId];
+  const failed = await runTq(args, env);
+  assert.equal(failed.code, 1, failed.err);
+  assert.match(failed.err, /^error: load snapshot .* is damaged/);
+  const next = await runTq(args, env);
+  assert.equal(next.code, 0, next.err);
+  assert.equal(next.out.trimEnd(), answer(reference, '/calls/stream_query', { project_id: projectId }));
+});

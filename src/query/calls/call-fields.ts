@@ -72,17 +72,17 @@ export class CallFieldResolver implements FieldResolver {
       for (let i = 0; i < rows.length; i++) out[i] = data[rows[i]];
     };
     this.plain = {
-      id: () => str((r) => t.ids[r]),
+      id: () => str((r) => t.id(r)),
       project_id: () => str(() => projectId),
-      trace_id: () => str((r) => t.traceIds[r]),
-      parent_id: () => str((r) => t.parentIds[r]),
-      thread_id: () => str((r) => t.threadIds[r]),
-      turn_id: () => str((r) => t.turnIds[r]),
+      trace_id: () => str((r) => t.traceId(r)),
+      parent_id: () => str((r) => t.parentId(r)),
+      thread_id: () => str((r) => t.threadId(r)),
+      turn_id: () => str((r) => t.turnId(r)),
       // Interned: predicates on op_name run once per distinct op (expr/compile perDistinctValue).
       op_name: () => ({ kind: 'string', get: (r: number) => t.opName(r), codes: { code: (r: number) => t.opIndex.data[r], bound: t.opNames.values.length } }),
       display_name: () => str((r) => t.displayNames.get(r)),
       exception: () => str((r) => t.exceptions.get(r)),
-      [`${p}user_id`]: () => str((r) => t.userIds[r]),
+      [`${p}user_id`]: () => str((r) => t.userId(r)),
       [`${p}run_id`]: () => str((r) => t.runIds.get(r)),
       started_at: () => ({ kind: 'datetime', get: nan(t.startedAt), fill: copy(t.startedAt) }),
       ended_at: () => ({ kind: 'datetime', get: nan(t.endedAt), fill: copy(t.endedAt) }),
@@ -201,7 +201,7 @@ export class CallFieldResolver implements FieldResolver {
     const project = this.opts.project;
     const t = this.table;
     const first = (row: number) => {
-      const rows = project.feedbackByRef.get(callRefUri(project.projectId, t.ids[row]));
+      const rows = project.feedbackByRef.get(callRefUri(project.projectId, t.id(row)));
       return rows?.find((f) => type === '*' || f.feedback_type === type);
     };
     if (isRefField) {
@@ -215,7 +215,7 @@ export class CallFieldResolver implements FieldResolver {
     const reader: RawReader =
       type === '*'
         ? (row) => {
-            for (const fb of project.feedbackByRef.get(callRefUri(project.projectId, t.ids[row])) ?? []) {
+            for (const fb of project.feedbackByRef.get(callRefUri(project.projectId, t.id(row))) ?? []) {
               const v = readPath(fb.payload, payloadPath, reading);
               if (v !== MISSING && readsNonEmpty(v)) return v;
             }

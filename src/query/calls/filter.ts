@@ -75,7 +75,7 @@ export function planFilter(table: CallTable, filter: CallsFilter | null, exprEqu
 
   // semantics.md#calls-filter-empty-lists: empty list or null = no filter (truthiness), except
   // thread_ids / turn_ids (semantics.md#calls-filter-thread-turn-empty).
-  const idClause = (values: string[] | null | undefined, index: MultiIndex<string>, column: Array<string | null>, emptyMatchesNothing: boolean) => {
+  const idClause = (values: string[] | null | undefined, index: MultiIndex<string>, read: (row: number) => string | null, emptyMatchesNothing: boolean) => {
     if (values == null) return;
     if (values.length === 0) {
       if (emptyMatchesNothing) candidateLists.push([]);
@@ -84,7 +84,7 @@ export function planFilter(table: CallTable, filter: CallsFilter | null, exprEqu
     const set = new Set(values);
     candidateLists.push(unionRows(index, set));
     checks.push((row) => {
-      const v = column[row];
+      const v = read(row);
       return v !== null && set.has(v);
     });
   };
@@ -93,12 +93,13 @@ export function planFilter(table: CallTable, filter: CallsFilter | null, exprEqu
     const rows = [...new Set(f.call_ids)].map((id) => table.rowOf(id)).filter((r): r is number => r !== undefined);
     candidateLists.push(rows.sort((a, b) => a - b));
     const set = new Set(f.call_ids);
-    checks.push((row) => set.has(table.ids[row]));
+    checks.push((row) => set.has(table.id(row)));
   }
-  idClause(f.trace_ids?.length ? f.trace_ids : null, table.byTrace, table.traceIds, false);
-  idClause(f.parent_ids?.length ? f.parent_ids : null, table.byParent, table.parentIds, false);
-  idClause(f.thread_ids, table.byThread, table.threadIds, true);
-  idClause(f.turn_ids, table.byTurn, table.turnIds, true);
+  // Columns read a row at a time (a table restored from a load snapshot makes no column whole).
+  idClause(f.trace_ids?.length ? f.trace_ids : null, table.byTrace, (row) => table.traceId(row), false);
+  idClause(f.parent_ids?.length ? f.parent_ids : null, table.byParent, (row) => table.parentId(row), false);
+  idClause(f.thread_ids, table.byThread, (row) => table.threadId(row), true);
+  idClause(f.turn_ids, table.byTurn, (row) => table.turnId(row), true);
 
   if (f.op_names?.length) {
     const { exact, prefixes } = splitWildcards(f.op_names);
@@ -126,7 +127,7 @@ export function planFilter(table: CallTable, filter: CallsFilter | null, exprEqu
       return v !== null && set.has(v);
     });
   };
-  setClause(f.user_ids, (row) => table.userIds[row]);
+  setClause(f.user_ids, (row) => table.userId(row));
   setClause(f.run_ids, (row) => table.runIds.get(row));
 
   const refClause = (values: string[] | null | undefined, column: SparseColumn<string[]>) => {
@@ -161,8 +162,7 @@ export function planFilter(table: CallTable, filter: CallsFilter | null, exprEqu
           };
   // semantics.md#calls-base-deleted: deleted calls are never visible.
   const deleted = table.deletedAt;
-  const parents = table.parentIds;
   const predicate = (row: number) =>
-    Number.isNaN(deleted.data[row]) && (!rootsOnly || parents[row] === null) && (residual === null || residual(row));
+    Number.isNaN(deleted.data[row]) && (!rootsOnly || table.isRoot(row)) && (residual === null || residual(row));
   return { candidates, predicate, rootsOnly, residual };
 }

@@ -196,11 +196,11 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
     const endedAt = sel.ended_at ? t.endedAt.data[row] : NaN;
     const exception = sel.exception ? t.exceptions.get(row) : null;
     const displayName = sel.display_name ? t.displayNames.get(row) : null;
-    const id = t.ids[row], traceId = t.traceIds[row];
-    const parent = sel.parent_id ? t.parentIds[row] : null;
-    const thread = sel.thread_id ? t.threadIds[row] : null;
-    const turn = sel.turn_id ? t.turnIds[row] : null;
-    const user = sel.user_id ? t.userIds[row] : null;
+    const id = t.id(row), traceId = t.traceId(row);
+    const parent = sel.parent_id ? t.parentId(row) : null;
+    const thread = sel.thread_id ? t.threadId(row) : null;
+    const turn = sel.turn_id ? t.turnId(row) : null;
+    const user = sel.user_id ? t.userId(row) : null;
     const run = sel.run_id ? t.runIds.get(row) : null;
     const name = displayName ? null : traceNameOf(row, op);
     const b = needsBody && expandColumns.length === 0 ? t.bodyChunkBytes(row) : null;
@@ -357,7 +357,7 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
       at = putNumber(buf, at, storageSize(o.store, t, row));
       at = put(buf, at, K.totalStorage);
     } else at = put(buf, at, K.nullTotalStorage);
-    if (o.req.include_total_storage_size && t.parentIds[row] === null) {
+    if (o.req.include_total_storage_size && t.isRoot(row)) {
       at = putNumber(buf, at, traceStorageSize(o.store, t, row));
       at = put(buf, at, K.close);
     } else at = put(buf, at, K.nullClose);
@@ -472,7 +472,7 @@ export function computedSummary(o: LineBuilderOptions, row: number, stored: Reco
   const summary = deriveSummary({ summary: stored, opName: t.opName(row) ?? '', startedAt: t.startedAt.data[row], endedAt: Number.isNaN(endedAt) ? null : endedAt, exception, displayName, traceNames: traceNameCache(o.store) });
   if (o.req.include_costs) applyCosts(summary, o.store.prices, t.startedAt.data[row], o.project.projectId);
   if (o.req.include_feedback) {
-    const rows = o.project.feedbackByRef.get(callRefUri(o.project.projectId, t.ids[row])) ?? [];
+    const rows = o.project.feedbackByRef.get(callRefUri(o.project.projectId, t.id(row))) ?? [];
     (summary.weave as Record<string, unknown>).feedback = rows.map((f) => feedbackItem(f, o.prefix));
   }
   return summary;

@@ -79,7 +79,6 @@ function scanRows(plan: FilterPlan, expr: ((row: number) => boolean | null) | nu
   const n = candidates === null ? table.size : candidates.length;
   const out = new Int32Array(n);
   const deleted = table.deletedAt.data;
-  const parents = table.parentIds;
   const rootsOnly = plan.rootsOnly;
   const residual = plan.residual;
   let m = 0;
@@ -92,7 +91,7 @@ function scanRows(plan: FilterPlan, expr: ((row: number) => boolean | null) | nu
     for (let i = 0; i < n; i++) {
       const row = candidates === null ? i : candidates[i];
       const d = deleted[row];
-      if (d === d || (rootsOnly && parents[row] !== null)) continue;
+      if (d === d || (rootsOnly && !table.isRoot(row))) continue;
       if ((residual === null || residual(row)) && (expr === null || expr(row) === true)) out[m++] = row;
     }
   }
