@@ -15,7 +15,8 @@ import { allRoutes } from '../src/routes.ts';
 import { createEngine } from '../src/engine.ts';
 import { loadFixtures } from '../src/io/load-fixtures.ts';
 import { ensureBenchData } from './generate.ts';
-import { benchQueries } from './queries.ts';
+import { optionReader } from './args.ts';
+import { benchQueries, paramsFromTable } from './queries.ts';
 
 interface ProfileNode {
   id: number;
@@ -79,10 +80,7 @@ function printHot(title: string, profile: Profile, top: number): void {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const value = (name: string) => {
-    const i = argv.indexOf(name);
-    return i < 0 ? undefined : argv[i + 1];
-  };
+  const value = optionReader(argv);
   const calls = Number(value('--calls') ?? 100_000);
   const runs = Number(value('--runs') ?? 5);
   const top = Number(value('--top') ?? 15);
@@ -113,14 +111,7 @@ async function main(): Promise<void> {
   // The table takes long to load; only when a table query is profiled.
   if (names.includes('table_sort')) await loadFixtures(engine, data.tableOnlyDir);
   const project = engine.store.project(data.projectId)!;
-  const ids = project.calls.ids;
-  const queries = benchQueries({
-    projectId: data.projectId,
-    calls,
-    sampleIds: Array.from({ length: 10 }, (_, i) => ids[Math.floor(((i + 0.5) * ids.length) / 10)]),
-    traceId: project.calls.traceIds[Math.floor(ids.length / 2)],
-    tableDigest: [...project.tables.keys()][0] ?? '',
-  }).filter((q) => names.includes(q.name));
+  const queries = benchQueries(paramsFromTable(project.calls, data.projectId, calls, [...project.tables.keys()][0] ?? '')).filter((q) => names.includes(q.name));
   const routes = new Map<string, Route>(allRoutes().map((r) => [r.path, r]));
   const ctx: RequestContext = { userId: 'bench', authorize() {}, canRead: () => true };
   const drain = (route: Route, body: Record<string, unknown>) => {

@@ -12,6 +12,19 @@
  * implicit `id` tie-break (semantics.md#calls-sort-tiebreak), the thread and table tie-breaks
  * (semantics.md#order-ties).
  */
+import type { CallTable } from '../src/store/call-table.ts';
+
+/**
+ * The query parameters from a loaded calls table: ten ids spread over it, and among their
+ * traces the one with the most calls (the trace filter's trace).
+ */
+export function paramsFromTable(table: CallTable, projectId: string, calls: number, tableDigest: string): QueryParams {
+  const sampleIds = Array.from({ length: Math.min(10, table.size) }, (_, i) => table.ids[Math.floor(((i + 0.5) * table.size) / 10)]);
+  const traceId = sampleIds
+    .map((id) => table.traceIds[table.rowOf(id)!])
+    .reduce((best, t) => ((table.byTrace.get(t)?.length ?? 0) > (table.byTrace.get(best)?.length ?? 0) ? t : best), table.traceIds[0] ?? '');
+  return { projectId, calls, sampleIds, traceId, tableDigest };
+}
 
 export interface QueryParams {
   projectId: string;

@@ -9,15 +9,13 @@ import { createEngine } from '../src/engine.ts';
 import { loadFixtures } from '../src/io/load-fixtures.ts';
 import { countNewlines } from '../src/api/line-stream.ts';
 import { ensureBenchData } from './generate.ts';
-import { benchQueries } from './queries.ts';
+import { optionReader } from './args.ts';
+import { benchQueries, paramsFromTable } from './queries.ts';
 import { median } from './stats.ts';
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const value = (name: string) => {
-    const i = argv.indexOf(name);
-    return i < 0 ? undefined : argv[i + 1];
-  };
+  const value = optionReader(argv);
   const calls = Number(value('--calls') ?? 100_000);
   const runs = Number(value('--runs') ?? 15);
   const names = (value('--queries') ?? 'op_wildcard').split(',');
@@ -25,14 +23,7 @@ async function main(): Promise<void> {
   const engine = createEngine();
   await loadFixtures(engine, data.dir);
   const project = engine.store.project(data.projectId)!;
-  const ids = project.calls.ids;
-  const queries = benchQueries({
-    projectId: data.projectId,
-    calls,
-    sampleIds: Array.from({ length: 10 }, (_, i) => ids[Math.floor(((i + 0.5) * ids.length) / 10)]),
-    traceId: project.calls.traceIds[Math.floor(ids.length / 2)],
-    tableDigest: '',
-  }).filter((q) => names.includes(q.name));
+  const queries = benchQueries(paramsFromTable(project.calls, data.projectId, calls, '')).filter((q) => names.includes(q.name));
   const routes = new Map<string, Route>(allRoutes().map((r) => [r.path, r]));
   const ctx: RequestContext = { userId: 'bench', authorize() {}, canRead: () => true };
   for (const q of queries) {

@@ -39,7 +39,7 @@ import { ensureBenchData, type BenchData } from './generate.ts';
 import { measureHttp, type HttpResult } from './http.ts';
 import { gc, heapBytes, settledHeapBytes } from './memory.ts';
 import { measureOneShot, type OneShotResult } from './oneshot.ts';
-import { benchQueries, QUERY_STATS_ROUTE, queryStatsQuery, type BenchQuery } from './queries.ts';
+import { benchQueries, paramsFromTable, QUERY_STATS_ROUTE, queryStatsQuery, type BenchQuery } from './queries.ts';
 import { geometricMean, median, round } from './stats.ts';
 
 export type SkipPart = 'duckdb' | 'cold' | 'http' | 'oneshot';
@@ -258,12 +258,6 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   log(`load: tq ${tqLoadMs.toFixed(0)} ms, bare ${bareMs.toFixed(0)} ms; heap ${heapPerCall.toFixed(0)} B/call`);
 
   const callTable = engine.store.project(P)!.calls;
-  const sampleIds = Array.from({ length: Math.min(10, callTable.size) }, (_, i) => callTable.ids[Math.floor(((i + 0.5) * callTable.size) / 10)]);
-  // The trace with the most calls among the sampled calls' traces.
-  const traceId = sampleIds
-    .map((id) => callTable.traceIds[callTable.rowOf(id)!])
-    .reduce((best, t) => ((callTable.byTrace.get(t)?.length ?? 0) > (callTable.byTrace.get(best)?.length ?? 0) ? t : best));
-
   const wanted = (name: string) => !o.queries || o.queries.includes(name);
   // The table lives in an engine of its own: the calls engine's heap holds no table.
   let tableEngine: Engine | null = null;
@@ -277,7 +271,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   const tableDigest = tableEngine ? ([...(tableEngine.store.project(P)?.tables.keys() ?? [])][0] ?? 'no-table') : 'no-table';
 
   const routes = new Map(allRoutes().map((r) => [r.path, r]));
-  const queries = benchQueries({ projectId: P, calls: data.calls, sampleIds, traceId, tableDigest }).filter((q) => wanted(q.name));
+  const queries = benchQueries(paramsFromTable(callTable, P, data.calls, tableDigest)).filter((q) => wanted(q.name));
   // The hook for /calls/query_stats: measured once the route exists.
   if (routes.has(QUERY_STATS_ROUTE) && wanted('query_stats_roots')) queries.push(queryStatsQuery(P));
 

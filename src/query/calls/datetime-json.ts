@@ -40,25 +40,26 @@ export class DatetimeBytes {
   /** `"YYYY-MM-DDT` of `day`. */
   private prefix: Uint8Array = new Uint8Array(0);
   /** For what has no byte form here (fractional microseconds): the text formatter. */
-  readonly text = datetimeJsonFormatter();
+  private readonly text = datetimeJsonFormatter();
 
   /** Writes `us` (µs since the epoch) as a JSON datetime string, NaN as `null`. */
   write(w: JsonLineWriter, us: number): void {
-    if (!DatetimeBytes.hasBytes(us)) return w.text(this.text(us));
     const b = w.room(MAX_BYTES);
     w.advance(this.put(b, w.position, us) - w.position);
   }
 
-  /** Whether put() can write `us` (NaN or whole microseconds); else write text(us). */
-  static hasBytes(us: number): boolean {
-    return Number.isSafeInteger(us) || Number.isNaN(us);
-  }
-
   /**
-   * Writes `us` (hasBytes) at `b[at]`, which has room for MAX_BYTES; returns the next index.
-   * For row writers that keep their own position in the buffer.
+   * Writes `us` at `b[at]`, which has room for MAX_BYTES; returns the next index. For row
+   * writers that keep their own position in the buffer.
    */
   put(b: Uint8Array, at: number, us: number): number {
+    if (!Number.isSafeInteger(us) && !Number.isNaN(us)) {
+      // Fractional microseconds (or beyond 2^53): the text formatter's spelling, ASCII.
+      const text = this.text(us);
+      if (text.length > MAX_BYTES) throw new Error(`datetime text of ${text.length} characters exceeds MAX_BYTES`);
+      for (let i = 0; i < text.length; i++) b[at++] = text.charCodeAt(i);
+      return at;
+    }
     if (Number.isNaN(us)) {
       b[at] = 0x6e; // null
       b[at + 1] = 0x75;
@@ -93,10 +94,11 @@ export class DatetimeBytes {
 }
 
 /**
- * Room put() needs: `"` + a date of up to 7 characters of year (formatMicros pads to 4 and
- * longer years only occur far outside the stored range) + `T00:00:00.000000Z"`.
+ * Room put() needs. The longest spelling is a fractional microsecond: `"` + `YYYY-MM-DDT`
+ * (years 1..9999 are four digits) + `hh:mm:ss.` + up to 18 characters of a double's digits +
+ * `Z"`, about 45 bytes.
  */
-export const MAX_BYTES = 48;
+export const MAX_BYTES = 64;
 
 /** Two digits (hours, minutes, seconds: always below 100) at `at`; returns the next index. */
 function two(b: Uint8Array, at: number, v: number): number {

@@ -92,3 +92,20 @@ test('pageChunks: the same bytes as rowChunks for any page order, lazily (an ear
   assert.equal(typeof t.touchRows(page, 20, 60), 'number');
   assert.ok(Number.isFinite(t.touchRows(page, 0, 0)));
 });
+
+test('DatetimeBytes: the bytes of datetimeJsonFormatter for whole, fractional and beyond-2^53 microseconds and NaN, within MAX_BYTES', async () => {
+  const { DatetimeBytes, MAX_BYTES } = await import('./datetime-json.ts');
+  const { JsonLineWriter } = await import('../../core/json/line-writer.ts');
+  const text = datetimeJsonFormatter();
+  const bytes = new DatetimeBytes();
+  const r = rng(11);
+  const samples = [NaN, 0, -1, 0.5, 1.25, 123456.78901234567, -0.000001, 5e-324, 2.5e17, 253402300799999999, Date.UTC(2025, 0, 1) * 1000 + 0.1];
+  for (let i = 0; i < 500; i++) samples.push((r() - 0.3) * 4e15, Math.floor((r() - 0.3) * 4e15), r() * 2.5e17);
+  for (const us of samples) {
+    const w = new JsonLineWriter();
+    bytes.write(w, us);
+    const out = Buffer.from(w.take()).toString('latin1');
+    assert.equal(out, text(us), String(us));
+    assert.ok(out.length <= MAX_BYTES, `${us}: ${out.length} bytes`);
+  }
+});

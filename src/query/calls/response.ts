@@ -237,14 +237,7 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
       at = putString(buf, at, turn);
       at = put(buf, at, K.startedAt);
     }
-    if (DatetimeBytes.hasBytes(startedAt)) at = dt.put(buf, at, startedAt);
-    else {
-      // Through the writer's methods: hand it the position, take it back after.
-      w.advance(at - w.position);
-      w.text(dt.text(startedAt));
-      buf = w.room(room);
-      at = w.position;
-    }
+    at = dt.put(buf, at, startedAt);
 
     if (expandColumns.length === 0) {
       at = put(buf, at, K.attributes);
@@ -264,14 +257,7 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
           at = put(buf, at, K.endedAt);
         } else at = put(buf, at, K.emptyEndedAt);
       }
-      if (DatetimeBytes.hasBytes(endedAt)) at = dt.put(buf, at, endedAt);
-      else {
-        // Through the writer's methods: hand it the position, take it back after.
-        w.advance(at - w.position);
-        w.text(dt.text(endedAt));
-        buf = w.room(room);
-        at = w.position;
-      }
+      at = dt.put(buf, at, endedAt);
       at = put(buf, at, K.exception);
       if (exception === null) at = put(buf, at, K.nullOutput);
       else {
