@@ -215,28 +215,12 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
     at = put(buf, at, K.open);
     at = putString(buf, at, id);
     at = put(buf, at, head);
-    if (displayName === null) at = put(buf, at, K.nullTraceId);
-    else {
-      at = putString(buf, at, displayName);
-      at = put(buf, at, K.traceId);
-    }
+    at = putNullableThen(buf, at, displayName, K.nullTraceId, K.traceId);
     at = putString(buf, at, traceId);
     at = put(buf, at, K.parentId);
-    if (parent === null) at = put(buf, at, K.nullThreadId);
-    else {
-      at = putString(buf, at, parent);
-      at = put(buf, at, K.threadId);
-    }
-    if (thread === null) at = put(buf, at, K.nullTurnId);
-    else {
-      at = putString(buf, at, thread);
-      at = put(buf, at, K.turnId);
-    }
-    if (turn === null) at = put(buf, at, K.nullStartedAt);
-    else {
-      at = putString(buf, at, turn);
-      at = put(buf, at, K.startedAt);
-    }
+    at = putNullableThen(buf, at, parent, K.nullThreadId, K.threadId);
+    at = putNullableThen(buf, at, thread, K.nullTurnId, K.turnId);
+    at = putNullableThen(buf, at, turn, K.nullStartedAt, K.startedAt);
     at = dt.put(buf, at, startedAt);
 
     if (expandColumns.length === 0) {
@@ -259,11 +243,7 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
       }
       at = dt.put(buf, at, endedAt);
       at = put(buf, at, K.exception);
-      if (exception === null) at = put(buf, at, K.nullOutput);
-      else {
-        at = putString(buf, at, exception);
-        at = put(buf, at, K.output);
-      }
+      at = putNullableThen(buf, at, exception, K.nullOutput, K.output);
       if (b !== null && sel.output && spans[4] >= 0) {
         at = copy(buf, at, b, spans[4], spans[5]);
         at = put(buf, at, K.summary);
@@ -320,16 +300,8 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
     }
 
     at = put(buf, at, userKey);
-    if (user === null) at = put(buf, at, nullRunKey);
-    else {
-      at = putString(buf, at, user);
-      at = put(buf, at, runKey);
-    }
-    if (run === null) at = put(buf, at, nullStepKey);
-    else {
-      at = putString(buf, at, run);
-      at = put(buf, at, stepKey);
-    }
+    at = putNullableThen(buf, at, user, nullRunKey, runKey);
+    at = putNullableThen(buf, at, run, nullStepKey, stepKey);
     const step = sel.run_step ? t.runStep.get(row) : null;
     if (step === null) at = put(buf, at, nullStepEndKey);
     else {
@@ -396,6 +368,14 @@ function putString(b: Uint8Array, at: number, s: string): number {
   }
   b[i++] = QUOTE;
   return i;
+}
+
+/**
+ * A nullable string column followed by the next key: `null` + key as one constant piece
+ * (`nullThen`), or the string then `key`.
+ */
+function putNullableThen(b: Uint8Array, at: number, s: string | null, nullThenNext: Uint8Array, next: Uint8Array): number {
+  return s === null ? put(b, at, nullThenNext) : put(b, putString(b, at, s), next);
 }
 
 /** A number as JSON.stringify spells it (at most 24 characters), at `b[at]`. */
