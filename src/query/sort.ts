@@ -126,6 +126,37 @@ export function kthSmallest(values: Float64Array, k: number): number {
   return values[target];
 }
 
+/** Adds `r` at `heap[at]` to a max-heap of `at` values. */
+export function heapPush(heap: Float64Array, at: number, r: number): void {
+  let c = at;
+  heap[c] = r;
+  while (c > 0) {
+    const parent = (c - 1) >> 1;
+    if (heap[parent] >= heap[c]) break;
+    const t = heap[parent];
+    heap[parent] = heap[c];
+    heap[c] = t;
+    c = parent;
+  }
+}
+
+/** Replaces the root of a full max-heap of `size` values by the smaller `r`. */
+export function heapReplaceRoot(heap: Float64Array, size: number, r: number): void {
+  heap[0] = r;
+  let c = 0;
+  for (;;) {
+    const l = 2 * c + 1, rr = l + 1;
+    let top = c;
+    if (l < size && heap[l] > heap[top]) top = l;
+    if (rr < size && heap[rr] > heap[top]) top = rr;
+    if (top === c) return;
+    const t = heap[top];
+    heap[top] = heap[c];
+    heap[c] = t;
+    c = top;
+  }
+}
+
 /**
  * Positions that can be among the first `k` under a numeric primary key (NULL/NaN last in both
  * directions), ascending: every position whose key is at most the k-th best. Rows left out
@@ -145,32 +176,8 @@ export function primaryCandidates(values: Float64Array, descending: boolean, k: 
     for (let i = 0; i < n; i++) {
       const v = values[i];
       const r = v !== v ? Infinity : sign * v;
-      if (size < k) {
-        let c = size++;
-        heap[c] = r;
-        while (c > 0) {
-          const p = (c - 1) >> 1;
-          if (heap[p] >= heap[c]) break;
-          const t = heap[p];
-          heap[p] = heap[c];
-          heap[c] = t;
-          c = p;
-        }
-      } else if (r < heap[0]) {
-        heap[0] = r;
-        let c = 0;
-        for (;;) {
-          const l = 2 * c + 1, rr = l + 1;
-          let m = c;
-          if (l < k && heap[l] > heap[m]) m = l;
-          if (rr < k && heap[rr] > heap[m]) m = rr;
-          if (m === c) break;
-          const t = heap[m];
-          heap[m] = heap[c];
-          heap[c] = t;
-          c = m;
-        }
-      }
+      if (size < k) heapPush(heap, size++, r);
+      else if (r < heap[0]) heapReplaceRoot(heap, k, r);
     }
     threshold = heap[0];
   } else {

@@ -11,7 +11,7 @@
  * ahead too. Everything kept still goes through the full comparator: only rows that cannot be
  * among the first k are dropped, so the order of the result does not change.
  */
-import { kthSmallest } from '../sort.ts';
+import { heapPush, heapReplaceRoot, kthSmallest } from '../sort.ts';
 import { FLOAT_NUMBER, type SortColumns } from './row-sort.ts';
 
 /** Largest m kept in a bounded heap; above it the group's values are copied and quickselected. */
@@ -122,37 +122,6 @@ function boundedMth(cols: SortColumns, at: Int32Array, g: number, sign: number, 
     else if (r < heap[0]) heapReplaceRoot(heap, m, r);
   }
   return heap[0];
-}
-
-/** Adds `r` at `heap[at]` to a max-heap of `at` values. */
-function heapPush(heap: Float64Array, at: number, r: number): void {
-  let c = at;
-  heap[c] = r;
-  while (c > 0) {
-    const parent = (c - 1) >> 1;
-    if (heap[parent] >= heap[c]) break;
-    const t = heap[parent];
-    heap[parent] = heap[c];
-    heap[c] = t;
-    c = parent;
-  }
-}
-
-/** Replaces the root of a full max-heap of `size` values by the smaller `r`. */
-function heapReplaceRoot(heap: Float64Array, size: number, r: number): void {
-  heap[0] = r;
-  let c = 0;
-  for (;;) {
-    const l = 2 * c + 1, rr = l + 1;
-    let top = c;
-    if (l < size && heap[l] > heap[top]) top = l;
-    if (rr < size && heap[rr] > heap[top]) top = rr;
-    if (top === c) return;
-    const t = heap[top];
-    heap[top] = heap[c];
-    heap[c] = t;
-    c = top;
-  }
 }
 
 /** The same as boundedMth for a large m: the group's values copied, then quickselect. */
