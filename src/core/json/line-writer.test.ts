@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { JsonLineWriter, utf8 } from './line-writer.ts';
+import { JsonLineWriter, jsonStringRoom, NUMBER_ROOM, putBytes, putJsonNumber, putJsonString, utf8 } from './line-writer.ts';
 
 const dec = new TextDecoder();
 const written = (f: (w: JsonLineWriter) => void) => {
@@ -60,4 +60,25 @@ test('a line larger than the buffer grows it for that chunk alone, kept whole', 
   w.text('y');
   w.endLine();
   assert.equal(dec.decode(w.take()), 'y\n');
+});
+
+test('the positional primitives stay within their stated room, at any position', () => {
+  const worst = ['\u0000\u0001\u001f', '\ud800\udfff\ud800', '"\\'.repeat(5), 'é😀\u2028', ''];
+  for (const s of worst) {
+    const b = new Uint8Array(3 + jsonStringRoom(s));
+    const end = putJsonString(b, 3, s);
+    assert.ok(end <= b.length, JSON.stringify(s));
+    assert.equal(new TextDecoder().decode(b.subarray(3, end)), JSON.stringify(s));
+  }
+  for (const v of [-2.2250738585072014e-308, -1.7976931348623157e308, Number.MIN_SAFE_INTEGER, -0, 5e-324]) {
+    const b = new Uint8Array(2 + NUMBER_ROOM);
+    const end = putJsonNumber(b, 2, v);
+    assert.equal(new TextDecoder().decode(b.subarray(2, end)), JSON.stringify(v));
+  }
+  const src = new Uint8Array(100).map((_, i) => i);
+  for (const n of [0, 5, 31, 32, 90]) {
+    const b = new Uint8Array(n + 1);
+    assert.equal(putBytes(b, 1, src, 7, 7 + n), n + 1);
+    assert.deepEqual([...b.subarray(1)], [...src.subarray(7, 7 + n)]);
+  }
 });

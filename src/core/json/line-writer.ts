@@ -56,16 +56,8 @@ export class JsonLineWriter {
 
   /** Copies `src[start, end)` (stored JSON, pre-encoded constants). */
   bytes(src: Uint8Array, start = 0, end = src.length): void {
-    const n = end - start;
-    this.ensure(n);
-    const buf = this.buf;
-    let pos = this.pos;
-    if (n < 64) for (let i = start; i < end; i++) buf[pos++] = src[i];
-    else {
-      buf.set(src.subarray(start, end), pos);
-      pos += n;
-    }
-    this.pos = pos;
+    this.ensure(end - start);
+    this.pos = putBytes(this.buf, this.pos, src, start, end);
   }
 
   /** Text whose UTF-8 bytes go out as they are (JSON already serialised elsewhere). */
@@ -88,40 +80,15 @@ export class JsonLineWriter {
   /** A string as JSON, exactly as JSON.stringify spells it; null as `null`. */
   str(s: string | null): void {
     if (s === null) return this.bytes(NULL);
-    const n = s.length;
-    this.ensure(n + 2);
-    const buf = this.buf;
-    let pos = this.pos;
-    buf[pos++] = QUOTE;
-    for (let i = 0; i < n; i++) {
-      const c = s.charCodeAt(i);
-      // Printable ASCII needs no escape; anything else is JSON.stringify's to spell.
-      if (c < 0x20 || c >= 0x7f || c === QUOTE || c === BACKSLASH) return this.text(JSON.stringify(s));
-      buf[pos++] = c;
-    }
-    buf[pos++] = QUOTE;
-    this.pos = pos;
+    this.ensure(jsonStringRoom(s));
+    this.pos = putJsonString(this.buf, this.pos, s);
   }
 
   /** A number as JSON.stringify spells it (digits written directly for safe integers); null as `null`. */
   num(v: number | null): void {
     if (v === null) return this.bytes(NULL);
-    if (!Number.isSafeInteger(v) || Object.is(v, -0)) return this.text(JSON.stringify(v));
-    this.ensure(17);
-    const buf = this.buf;
-    if (v < 0) {
-      buf[this.pos++] = 0x2d;
-      v = -v;
-    }
-    let digits = 1;
-    for (let x = v; x >= 10; x = Math.floor(x / 10)) digits++;
-    let at = this.pos + digits;
-    this.pos = at;
-    do {
-      const q = Math.floor(v / 10);
-      buf[--at] = 0x30 + (v - q * 10);
-      v = q;
-    } while (v > 0);
+    this.ensure(NUMBER_ROOM);
+    this.pos = putJsonNumber(this.buf, this.pos, v);
   }
 
   /**
@@ -163,6 +130,70 @@ export class JsonLineWriter {
     this.lines = 0;
     return chunk;
   }
+}
+
+// Positional primitives: each writes at `b[at]`, which the caller made room for, and returns
+// the next index. The writer's methods use them after ensure(); a row writer that reserves room
+// for a whole line once (room()/advance()) calls them directly, without a method call per piece.
+
+/**
+ * Copies `src[start, end)` to `b[at]`. Short pieces byte by byte (a view and a native call cost
+ * more than the loop), long ones with set().
+ */
+export function putBytes(b: Uint8Array, at: number, src: Uint8Array, start = 0, end = src.length): number {
+  const n = end - start;
+  if (n < 32) {
+    for (let i = start; i < end; i++) b[at++] = src[i];
+    return at;
+  }
+  b.set(src.subarray(start, end), at);
+  return at + n;
+}
+
+/** Room a string may take as JSON: six bytes per UTF-16 unit (`\u00XX`), and the quotes. */
+export function jsonStringRoom(s: string): number {
+  return s.length * 6 + 2;
+}
+
+/** `s` as JSON, exactly as JSON.stringify spells it (room: jsonStringRoom). */
+export function putJsonString(b: Uint8Array, at: number, s: string): number {
+  const n = s.length;
+  let i = at;
+  b[i++] = QUOTE;
+  for (let k = 0; k < n; k++) {
+    const c = s.charCodeAt(k);
+    // Printable ASCII needs no escape; anything else is JSON.stringify's to spell.
+    if (c < 0x20 || c >= 0x7f || c === QUOTE || c === BACKSLASH) return at + encoder.encodeInto(JSON.stringify(s), b.subarray(at)).written;
+    b[i++] = c;
+  }
+  b[i++] = QUOTE;
+  return i;
+}
+
+/** Room a number takes as JSON.stringify spells it (`-1.2345678901234567e-308` and shorter). */
+export const NUMBER_ROOM = 24;
+
+/** A number as JSON.stringify spells it; digits written directly for safe integers (room: NUMBER_ROOM). */
+export function putJsonNumber(b: Uint8Array, at: number, v: number): number {
+  if (!Number.isSafeInteger(v) || Object.is(v, -0)) {
+    const text = JSON.stringify(v);
+    for (let k = 0; k < text.length; k++) b[at++] = text.charCodeAt(k);
+    return at;
+  }
+  if (v < 0) {
+    b[at++] = 0x2d;
+    v = -v;
+  }
+  let digits = 1;
+  for (let x = v; x >= 10; x = Math.floor(x / 10)) digits++;
+  let end = at + digits;
+  const next = end;
+  do {
+    const q = Math.floor(v / 10);
+    b[--end] = 0x30 + (v - q * 10);
+    v = q;
+  } while (v > 0);
+  return next;
 }
 
 /**

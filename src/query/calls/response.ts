@@ -6,7 +6,8 @@
 import { isPlainObject } from '../../core/plain-object.ts';
 import { fieldNotAllowed } from '../../core/errors.ts';
 import { formatMicros, timedeltaMillis } from '../../core/datetime.ts';
-import { JsonLineWriter, utf8 } from '../../core/json/line-writer.ts';
+import { rowChunks } from '../../api/line-stream.ts';
+import { type JsonLineWriter, jsonStringRoom, putBytes, putJsonNumber, putJsonString, utf8 } from '../../core/json/line-writer.ts';
 import { parseExact, stringifyExact } from '../../core/json/exact.ts';
 import { callRefUri, parseObjectRef } from '../../core/refs.ts';
 import { BODY_PARTS, type CallBody, type CallTable } from '../../store/call-table.ts';
@@ -163,18 +164,18 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
     return name;
   };
 
-  // The computed `weave` block, from `{"status":` to its closing brace, at b[at] (room:
-  // WEAVE_ROOM + the trace or display name's room); returns the next index.
+  // The computed `weave` block, from `{"status":` to its closing brace, at b[at] (its room is
+  // part of the row's: ROW_ROOM and the trace or display name's); returns the next index.
   const putWeave = (b: Uint8Array, at: number, row: number, endedAt: number, exception: string | null, displayName: string | null, name: Uint8Array | null): number => {
     at = put(b, at, K.status);
     at = put(b, at, exception ? STATUS_BYTES.error : Number.isNaN(endedAt) ? STATUS_BYTES.running : t.statusErrorCount.data[row] > 0 ? STATUS_BYTES.descendant_error : STATUS_BYTES.success);
     if (!Number.isNaN(endedAt)) {
       at = put(b, at, K.latency);
-      at = putNumber(b, at, timedeltaMillis(t.startedAt.data[row], endedAt));
+      at = putJsonNumber(b, at, timedeltaMillis(t.startedAt.data[row], endedAt));
     }
     if (displayName) {
       at = put(b, at, K.displayNameKey);
-      at = putString(b, at, displayName);
+      at = putJsonString(b, at, displayName);
     } else if (name !== null) {
       at = put(b, at, K.traceNameKey);
       at = put(b, at, name);
@@ -186,8 +187,8 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
   // Each row is written at a position of its own in the writer's buffer (room reserved once
   // for the whole row: the stored body, every string's escaped size, fixed pieces), so that
   // the ~40 pieces of a line are plain stores and copies rather than ~40 writer calls. What
-  // has no byte form (a parsed and re-serialised summary or expanded body, a datetime with
-  // fractional microseconds) goes through the writer's own methods in between.
+  // has no byte form (a parsed and re-serialised summary or expanded body) goes through the
+  // writer's own methods in between.
   return (row, w) => {
     const op = t.opIndex.data[row];
     let head = op < 0 ? noOpHead : opHeads[op];
@@ -213,10 +214,10 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
     let buf = w.room(room);
     let at = w.position;
     at = put(buf, at, K.open);
-    at = putString(buf, at, id);
+    at = putJsonString(buf, at, id);
     at = put(buf, at, head);
     at = putNullableThen(buf, at, displayName, K.nullTraceId, K.traceId);
-    at = putString(buf, at, traceId);
+    at = putJsonString(buf, at, traceId);
     at = put(buf, at, K.parentId);
     at = putNullableThen(buf, at, parent, K.nullThreadId, K.threadId);
     at = putNullableThen(buf, at, thread, K.nullTurnId, K.turnId);
@@ -229,15 +230,15 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
       const inputs = b !== null && sel.inputs && spans[2] >= 0 && !isNullBytes(b, spans[2], spans[3]);
       if (attributes && inputs && spans[2] - spans[1] === INPUTS_SEPARATOR.length && sameBytes(b!, spans[1], INPUTS_SEPARATOR)) {
         // Stored as the response spells them (`A,"inputs":I`, the usual key order): one copy.
-        at = copy(buf, at, b!, spans[0], spans[3]);
+        at = putBytes(buf, at, b!, spans[0], spans[3]);
         at = put(buf, at, K.endedAt);
       } else {
         if (attributes) {
-          at = copy(buf, at, b!, spans[0], spans[1]);
+          at = putBytes(buf, at, b!, spans[0], spans[1]);
           at = put(buf, at, K.inputs);
         } else at = put(buf, at, K.emptyInputs);
         if (inputs) {
-          at = copy(buf, at, b!, spans[2], spans[3]);
+          at = putBytes(buf, at, b!, spans[2], spans[3]);
           at = put(buf, at, K.endedAt);
         } else at = put(buf, at, K.emptyEndedAt);
       }
@@ -245,7 +246,7 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
       at = put(buf, at, K.exception);
       at = putNullableThen(buf, at, exception, K.nullOutput, K.output);
       if (b !== null && sel.output && spans[4] >= 0) {
-        at = copy(buf, at, b, spans[4], spans[5]);
+        at = putBytes(buf, at, b, spans[4], spans[5]);
         at = put(buf, at, K.summary);
       } else at = put(buf, at, K.nullSummary);
       // The stored summary with the weave block spliced in when its bytes allow (splicedSummary's
@@ -261,10 +262,10 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
         }
       }
       if (close >= 0) {
-        at = copy(buf, at, b!, sumStart, close);
+        at = putBytes(buf, at, b!, sumStart, close);
         at = put(buf, at, K.weaveKey);
         at = putWeave(buf, at, row, endedAt, exception, displayName, name);
-        at = copy(buf, at, b!, close, sumEnd);
+        at = putBytes(buf, at, b!, close, sumEnd);
       } else if (close === -2) {
         at = put(buf, at, K.weaveOnly);
         at = putWeave(buf, at, row, endedAt, exception, displayName, name);
@@ -305,18 +306,18 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
     const step = sel.run_step ? t.runStep.get(row) : null;
     if (step === null) at = put(buf, at, nullStepEndKey);
     else {
-      at = putNumber(buf, at, step);
+      at = putJsonNumber(buf, at, step);
       at = put(buf, at, stepEndKey);
     }
     const stepEnd = sel.run_step_end ? t.runStepEnd.get(row) : null;
-    at = stepEnd === null ? put(buf, at, K.null) : putNumber(buf, at, stepEnd);
+    at = stepEnd === null ? put(buf, at, K.null) : putJsonNumber(buf, at, stepEnd);
     at = put(buf, at, K.tail);
     if (o.req.include_storage_size) {
-      at = putNumber(buf, at, storageSize(o.store, t, row));
+      at = putJsonNumber(buf, at, storageSize(o.store, t, row));
       at = put(buf, at, K.totalStorage);
     } else at = put(buf, at, K.nullTotalStorage);
     if (o.req.include_total_storage_size && t.isRoot(row)) {
-      at = putNumber(buf, at, traceStorageSize(o.store, t, row));
+      at = putJsonNumber(buf, at, traceStorageSize(o.store, t, row));
       at = put(buf, at, K.close);
     } else at = put(buf, at, K.nullClose);
     w.advance(at - w.position);
@@ -328,46 +329,16 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
  * (under 400 bytes together), two datetimes, five numbers and the weave block's own pieces.
  */
 const ROW_ROOM = 1024;
-const OPEN_BRACE = 0x7b, CLOSE_BRACE = 0x7d, QUOTE = 0x22, BACKSLASH = 0x5c;
-const textEncoder = new TextEncoder();
+const OPEN_BRACE = 0x7b, CLOSE_BRACE = 0x7d;
 
-/** Bytes a string (or null) may take as JSON: six per UTF-16 unit (`\u00XX`), the quotes. */
+/** Room a nullable string column may take (jsonStringRoom, or `null`). */
 function stringRoom(s: string | null): number {
-  return s === null ? 4 : s.length * 6 + 2;
+  return s === null ? 4 : jsonStringRoom(s);
 }
 
 /** Copies all of `piece` (a constant) to `b[at]`; returns the next index. */
 function put(b: Uint8Array, at: number, piece: Uint8Array): number {
-  return copy(b, at, piece, 0, piece.length);
-}
-
-/**
- * Copies `src[start, end)` to `b[at]`; returns the next index. Short pieces byte by byte (a
- * view and a native call cost more than the loop), long ones with set().
- */
-function copy(b: Uint8Array, at: number, src: Uint8Array, start: number, end: number): number {
-  const n = end - start;
-  if (n < 32) {
-    for (let i = start; i < end; i++) b[at++] = src[i];
-    return at;
-  }
-  b.set(src.subarray(start, end), at);
-  return at + n;
-}
-
-/** `s` as JSON, exactly as JSON.stringify spells it, at `b[at]` (room: stringRoom). */
-function putString(b: Uint8Array, at: number, s: string): number {
-  const n = s.length;
-  let i = at;
-  b[i++] = QUOTE;
-  for (let k = 0; k < n; k++) {
-    const c = s.charCodeAt(k);
-    // Printable ASCII needs no escape; anything else is JSON.stringify's to spell.
-    if (c < 0x20 || c >= 0x7f || c === QUOTE || c === BACKSLASH) return at + textEncoder.encodeInto(JSON.stringify(s), b.subarray(at)).written;
-    b[i++] = c;
-  }
-  b[i++] = QUOTE;
-  return i;
+  return putBytes(b, at, piece, 0, piece.length);
 }
 
 /**
@@ -375,30 +346,7 @@ function putString(b: Uint8Array, at: number, s: string): number {
  * (`nullThen`), or the string then `key`.
  */
 function putNullableThen(b: Uint8Array, at: number, s: string | null, nullThenNext: Uint8Array, next: Uint8Array): number {
-  return s === null ? put(b, at, nullThenNext) : put(b, putString(b, at, s), next);
-}
-
-/** A number as JSON.stringify spells it (at most 24 characters), at `b[at]`. */
-function putNumber(b: Uint8Array, at: number, v: number): number {
-  if (!Number.isSafeInteger(v) || Object.is(v, -0)) {
-    const text = JSON.stringify(v);
-    for (let k = 0; k < text.length; k++) b[at++] = text.charCodeAt(k);
-    return at;
-  }
-  if (v < 0) {
-    b[at++] = 0x2d;
-    v = -v;
-  }
-  let digits = 1;
-  for (let x = v; x >= 10; x = Math.floor(x / 10)) digits++;
-  let end = at + digits;
-  const next = end;
-  do {
-    const q = Math.floor(v / 10);
-    b[--end] = 0x30 + (v - q * 10);
-    v = q;
-  } while (v > 0);
-  return next;
+  return s === null ? put(b, at, nullThenNext) : put(b, putJsonString(b, at, s), next);
 }
 
 /** Whether `b[start, end)` holds anything but JSON whitespace (an object's members). */
@@ -415,18 +363,18 @@ const TOUCH_AHEAD = 16;
 /** Where touchRows' meaningless sums go, so that the reads are not optimised away. */
 let touched = 0;
 
-/**
- * Chunks of a page's lines (rowChunks' contract), reading each stretch of TOUCH_AHEAD rows
- * ahead of writing them: lazy like rowChunks, so a consumer that stops early stops the work.
- */
-export function* pageChunks(t: CallTable, page: ArrayLike<number>, write: (row: number, w: JsonLineWriter) => void, writer = new JsonLineWriter()): Generator<Uint8Array, void, undefined> {
+/** The rows of `page`, each stretch of TOUCH_AHEAD rows read ahead (CallTable.touchRows). */
+function* touchedAhead(t: CallTable, page: ArrayLike<number>): Generator<number, void, undefined> {
   touched += t.touchRows(page, 0, TOUCH_AHEAD);
   for (let i = 0; i < page.length; i++) {
     if (i % TOUCH_AHEAD === 0) touched += t.touchRows(page, i + TOUCH_AHEAD, i + 2 * TOUCH_AHEAD);
-    write(page[i], writer);
-    if (writer.endLine()) yield writer.take();
+    yield page[i];
   }
-  if (writer.size > 0) yield writer.take();
+}
+
+/** rowChunks of a page's lines, its rows touched ahead of writing them (touchedAhead). */
+export function pageChunks(t: CallTable, page: ArrayLike<number>, write: (row: number, w: JsonLineWriter) => void, writer?: JsonLineWriter): Generator<Uint8Array, void, undefined> {
+  return rowChunks(touchedAhead(t, page), write, writer);
 }
 
 /**
