@@ -22,6 +22,8 @@ import { feedbackChangeRoutes } from './write/feedback-changes.ts';
 import { routesForPath } from './api/route-path.ts';
 import type { Route } from './api/types.ts';
 import { TQ_VERSION } from './version.ts';
+import { testControlRoutes } from './write/test-control.ts';
+import type { Engine, RequestBody, RequestContext } from './api/types.ts';
 
 export const healthRoute: Route = {
   path: '/health',
@@ -34,14 +36,23 @@ export const serverInfoRoute: Route = {
   path: '/server_info',
   method: 'GET',
   body: 'none',
-  // The Weave client reads min_required_weave_python_version; tq accepts every client.
-  run: () => ({ kind: 'json', body: { min_required_weave_python_version: '0.0.0', tq_version: TQ_VERSION } }),
+  // The Python client compares min_required_weave_python_version with its own version (tq
+  // accepts every client); its generated ServerInfoRes model requires trace_server_version,
+  // which tq fills with its own version.
+  run: () => ({ kind: 'json', body: { min_required_weave_python_version: '0.0.0', trace_server_version: TQ_VERSION, tq_version: TQ_VERSION } }),
+};
+
+/** `/files/content`: the newest Python client's spelling of `/file/content` (its FILE_CONTENT_PATH). */
+export const filesContentRoute: Route = {
+  ...fileContentRoute,
+  path: '/files/content',
+  run: (engine: Engine, body: RequestBody, ctx: RequestContext) => fileContentRoute.run(engine, body, ctx),
 };
 
 const ROUTES: readonly Route[] = (() => {
   const all = [healthRoute, serverInfoRoute, callsStreamQueryRoute, ...tableRoutes, ...threadsRoutes, ...writeRoutes, ...v2CallRoutes,
-    callsQueryStatsRoute, callReadRoute, refsReadBatchRoute, objsQueryRoute, objDeleteRoute, fileContentRoute, tableQueryStatsBatchRoute,
-    feedbackQueryRoute, ...feedbackChangeRoutes, costQueryRoute, costPurgeRoute];
+    callsQueryStatsRoute, callReadRoute, refsReadBatchRoute, objsQueryRoute, objDeleteRoute, fileContentRoute, filesContentRoute, tableQueryStatsBatchRoute,
+    feedbackQueryRoute, ...feedbackChangeRoutes, costQueryRoute, costPurgeRoute, ...testControlRoutes];
   const seen = new Set<string>();
   for (const r of all) {
     if (seen.has(r.path)) throw new Error(`duplicate route ${r.path}`);

@@ -40,6 +40,13 @@ export interface RequestContext {
    * semantics.md#auth-grants-refs).
    */
   canRead(projectId: string): boolean;
+  /**
+   * Called by the legacy call writes (`/call/start`, `/call/end`, `/call/upsert_batch`) for each
+   * project they write, after its grant and before anything is written: throws
+   * CallsCompleteModeRequiredError (400) when `tq serve` keeps that project in calls_complete
+   * mode. Absent: every project takes legacy writes.
+   */
+  assertLegacyCallWrite?(projectId: string): void;
 }
 
 /** The `{name}` segments of a templated route path (route-path.ts matches them), by name. */
@@ -89,6 +96,8 @@ export interface Route {
   body: 'json' | 'multipart' | 'none';
   /** Set on every route that changes the store (the journal of `tq serve --data` records these). */
   mutates?: true;
+  /** Query-string parameters the route reads; the HTTP server passes them in `params` (`/test/getCalls?project_id=`). */
+  query?: readonly string[];
   /** `params` holds the values of the path's `{name}` segments (empty for exact paths). */
   run(engine: Engine, body: RequestBody, ctx: RequestContext, params?: PathParams): RouteResult;
 }

@@ -12,6 +12,7 @@ test('the banner: URL, a curl query on the first project with calls, the SDK lin
     '  Weave SDK:',
     '    export WF_TRACE_SERVER_URL=http://127.0.0.1:6345',
     '    export WANDB_API_KEY=g3n',
+    "    export WANDB_BASE_URL=http://127.0.0.1:6345   # /graphql: weave.init('project') without an entity (TypeScript: needs --tls-cert)",
   ]);
 });
 
@@ -23,5 +24,19 @@ test('a configured password is never echoed; svc_ spelling and other users get a
     '  Weave SDK (restart with --field-prefix wb_ first):',
     '    export WF_TRACE_SERVER_URL=http://[::1]:80',
     '    export WANDB_API_KEY=<password>   # the SDK signs in as user "api"',
+    "    export WANDB_BASE_URL=http://[::1]:80   # /graphql: weave.init('project') without an entity (TypeScript: needs --tls-cert)",
+  ]);
+});
+
+test('with --tls-cert: https, curl --cacert and NODE_EXTRA_CA_CERTS name the certificate', () => {
+  const lines = bannerLines({ url: 'https://127.0.0.1:6345', user: 'api', generatedPassword: 'g3n', fieldPrefix: 'wb_', store: new Store(), tlsCert: '/tmp/my cert.pem' });
+  assert.deepEqual(lines, [
+    'tq listening on https://127.0.0.1:6345',
+    `  try:        curl -s --cacert '/tmp/my cert.pem' -u 'api:g3n' https://127.0.0.1:6345/server_info`,
+    '  Weave SDK:',
+    '    export WF_TRACE_SERVER_URL=https://127.0.0.1:6345',
+    '    export WANDB_API_KEY=g3n',
+    "    export WANDB_BASE_URL=https://127.0.0.1:6345   # /graphql: weave.init('project') without an entity",
+    "    export NODE_EXTRA_CA_CERTS='/tmp/my cert.pem'   # Node trusts the self-signed certificate",
   ]);
 });

@@ -15,6 +15,8 @@ export interface BannerInput {
   generatedPassword?: string;
   fieldPrefix: FieldPrefix;
   store: Store;
+  /** The certificate file of `--tls-cert` (clients must trust it: NODE_EXTRA_CA_CERTS, curl --cacert). */
+  tlsCert?: string;
 }
 
 /** The first project, by name, that holds calls. */
@@ -29,9 +31,10 @@ export function bannerLines(b: BannerInput): string[] {
   const password = b.generatedPassword ?? '<password>';
   const auth = shellQuote(`${b.user}:${password}`);
   const project = sampleProject(b.store);
+  const curlFlags = b.tlsCert === undefined ? `-s -u ${auth}` : `-s --cacert ${shellQuote(b.tlsCert)} -u ${auth}`;
   const curl = project
-    ? `curl -s -u ${auth} ${b.url}/calls/stream_query -d ${shellQuote(JSON.stringify({ project_id: project, sort_by: [{ field: 'started_at', direction: 'desc' }], limit: 3 }))}`
-    : `curl -s -u ${auth} ${b.url}/server_info`;
+    ? `curl ${curlFlags} ${b.url}/calls/stream_query -d ${shellQuote(JSON.stringify({ project_id: project, sort_by: [{ field: 'started_at', direction: 'desc' }], limit: 3 }))}`
+    : `curl ${curlFlags} ${b.url}/server_info`;
   const sdkNote = b.fieldPrefix === 'wb_' ? '' : ' (restart with --field-prefix wb_ first)';
   return [
     `tq listening on ${b.url}`,
@@ -39,5 +42,7 @@ export function bannerLines(b: BannerInput): string[] {
     `  Weave SDK${sdkNote}:`,
     `    export WF_TRACE_SERVER_URL=${b.url}`,
     `    export WANDB_API_KEY=${b.generatedPassword ?? '<password>'}${b.user === 'api' ? '' : `   # the SDK signs in as user "api"`}`,
+    `    export WANDB_BASE_URL=${b.url}   # /graphql: weave.init('project') without an entity${b.tlsCert === undefined ? ' (TypeScript: needs --tls-cert)' : ''}`,
+    ...(b.tlsCert === undefined ? [] : [`    export NODE_EXTRA_CA_CERTS=${shellQuote(b.tlsCert)}   # Node trusts the self-signed certificate`]),
   ];
 }

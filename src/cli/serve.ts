@@ -20,6 +20,9 @@ import { stderrIsTerminal } from './tty.ts';
 import { ECHO_MAX_CHARS, MAX_ISSUES } from '../core/echo.ts';
 import { MAX_BODY_DEPTH } from '../core/json/depth.ts';
 import { parseSocketLimits, socketLimitOptions, type SocketLimitOptions } from './serve-limits.ts';
+import { readFileSync } from 'node:fs';
+import { graphqlRoute } from '../server/graphql-handshake.ts';
+import { callsCompleteCheck, type CallsMode } from '../server/weave-compat.ts';
 
 interface ServeOptions extends SocketLimitOptions {
   fixtures?: string;
@@ -38,7 +41,38 @@ interface ServeOptions extends SocketLimitOptions {
   watch?: boolean;
   delay?: string;
   maxBodyBytes: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  entity?: string;
+  callsMode: string;
+  callsCompleteProject: string[];
+  testControl?: boolean;
 }
+
+/** `--tls-cert FILE --tls-key FILE` (both or neither), read before anything loads. */
+function tlsOption(opts: ServeOptions): { cert: Buffer; key: Buffer } | undefined {
+  if (opts.tlsCert === undefined && opts.tlsKey === undefined) return undefined;
+  if (opts.tlsCert === undefined || opts.tlsKey === undefined) throw new UsageError('--tls-cert and --tls-key go together');
+  const read = (flag: string, file: string) => {
+    try {
+      return readFileSync(file);
+    } catch (e) {
+      throw new UsageError(`${flag}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+  };
+  return { cert: read('--tls-cert', opts.tlsCert), key: read('--tls-key', opts.tlsKey) };
+}
+
+function callsModeOption(opts: ServeOptions): ((projectId: string) => void) | undefined {
+  if (opts.callsMode !== 'legacy' && opts.callsMode !== 'complete') throw new UsageError(`--calls-mode: must be legacy or complete, got '${opts.callsMode}'`);
+  try {
+    return callsCompleteCheck(opts.callsMode as CallsMode, opts.callsCompleteProject);
+  } catch (e) {
+    throw new UsageError(`--calls-complete-project: ${(e as Error).message}`);
+  }
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /** The request log format, or undefined for none: on a terminal by default, `--log [text|json]`, `--quiet`. */
 function logFormatOf(opts: ServeOptions): LogFormat | undefined {
@@ -77,7 +111,7 @@ function compactAtOption(text: string, data: string | undefined): number {
   return Math.round(mb * 1e6);
 }
 
-const urlOf = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+const urlOf = (scheme: string, host: string, port: number) => `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 /** Resolves on the first SIGINT/SIGTERM; a second one calls `force`. */
 function untilSignal(force: () => void): { stopped: Promise<string>; dispose: () => void } {
@@ -108,6 +142,11 @@ async function serve(opts: ServeOptions): Promise<void> {
   const logFormat = logFormatOf(opts);
   const delay = delayOption(opts.delay);
   const socketLimits = parseSocketLimits(opts);
+  const tls = tlsOption(opts);
+  const assertLegacyCallWrite = callsModeOption(opts);
+  if (opts.entity !== undefined && (opts.entity === '' || /[/\s*]/.test(opts.entity))) throw new UsageError(`--entity: an entity name has no '/', '*' or spaces, got '${opts.entity}'`);
+  // The control plane answers without credentials and wipes data: never on a reachable address.
+  if (opts.testControl && !LOOPBACK.has(opts.host)) throw new UsageError(`--test-control: only on a loopback --host (127.0.0.1, ::1, localhost), got '${opts.host}'`);
   let resolved;
   try {
     resolved = resolveUsers({ usersFile: opts.users, user: opts.user, password: opts.password, env: process.env });
@@ -127,8 +166,11 @@ async function serve(opts: ServeOptions): Promise<void> {
   const tq = createTqServer({
     writes: data?.writes,
     engine,
-    routes: allRoutes(),
+    routes: [...allRoutes(), graphqlRoute({ defaultEntity: opts.entity })],
     users: resolved.users,
+    tls,
+    testControl: opts.testControl,
+    assertLegacyCallWrite,
     maxBodyBytes,
     socketLimits,
     cors: corsEnabled(opts.host, opts.cors),
@@ -156,7 +198,10 @@ async function serve(opts: ServeOptions): Promise<void> {
   say(data?.banner ?? 'in memory: writes last until this process exits (keep them with --data DIR)');
   const bannerUser = resolved.generated?.user ?? opts.user ?? (process.env.TQ_USER || (opts.users ? '<user>' : DEFAULT_USER));
   // One write, so a reader of stderr sees the banner whole.
-  say(bannerLines({ url: urlOf(address.host, address.port), user: bannerUser, generatedPassword: resolved.generated?.password, fieldPrefix, store: engine.store }).join('\n'));
+  const url = urlOf(tls ? 'https' : 'http', address.host, address.port);
+  say(bannerLines({ url, user: bannerUser, generatedPassword: resolved.generated?.password, fieldPrefix, store: engine.store, tlsCert: opts.tlsCert }).join('\n'));
+  // The line trace_server_mock prints, which SDK test drivers wait for on stdout.
+  if (opts.testControl) process.stdout.write(`READY=${url}\n`);
 
   // SIGHUP (and --watch) reload the fixtures; the server keeps serving the old data meanwhile.
   // With --data a reload from the fixture files would drop journaled writes: SIGHUP only says so.
@@ -211,13 +256,21 @@ export function serveCommand(): Command {
     .option('--delay <ms[-ms]>', 'delay every response by MS, or uniformly MIN-MAX, milliseconds (latency injection)')
     .option('--compact-at <MB>', 'with --data: compact the journal into the fixture files in the background once it reaches MB megabytes')
     .option('--max-body-bytes <n>', 'largest request body accepted (larger: 413)', String(DEFAULT_MAX_BODY_BYTES))
+    .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (with --tls-key); clients trust it via NODE_EXTRA_CA_CERTS')
+    .option('--tls-key <file>', 'the PEM private key of --tls-cert')
+    .option('--entity <name>', "the default entity /graphql reports (weave.init('project') writes to <name>/project); default: the user's name")
+    .option('--calls-mode <mode>', 'legacy (default) or complete: every project in calls_complete mode (legacy call writes answer 400)', 'legacy')
+    .option('--calls-complete-project <pattern>', 'a project (entity/project, entity/*) in calls_complete mode; repeatable', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--test-control', "serve Weave's mock control plane without credentials (/test/health, /test/getCalls, /test/reset) and print READY=<url> on stdout; loopback only")
     .addHelpText(
       'after',
       `
 Endpoints (POST, JSON bodies, unless marked):
 ${endpointList()}
 
-Every request but GET /health needs Authorization: Basic base64(user:password). A grant in
+Every request but GET /health needs Authorization: Basic base64(user:password) or Bearer <token>
+(a user's "tokens" in the users file, or the password of user "api"). POST /graphql answers the
+Weave SDKs' handshake (docs/local-weave-server.md); /traces/<path> is served as /<path>. A grant in
 the users file is "entity/project", "entity/*" or "*". With no users configured, a user
 "${DEFAULT_USER}" with a random password is created and its credentials printed at start-up.
 

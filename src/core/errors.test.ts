@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   AuthenticationError,
+  CallsCompleteModeRequiredError,
   DigestMismatchError,
   ERROR_CATALOGUE,
   InvalidFieldError,
@@ -33,6 +34,7 @@ const DEDICATED = {
   TQ_REQUEST_SCHEMA: () => new RequestSchemaError([{ type: 'missing', loc: ['body', 'x'], msg: 'Field required' }]),
   TQ_OBJECT_DELETED: () => new ObjectDeletedError({ object: 'o', index: 0, when: 'then' }, '2024-01-01T00:00:00Z'),
   TQ_UNAUTHENTICATED: () => new AuthenticationError('no'),
+  TQ_CALLS_COMPLETE_MODE_REQUIRED: () => new CallsCompleteModeRequiredError('acme/bot'),
 } as const;
 
 function errorFor(code: ErrorCode): TqError {

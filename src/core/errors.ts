@@ -90,6 +90,14 @@ export const ERROR_CATALOGUE = {
     message: (a) => `Request body is nested more than ${a.max} levels deep${a.where}`,
   },
   TQ_MISSING_USER_ID: { kind: 'invalid', status: 400, message: fixed('wb_user_id cannot be None') },
+  // Weave's CallsCompleteModeRequired: a legacy call write to a project in calls_complete mode
+  // (the body also carries `error_code`, which both SDKs read to switch to the v2 routes).
+  TQ_CALLS_COMPLETE_MODE_REQUIRED: {
+    kind: 'invalid',
+    status: 400,
+    message: (a) =>
+      `The project '${a.project}' has been created in the more performant 'complete' mode. Please upgrade your SDK to at least: 0.52.26 to write to this project.`,
+  },
   // Weave's DigestMismatchError (409): a client-computed expected_digest differs from the server's.
   TQ_EXPECTED_DIGEST_MISMATCH: {
     kind: 'conflict',
@@ -192,6 +200,19 @@ export class InvalidRequestError extends TqError {
   }
 }
 
+/**
+ * 400 for a legacy call write (`/call/start`, `/call/end`, `/call/upsert_batch`) to a project in
+ * calls_complete mode: production's body, `{"reason": ..., "error_code": "CALLS_COMPLETE_MODE_REQUIRED"}`.
+ */
+export class CallsCompleteModeRequiredError extends InvalidRequestError {
+  constructor(projectId: string) {
+    super('TQ_CALLS_COMPLETE_MODE_REQUIRED', { project: projectId });
+  }
+  override body(): Record<string, unknown> {
+    return { reason: this.message, error_code: 'CALLS_COMPLETE_MODE_REQUIRED' };
+  }
+}
+
 /** 403: a field that may not be queried, sorted or selected. */
 export class InvalidFieldError extends TqError {
   constructor(code: CodeOf<'field'>, args?: MessageArgs, path?: ErrorPath) {
@@ -262,7 +283,7 @@ export class ServerError extends TqError {
 }
 
 /** The codes whose error takes more than message arguments (issues, a deletion time, a reason). */
-type DedicatedCode = 'TQ_REQUEST_SCHEMA' | 'TQ_OBJECT_DELETED' | 'TQ_UNAUTHENTICATED';
+type DedicatedCode = 'TQ_REQUEST_SCHEMA' | 'TQ_OBJECT_DELETED' | 'TQ_UNAUTHENTICATED' | 'TQ_CALLS_COMPLETE_MODE_REQUIRED';
 
 const CLASS_OF_KIND: { [K in Exclude<ErrorKind, 'schema' | 'auth'>]: new (code: CodeOf<K>, args?: MessageArgs, path?: ErrorPath) => TqError } = {
   invalid: InvalidRequestError,

@@ -37,6 +37,7 @@ export function runRecorded(route: Route, engine: Engine, body: RequestBody, ctx
   const recordingCtx: RequestContext = {
     userId: ctx.userId,
     authorize: (projectId) => ctx.authorize(projectId),
+    assertLegacyCallWrite: ctx.assertLegacyCallWrite,
     canRead: (projectId) => {
       const v = ctx.canRead(projectId);
       canRead.push(v);

@@ -180,7 +180,7 @@ describe('tq serve: auth (semantics.md#auth-401, semantics.md#auth-basic)', () =
   });
 
   it('malformed header → 401', async () => {
-    await unauthorized(await post(base, '/echo', { project_id: 'acme/bot' }, 'Bearer xyz'), MALFORMED_CREDENTIALS);
+    await unauthorized(await post(base, '/echo', { project_id: 'acme/bot' }, 'Digest xyz'), MALFORMED_CREDENTIALS);
     await unauthorized(await post(base, '/echo', { project_id: 'acme/bot' }, 'Basic ###'), MALFORMED_CREDENTIALS);
     await unauthorized(await post(base, '/echo', { project_id: 'acme/bot' }, 'Basic ' + Buffer.from('alice').toString('base64')), MALFORMED_CREDENTIALS);
   });

@@ -16,9 +16,12 @@
 import { runRoute } from '../api/run-route.ts';
 import { routesForPath, type PathParams } from '../api/route-path.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Engine, RequestBody, RequestContext, Route } from '../api/types.ts';
-import { invalidRequest, TqError, tqError, TransportError } from '../core/errors.ts';
+import { invalidRequest, RequestSchemaError, TqError, tqError, TransportError } from '../core/errors.ts';
+import { isTestControlPath } from '../write/test-control.ts';
+import { DOUBLE_SLASH_REASON, queryParams, schemaErrorBody, withoutTracesPrefix } from './weave-compat.ts';
 import type { WriteRunner } from '../journal/durable-writes.ts';
 import { WWW_AUTHENTICATE, type Users } from './basic-auth.ts';
 import { ClientGoneError, readBody } from './body-reader.ts';
@@ -51,6 +54,12 @@ export interface TqServerOptions {
   writes?: WriteRunner;
   /** Time and count bounds of connections (src/server/socket-limits.ts); defaults for those not given. */
   socketLimits?: Partial<SocketLimits>;
+  /** Serve HTTPS with this certificate and key (PEM) instead of HTTP. */
+  tls?: { cert: Buffer | string; key: Buffer | string };
+  /** Serve Weave's mock control plane (/test/*), without credentials (src/write/test-control.ts). */
+  testControl?: boolean;
+  /** Run by the legacy call writes: throws for a project in calls_complete mode (src/server/weave-compat.ts). */
+  assertLegacyCallWrite?: (projectId: string) => void;
 }
 
 export interface TqServer {
@@ -79,7 +88,9 @@ const isPublic = (route: Route) => route.method === 'GET' && route.path === '/he
 const internalError = () => tqError('TQ_INTERNAL');
 
 export function createTqServer(options: TqServerOptions): TqServer {
-  const { users, cors = false, log, requestLog } = options;
+  const { users, cors = false, log, requestLog, testControl = false, assertLegacyCallWrite } = options;
+  // The control plane wipes data: it exists only when asked for.
+  const routes = testControl ? options.routes : options.routes.filter((r) => !isTestControlPath(r.path));
   let engine = options.engine;
   const inject = options.inject ?? createInjector(undefined);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -115,7 +126,8 @@ export function createTqServer(options: TqServerOptions): TqServer {
   function sendError(res: ServerResponse, error: TqError, extra: Record<string, string> = {}): void {
     const headers = { ...extra };
     if (error.status === 401) headers['WWW-Authenticate'] = WWW_AUTHENTICATE;
-    sendJson(res, error.status, error.body(), headers);
+    const body = error instanceof RequestSchemaError ? schemaErrorBody(error, engine.options.fieldPrefix) : error.body();
+    sendJson(res, error.status, body, headers);
   }
 
   function preflight(req: IncomingMessage, res: ServerResponse, candidates: Route[]): void {
@@ -181,19 +193,24 @@ export function createTqServer(options: TqServerOptions): TqServer {
   async function handle(req: IncomingMessage, res: ServerResponse, stats: RequestStats): Promise<void> {
     // Set first, so every answer (errors included) carries them.
     corsHeaders(req, res);
-    const found = routesForPath(options.routes, pathOf(req.url));
+    const path = pathOf(req.url);
+    const bare = withoutTracesPrefix(path);
+    const found = routesForPath(routes, path) ?? (bare === undefined ? null : routesForPath(routes, bare));
     if (!found) {
       // Not read: the body (if any) is discarded by Node after the response.
-      return sendError(res, new TransportError('TQ_NOT_FOUND', { reason: 'Not Found' }));
+      return sendError(res, new TransportError('TQ_NOT_FOUND', { reason: path.includes('//') ? DOUBLE_SLASH_REASON : 'Not Found' }));
     }
     const candidates = found.routes;
     if (cors && req.method === 'OPTIONS') return preflight(req, res, candidates);
     const route = candidates.find((r) => r.method === req.method);
     if (!route) return sendError(res, new TransportError('TQ_METHOD_NOT_ALLOWED'), { Allow: allowOf(candidates) });
-    const ctx: RequestContext = isPublic(route) ? { userId: '', authorize() {}, canRead: () => true } : users.authenticate(req.headers.authorization);
+    const open = isPublic(route) || (testControl && isTestControlPath(route.path));
+    const authenticated: RequestContext = open ? { userId: '', authorize() {}, canRead: () => true } : users.authenticate(req.headers.authorization);
+    const ctx: RequestContext = assertLegacyCallWrite ? { ...authenticated, assertLegacyCallWrite } : authenticated;
     const injected = await inject.apply(req.headers.prefer);
     if (injected) return sendError(res, injected);
-    await respond(req, res, route, observeContext(ctx, stats), found.params, stats);
+    const params = route.query ? { ...queryParams(route, req.url), ...found.params } : found.params;
+    await respond(req, res, route, observeContext(ctx, stats), params, stats);
   }
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
@@ -229,7 +246,9 @@ export function createTqServer(options: TqServerOptions): TqServer {
   }
 
   const socketLimits = { ...DEFAULT_SOCKET_LIMITS, ...options.socketLimits };
-  const server = createServer(socketServerOptions(socketLimits), onRequest);
+  const server: Server = options.tls
+    ? (createTlsServer({ ...socketServerOptions(socketLimits), cert: options.tls.cert, key: options.tls.key }, onRequest) as unknown as Server)
+    : createServer(socketServerOptions(socketLimits), onRequest);
   applySocketLimits(server, socketLimits);
 
   return {

@@ -37,7 +37,7 @@ describe('semantics.md#auth-basic users file', () => {
     assert.equal(problem({ users: ['alice'] }), 'users.json: users[0]: expected an object {"name", "password", "projects"}');
     assert.equal(
       problem({ users: [{ name: 'a', password: 'p', projects: [], role: 'admin' }] }),
-      'users.json: users[0].role: unknown key (expected name, password, projects)',
+      'users.json: users[0].role: unknown key (expected name, password, projects, tokens)',
     );
     assert.equal(problem({ users: [{ name: 'a', password: 'p' }] }), 'users.json: users[0].projects: missing');
     assert.equal(problem({ users: [{ name: '', password: 'p', projects: [] }] }), 'users.json: users[0].name: expected a non-empty string');

@@ -3,13 +3,15 @@
  *
  *   {"users": [
  *     {"name": "alice", "password": "s3cret", "projects": ["acme/*", "x/y"]},
- *     {"name": "api",   "password": "<the Weave SDK's WANDB_API_KEY>", "projects": ["*"]}
+ *     {"name": "api",   "password": "<the Weave SDK's WANDB_API_KEY>", "projects": ["*"]},
+ *     {"name": "ci",    "password": "x", "projects": ["ci/*"], "tokens": ["<a Bearer token>"]}
  *   ]}
  *
  * `name`: non-empty, no colon (Basic auth splits at the first one). `password`: non-empty.
  * `projects`: grants, each an exact `entity/project`, `entity/*` (every project of that entity)
- * or `*` (every project); an empty list lets the user authenticate but see nothing. All three
- * keys are required, no other key is allowed, names are unique, and at least one user is
+ * or `*` (every project); an empty list lets the user authenticate but see nothing. `tokens`
+ * (optional): Bearer tokens that sign in as the user, non-empty strings, each used once in the
+ * file. The other three keys are required, no other key is allowed, names are unique, and at least one user is
  * listed. Every problem is reported with the file and the JSON path of the offending value.
  */
 import { readFileSync } from 'node:fs';
@@ -26,6 +28,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
 
 const USER_KEYS = ['name', 'password', 'projects'];
+const OPTIONAL_KEYS = ['tokens'];
 
 /** Validates a users file's text and returns the user specs it lists. */
 export function parseUsersFile(text: string, source: string): UserSpec[] {
@@ -45,11 +48,12 @@ export function parseUsersFile(text: string, source: string): UserSpec[] {
   if (list.length === 0) fail('users', 'lists no users');
 
   const seen = new Set<string>();
+  const seenTokens = new Set<string>();
   return list.map((entry: unknown, i): UserSpec => {
     const at = `users[${i}]`;
     if (!isObject(entry)) return fail(at, 'expected an object {"name", "password", "projects"}');
     for (const key of Object.keys(entry)) {
-      if (!USER_KEYS.includes(key)) fail(`${at}.${key}`, 'unknown key (expected name, password, projects)');
+      if (!USER_KEYS.includes(key) && !OPTIONAL_KEYS.includes(key)) fail(`${at}.${key}`, 'unknown key (expected name, password, projects, tokens)');
     }
     for (const key of USER_KEYS) if (!(key in entry)) fail(`${at}.${key}`, 'missing');
     const { name, password, projects } = entry;
@@ -64,7 +68,15 @@ export function parseUsersFile(text: string, source: string): UserSpec[] {
         fail(`${at}.projects[${j}]`, `invalid grant ${JSON.stringify(grant)} (expected "entity/project", "entity/*" or "*")`);
       }
     });
-    return { name, password, projects: projects as string[] };
+    const tokens = entry.tokens;
+    if (tokens === undefined) return { name, password, projects: projects as string[] };
+    if (!Array.isArray(tokens)) return fail(`${at}.tokens`, 'expected an array of Bearer tokens');
+    tokens.forEach((token: unknown, j) => {
+      if (typeof token !== 'string' || token === '' || /\s/.test(token)) fail(`${at}.tokens[${j}]`, 'expected a non-empty string without spaces');
+      if (seenTokens.has(token as string)) fail(`${at}.tokens[${j}]`, 'this token is listed twice in the file');
+      seenTokens.add(token as string);
+    });
+    return { name, password, projects: projects as string[], tokens: tokens as string[] };
   });
 }
 

@@ -31,14 +31,20 @@ export const callStartRoute = defineRoute({
   path: '/call/start',
   model: (p) => writeModels(p).callStartReq,
   project: (req) => req.start.project_id,
-  run: (req, { engine, ctx }) => startCall(engine, req.start, ctx.userId),
+  run: (req, { engine, ctx }) => {
+    ctx.assertLegacyCallWrite?.(req.start.project_id);
+    return startCall(engine, req.start, ctx.userId);
+  },
 });
 
 export const callEndRoute = defineRoute({
   path: '/call/end',
   model: (p) => writeModels(p).callEndReq,
   project: (req) => req.end.project_id,
-  run: (req, { engine }) => endCall(engine, req.end),
+  run: (req, { engine, ctx }) => {
+    ctx.assertLegacyCallWrite?.(req.end.project_id);
+    return endCall(engine, req.end);
+  },
 });
 
 export const callUpsertBatchRoute = defineRoute({
@@ -50,7 +56,11 @@ export const callUpsertBatchRoute = defineRoute({
       member === 'CallBatchStartMode' ? batchItem(value.mode ?? 'start', value.req.start, null) : batchItem(value.mode ?? 'end', null, value.req.end),
     ),
   project: (items) => items.map((item) => (item.mode === 'start' ? item.start.project_id : item.end.project_id)),
-  run: (items, { engine, ctx }) => upsertBatch(engine, items, ctx.userId),
+  run: (items, { engine, ctx }) => {
+    // Every item is checked before the first is written: a refused batch writes nothing.
+    for (const item of items) ctx.assertLegacyCallWrite?.(item.mode === 'start' ? item.start.project_id : item.end.project_id);
+    return upsertBatch(engine, items, ctx.userId);
+  },
 });
 
 export const callUpdateRoute = defineRoute({
