@@ -28,6 +28,7 @@ writeFileSync(join(fixtures, 'calls.jsonl'), '');
 interface Running {
   child: ChildProcess;
   stderr: () => string;
+  stdout: () => string;
   exited: Promise<number | null>;
 }
 
@@ -39,12 +40,14 @@ function startServe(args: string[], env: Record<string, string> = {}): Running {
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', HARNESS, '--', ...args], {
     cwd: ROOT,
     env: cleanEnv,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
+  let stdout = '';
   child.stderr!.on('data', (c) => (stderr += c));
+  child.stdout!.on('data', (c) => (stdout += c));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, stderr: () => stderr, exited };
+  return { child, stderr: () => stderr, stdout: () => stdout, exited };
 }
 
 async function listening(run: Running): Promise<string> {
@@ -99,6 +102,21 @@ describe('tq serve (process)', { timeout: 60_000 }, () => {
     }
   });
 
+  it('--test-control prints READY=<url> on stdout, as trace_server_mock does, and serves /test/health open', async () => {
+    const run = startServe(['--port', '0', '--fixtures', fixtures, '--test-control'], { TQ_PASSWORD: 'sekret' });
+    try {
+      const base = await listening(run);
+      // stdout and stderr are separate pipes: wait for the line rather than assume an order.
+      for (let i = 0; i < 100 && !run.stdout().endsWith('\n'); i++) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(run.stdout(), `READY=${base}\n`);
+      assert.deepEqual(await (await fetch(base + '/test/health')).json(), { ok: true });
+      run.child.kill('SIGTERM');
+      assert.equal(await run.exited, 0);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  });
+
   it('usage errors exit 2 with a clear message, before loading anything', async () => {
     const badUsers = join(fixtures, 'users.json');
     writeFileSync(badUsers, JSON.stringify({ users: [{ name: 'a', password: 'p', projects: ['acme'] }] }));
@@ -108,6 +126,12 @@ describe('tq serve (process)', { timeout: 60_000 }, () => {
       [['--field-prefix', 'xx_'], /--field-prefix: must be svc_ or wb_/],
       [['--user', 'ci'], /--user needs --password/],
       [['--users', badUsers], /users\.json: users\[0\]\.projects\[0\]: invalid grant "acme"/],
+      [['--tls-cert', badUsers], /--tls-cert and --tls-key go together/],
+      [['--tls-cert', join(fixtures, 'no-cert.pem'), '--tls-key', badUsers], /--tls-cert: cannot read .*no-cert\.pem \(ENOENT\)/],
+      [['--calls-mode', 'fast'], /--calls-mode: must be legacy or complete, got 'fast'/],
+      [['--calls-complete-project', 'a/b/c'], /--calls-complete-project: invalid project pattern 'a\/b\/c'/],
+      [['--entity', 'a/b'], /--entity: an entity name has no '\/', '\*' or spaces, got 'a\/b'/],
+      [['--test-control', '--host', '0.0.0.0'], /--test-control: only on a loopback --host \(127\.0\.0\.1, ::1, localhost\), got '0\.0\.0\.0'/],
     ];
     for (const [args, message] of cases) {
       const run = startServe(['--port', '0', '--fixtures', join(fixtures, 'missing'), ...args]);
