@@ -57,6 +57,20 @@ describe('semantics.md#auth-basic users file', () => {
     );
   });
 
+  it('tokens: optional Bearer tokens, each a non-empty string without spaces, used once in the file', () => {
+    assert.deepEqual(parse({ users: [{ name: 'ci', password: 'p', projects: ['ci/*'], tokens: ['t1', 't2'] }] }), [
+      { name: 'ci', password: 'p', projects: ['ci/*'], tokens: ['t1', 't2'] },
+    ]);
+    assert.equal(problem({ users: [{ name: 'a', password: 'p', projects: [], tokens: 't' }] }), 'users.json: users[0].tokens: expected an array of Bearer tokens');
+    for (const bad of ['', 'a b', 7]) {
+      assert.equal(problem({ users: [{ name: 'a', password: 'p', projects: [], tokens: [bad] }] }), 'users.json: users[0].tokens[0]: expected a non-empty string without spaces');
+    }
+    assert.equal(
+      problem({ users: [{ name: 'a', password: 'p', projects: [], tokens: ['t'] }, { name: 'b', password: 'q', projects: [], tokens: ['u', 't'] }] }),
+      'users.json: users[1].tokens[1]: this token is listed twice in the file',
+    );
+  });
+
   it('loadUsersFile reads from disk and passes ENOENT through', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tq-users-'));
     const file = join(dir, 'users.json');
