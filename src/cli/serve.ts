@@ -45,7 +45,7 @@ interface ServeOptions extends SocketLimitOptions {
   tlsKey?: string;
   entity?: string;
   callsMode: string;
-  callsCompleteProject: string[];
+  callsComplete: string[];
   testControl?: boolean;
 }
 
@@ -66,9 +66,9 @@ function tlsOption(opts: ServeOptions): { cert: Buffer; key: Buffer } | undefine
 function callsModeOption(opts: ServeOptions): ((projectId: string) => void) | undefined {
   if (opts.callsMode !== 'legacy' && opts.callsMode !== 'complete') throw new UsageError(`--calls-mode: must be legacy or complete, got '${opts.callsMode}'`);
   try {
-    return callsCompleteCheck(opts.callsMode as CallsMode, opts.callsCompleteProject);
+    return callsCompleteCheck(opts.callsMode as CallsMode, opts.callsComplete);
   } catch (e) {
-    throw new UsageError(`--calls-complete-project: ${(e as Error).message}`);
+    throw new UsageError(`--calls-complete: ${(e as Error).message}`);
   }
 }
 
@@ -260,7 +260,7 @@ export function serveCommand(): Command {
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')
     .option('--entity <name>', "the default entity /graphql reports (weave.init('project') writes to <name>/project); default: the user's name")
     .option('--calls-mode <mode>', 'legacy (default) or complete: every project in calls_complete mode (legacy call writes answer 400)', 'legacy')
-    .option('--calls-complete-project <pattern>', 'a project (entity/project, entity/*) in calls_complete mode; repeatable', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--calls-complete <project>', 'a project (entity/project, entity/*) in calls_complete mode; repeatable', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--test-control', "serve Weave's mock control plane without credentials (/test/health, /test/getCalls, /test/reset) and print READY=<url> on stdout; loopback only")
     .addHelpText(
       'after',

@@ -129,7 +129,7 @@ describe('tq serve (process)', { timeout: 60_000 }, () => {
       [['--tls-cert', badUsers], /--tls-cert and --tls-key go together/],
       [['--tls-cert', join(fixtures, 'no-cert.pem'), '--tls-key', badUsers], /--tls-cert: cannot read .*no-cert\.pem \(ENOENT\)/],
       [['--calls-mode', 'fast'], /--calls-mode: must be legacy or complete, got 'fast'/],
-      [['--calls-complete-project', 'a/b/c'], /--calls-complete-project: invalid project pattern 'a\/b\/c'/],
+      [['--calls-complete', 'a/b/c'], /--calls-complete: invalid project pattern 'a\/b\/c'/],
       [['--entity', 'a/b'], /--entity: an entity name has no '\/', '\*' or spaces, got 'a\/b'/],
       [['--test-control', '--host', '0.0.0.0'], /--test-control: only on a loopback --host \(127\.0\.0\.1, ::1, localhost\), got '0\.0\.0\.0'/],
     ];

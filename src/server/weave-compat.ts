@@ -51,7 +51,7 @@ export type CallsMode = 'legacy' | 'complete';
 
 /**
  * Which projects are in calls_complete mode: all of them (`--calls-mode complete`) or those
- * covered by a `--calls-complete-project` pattern (`entity/project`, `entity/*`, `*`).
+ * covered by a `--calls-complete` pattern (`entity/project`, `entity/*`, `*`).
  * Returns the check the legacy call writes run, or undefined when no project is.
  */
 export function callsCompleteCheck(mode: CallsMode, patterns: readonly string[]): ((projectId: string) => void) | undefined {
