@@ -260,7 +260,7 @@ export function serveCommand(): Command {
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')
     .option('--entity <name>', "the default entity /graphql reports (weave.init('project') writes to <name>/project); default: the user's name")
     .option('--calls-mode <mode>', 'legacy (default) or complete: every project in calls_complete mode (legacy call writes answer 400)', 'legacy')
-    .option('--calls-complete <project>', 'a project (entity/project, entity/*) in calls_complete mode; repeatable', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--calls-complete <proj>', 'a project (entity/project, entity/*) in calls_complete mode; repeatable', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--test-control', "serve Weave's mock control plane without credentials (/test/health, /test/getCalls, /test/reset) and print READY=<url> on stdout; loopback only")
     .addHelpText(
       'after',

@@ -102,6 +102,29 @@ describe('tq serve (process)', { timeout: 60_000 }, () => {
     }
   });
 
+  it('usage errors exit 2 with a clear message, before loading anything', async () => {
+    const badUsers = join(fixtures, 'users.json');
+    writeFileSync(badUsers, JSON.stringify({ users: [{ name: 'a', password: 'p', projects: ['acme'] }] }));
+    const cases: Array<[string[], RegExp]> = [
+      [['--port', '70000'], /--port: must be between 0 and 65535, got 70000/],
+      [['--max-body-bytes', '0'], /--max-body-bytes: must be positive/],
+      [['--field-prefix', 'xx_'], /--field-prefix: must be svc_ or wb_/],
+      [['--user', 'ci'], /--user needs --password/],
+      [['--users', badUsers], /users\.json: users\[0\]\.projects\[0\]: invalid grant "acme"/],
+    ];
+    for (const [args, message] of cases) {
+      const run = startServe(['--port', '0', '--fixtures', join(fixtures, 'missing'), ...args]);
+      assert.equal(await run.exited, 2, run.stderr());
+      assert.match(run.stderr(), message);
+    }
+    // --watch reloads fixture files, which would drop the journaled writes of --data.
+    const run = startServe(['--port', '0', '--data', join(fixtures, 'data'), '--watch']);
+    assert.equal(await run.exited, 2, run.stderr());
+    assert.match(run.stderr(), /--watch reloads fixture files; with --data the journal holds the writes/);
+  });
+});
+
+describe('tq serve (process): the local Weave server flags', { timeout: 120_000 }, () => {
   it('--test-control prints READY=<url> on stdout, as trace_server_mock does, and serves /test/health open', async () => {
     const run = startServe(['--port', '0', '--fixtures', fixtures, '--test-control'], { TQ_PASSWORD: 'sekret' });
     try {
@@ -117,15 +140,10 @@ describe('tq serve (process)', { timeout: 60_000 }, () => {
     }
   });
 
-  it('usage errors exit 2 with a clear message, before loading anything', async () => {
+  it('usage errors of the Weave server flags exit 2 with a clear message', async () => {
     const badUsers = join(fixtures, 'users.json');
-    writeFileSync(badUsers, JSON.stringify({ users: [{ name: 'a', password: 'p', projects: ['acme'] }] }));
+    writeFileSync(badUsers, JSON.stringify({ users: [{ name: 'a', password: 'p', projects: ['*'] }] }));
     const cases: Array<[string[], RegExp]> = [
-      [['--port', '70000'], /--port: must be between 0 and 65535, got 70000/],
-      [['--max-body-bytes', '0'], /--max-body-bytes: must be positive/],
-      [['--field-prefix', 'xx_'], /--field-prefix: must be svc_ or wb_/],
-      [['--user', 'ci'], /--user needs --password/],
-      [['--users', badUsers], /users\.json: users\[0\]\.projects\[0\]: invalid grant "acme"/],
       [['--tls-cert', badUsers], /--tls-cert and --tls-key go together/],
       [['--tls-cert', join(fixtures, 'no-cert.pem'), '--tls-key', badUsers], /--tls-cert: cannot read .*no-cert\.pem \(ENOENT\)/],
       [['--calls-mode', 'fast'], /--calls-mode: must be legacy or complete, got 'fast'/],
@@ -138,9 +156,5 @@ describe('tq serve (process)', { timeout: 60_000 }, () => {
       assert.equal(await run.exited, 2, run.stderr());
       assert.match(run.stderr(), message);
     }
-    // --watch reloads fixture files, which would drop the journaled writes of --data.
-    const run = startServe(['--port', '0', '--data', join(fixtures, 'data'), '--watch']);
-    assert.equal(await run.exited, 2, run.stderr());
-    assert.match(run.stderr(), /--watch reloads fixture files; with --data the journal holds the writes/);
   });
 });

@@ -76,5 +76,7 @@ export const testResetRoute: Route = {
 
 export const testControlRoutes: readonly Route[] = [testHealthRoute, testGetCallsRoute, testResetRoute];
 
+const CONTROL_PATHS = new Set(testControlRoutes.map((r) => r.path));
+
 /** Is this one of the control plane's paths (served only with --test-control, without credentials)? */
-export const isTestControlPath = (path: string) => path.startsWith('/test/');
+export const isTestControlPath = (path: string) => CONTROL_PATHS.has(path);
