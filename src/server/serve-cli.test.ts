@@ -140,7 +140,9 @@ describe('tq serve (process): the local Weave server flags', { timeout: 120_000 
     }
   });
 
-  it('usage errors of the Weave server flags exit 2 with a clear message', async () => {
+  it('usage errors of the Weave server flags, in-process: each refused before anything loads', async () => {
+    const { serveCommand } = await import('../cli/serve.ts');
+    const { UsageError } = await import('../cli/common.ts');
     const badUsers = join(fixtures, 'users.json');
     writeFileSync(badUsers, JSON.stringify({ users: [{ name: 'a', password: 'p', projects: ['*'] }] }));
     const cases: Array<[string[], RegExp]> = [
@@ -152,9 +154,7 @@ describe('tq serve (process): the local Weave server flags', { timeout: 120_000 
       [['--test-control', '--host', '0.0.0.0'], /--test-control: only on a loopback --host \(127\.0\.0\.1, ::1, localhost\), got '0\.0\.0\.0'/],
     ];
     for (const [args, message] of cases) {
-      const run = startServe(['--port', '0', '--fixtures', join(fixtures, 'missing'), ...args]);
-      assert.equal(await run.exited, 2, run.stderr());
-      assert.match(run.stderr(), message);
+      await assert.rejects(serveCommand().exitOverride().parseAsync(['--port', '0', '--fixtures', join(fixtures, 'missing'), ...args], { from: 'user' }), (e: Error) => e instanceof UsageError && message.test(e.message), args.join(' '));
     }
   });
 });
