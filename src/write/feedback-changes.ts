@@ -65,7 +65,7 @@ const purgeModel = ormPurgeModel('FeedbackPurgeReq');
 
 export function purgeFeedback(engine: Engine, body: unknown, ctx: RequestContext): Record<string, never> {
   const req = validateBody(purgeModel, body);
-  const expr = parseOrmQuery(req.query)!;
+  const expr = parseOrmQuery(req.query);
   ctx.authorize(req.project_id);
   checkPurgeShape(expr, MESSAGE_INVALID_FEEDBACK_PURGE, false);
   const project = engine.store.project(req.project_id);

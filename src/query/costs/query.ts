@@ -50,7 +50,7 @@ const costPurgeModel = ormPurgeModel('CostPurgeReq');
 
 function purgeCosts(engine: Engine, body: unknown, ctx: RequestContext): Record<string, never> {
   const req = validateBody(costPurgeModel, body);
-  const expr = parseOrmQuery(req.query)!;
+  const expr = parseOrmQuery(req.query);
   ctx.authorize(req.project_id);
   checkPurgeShape(expr, MESSAGE_INVALID_COST_PURGE, true);
   const table = priceTable(projectPrices(engine, req.project_id));
