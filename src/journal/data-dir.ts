@@ -143,7 +143,8 @@ export interface OpenOptions {
 
 /** Loads DIR's fixtures and replays its journal into a new engine. */
 export async function openDataDir(dir: string, opts: OpenOptions): Promise<OpenedData> {
-  if (opts.writable) mkdirSync(dir, { recursive: true });
+  // Private, like the snapshot cache: traces are not for every user of the machine (umask aside).
+  if (opts.writable) mkdirSync(dir, { recursive: true, mode: 0o700 });
   else if (!existsSync(dir) || !statSync(dir).isDirectory()) throw Object.assign(new Error(`no such data directory: ${dir}`), { code: 'ENOENT' });
   let release = () => {};
   let readOnly: Error | undefined;
