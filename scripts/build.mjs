@@ -9,7 +9,7 @@
  * stamp records when the build started, so a source saved during the build counts as newer.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +34,9 @@ if (r.status !== 0) {
   console.error(`build failed: tsc exited with ${r.status ?? r.signal}`);
   process.exit(1);
 }
+// tsc emits only compiled .ts: the plain .mjs modules (the compaction worker) are copied as
+// they are, so dist/ runs without the sources (before issue 22 --compact-at never compacted there).
+for (const file of ['journal/compact-worker.mjs']) copyFileSync(join(root, 'src', file), join(next, file));
 writeFileSync(join(next, 'BUILT'), `${started}\n`);
 if (existsSync(dist)) renameSync(dist, old);
 renameSync(next, dist);

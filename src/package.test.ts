@@ -117,6 +117,20 @@ test('the packed tarball installs offline; its bin and library answer as the sou
     assert.match(help.out, /^Usage: tq \[options\] \[command\]/);
     assert.match(help.out, /^ {2}calls /m);
 
+    // 3b. The background compaction worker ships and runs from dist/ without tsx (issue 22 §5:
+    //     it was missing, so --compact-at never compacted in the built package).
+    writeFileSync(
+      join(app, 'worker.mjs'),
+      `import { Worker } from 'node:worker_threads';
+const w = new Worker(process.argv[2], { workerData: { dir: process.argv[3], through: 0, fieldPrefix: 'svc_' } });
+w.on('message', (m) => { console.log(JSON.stringify(m)); process.exit(0); });
+w.on('error', (e) => { console.log('error ' + e.message); process.exit(1); });
+`,
+    );
+    const dataDir = join(app, 'data');
+    mkdirSync(dataDir);
+    assert.equal(mustRun(process.execPath, ['worker.mjs', join(installed, 'dist', 'journal', 'compact-worker.mjs'), dataDir], { cwd: app, env: userEnv() }).trim(), '{"ok":true,"calls":0}');
+
     // 4. The library: imported by name, the demo shipped inside it, a query by path.
     const body = '{"project_id":"acme/support-bot","filter":{"trace_roots_only":true},"sort_by":[{"field":"started_at","direction":"desc"}],"limit":3}';
     writeFileSync(

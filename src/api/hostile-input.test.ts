@@ -9,7 +9,8 @@ import fc from 'fast-check';
 import { TqError } from '../core/errors.ts';
 import { createEngine } from '../engine.ts';
 import { Users } from '../server/basic-auth.ts';
-import { assertAnswer, hostileBodyText, nestedText } from './hostile.testing.ts';
+import { assertAnswer, hostileBodyText, nestedText, ROUTE_KEYS } from './hostile.testing.ts';
+import { MAX_ISSUES } from '../core/echo.ts';
 import { allRoutes } from '../routes.ts';
 import { runRoute } from './run-route.ts';
 import type { Engine, RequestBody, RequestContext, Route } from './types.ts';
@@ -64,6 +65,41 @@ test('every route, depths 1,000 / 5,000 / 100,000 / 1,000,000, at the top and in
       }
     }
   }
+  assertStillServing(engine);
+});
+
+/** A JSON list of `n` copies of `item`, built as bytes (millions of items without a JS array). */
+const listText = (n: number, item: string) => '[' + (item + ',').repeat(n - 1) + item + ']';
+
+test('issue 22 §2: lists of millions of bad items in the list fields of the list-taking routes are 4xx in bounded time and memory', () => {
+  const engine = seeded();
+  // As bytes: 2,000,000 numbers (4 MB) and 2,000,000 short strings (8 MB).
+  const lists = [listText(2_000_000, '1'), listText(2_000_000, '"x"')];
+  const bodies: Array<[string, (list: string) => string]> = [
+    ['/call/upsert_batch', (l) => `{"batch":${l}}`],
+    ['/feedback/batch/create', (l) => `{"batch":${l}}`],
+    ['/table/update', (l) => `{"project_id":"e/p","base_digest":"x","updates":${l}}`],
+    ['/table/create', (l) => `{"table":{"project_id":"e/p","rows":${l}}}`],
+    ['/table/create_from_digests', (l) => `{"project_id":"e/p","row_digests":${l}}`],
+    ['/calls/delete', (l) => `{"project_id":"e/p","call_ids":${l}}`],
+    ['/refs/read_batch', (l) => `{"refs":${l}}`],
+    ['/calls/stream_query', (l) => `{"project_id":"e/p","query":{"$expr":{"$in":[{"$getField":"id"},{"$literal":${l}}]}}}`],
+  ];
+  let worst = 0;
+  for (const [path, body] of bodies) {
+    const route = allRoutes().find((r) => r.path === path)!;
+    for (const list of lists) {
+      const t0 = Date.now();
+      const r = answer(engine, route, { kind: 'text', text: body(list) });
+      worst = Math.max(worst, Date.now() - t0);
+      assertAnswer(r.status, r.body, `${path} ${body(list).slice(0, 80)}`);
+      if (r.status === 422) assert.ok((r.body as { detail: unknown[] }).detail.length <= MAX_ISSUES, path);
+    }
+  }
+  // Before issue 22 one such body grew the issue list without bound and took V8 down. (The
+  // bound is loose: this machine may be shared; a body takes about 1 s alone.)
+  assert.ok(worst < 30_000, `slowest body took ${worst} ms`);
+  assert.ok(process.memoryUsage().heapUsed < 2 ** 30, `heap ${process.memoryUsage().heapUsed} bytes`);
   assertStillServing(engine);
 });
 

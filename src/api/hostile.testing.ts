@@ -6,9 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { REASON_MAX_CHARS } from '../core/errors.ts';
 
 /** Keys the routes know, so generated bodies get past the first checks often enough. */
-const ROUTE_KEYS = [
+export const ROUTE_KEYS = [
   'project_id', 'query', 'filter', 'sort_by', 'limit', 'offset', 'columns', 'expand_columns', 'include_costs', 'include_feedback',
   'digest', 'digests', 'row_digests', 'base_digest', 'updates', 'rows', 'object_id', 'val', 'call_id', 'call_ids', 'display_name',
   'weave_ref', 'feedback_type', 'payload', 'costs', 'thread_ids', 'id', 'trace_id', 'op_name', 'started_at', 'ended_at', 'inputs',
@@ -27,6 +28,12 @@ const STRINGS = [
   '2024-01-01T00:00:00Z',
   '\ud800',
   'x'.repeat(70_000),
+  // Refs whose percent-escapes do not decode (issue 22 §1): they must stay strings, never a 500.
+  'weave:///e/p/object/o%:v',
+  'weave:///e/p/op/%E0%A4%A:v/attr/%zz/key/%',
+  `weave:///e/p/object/${'%'.repeat(50_000)}:v`,
+  // Long strings everywhere a value goes (echoed whole in a 404 before issue 22 §4).
+  'e/p'.repeat(400_000),
 ];
 
 const key = fc.oneof(fc.constantFrom(...ROUTE_KEYS), fc.constantFrom(...HOSTILE_KEYS), fc.string({ maxLength: 8 }));
@@ -87,6 +94,9 @@ export function assertAnswer(status: number, body: unknown, context: string): vo
     }
   } else {
     assert.deepEqual(Object.keys(body as object), ['reason'], context);
-    assert.equal(typeof (body as { reason: unknown }).reason, 'string', context);
+    const reason = (body as { reason: unknown }).reason;
+    assert.equal(typeof reason, 'string', context);
+    // Every echo in a reason is bounded (src/core/errors.ts REASON_MAX_CHARS, plus the `…`).
+    assert.ok((reason as string).length <= REASON_MAX_CHARS + 1, `${context}: reason of ${(reason as string).length} characters`);
   }
 }

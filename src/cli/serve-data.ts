@@ -34,7 +34,9 @@ export async function openServedData(dir: string, fieldPrefix: FieldPrefix, say:
   }
   const counts = opened.engine.store.counts();
   const banner =
-    readOnly === undefined
+    opened.stoppedAt !== undefined
+      ? `data: ${path}: replay stopped at ${opened.stoppedAt.file}:${opened.stoppedAt.line} (${opened.replayed} records before it replayed); serving read-only, writes answer 503`
+      : readOnly === undefined
       ? `data: ${path} (${counts.calls} calls, ${opened.replayed} journaled writes replayed); a write is acknowledged once it is fsync'd to ${opened.active.file}`
       : `data: ${path} is not writable (${(readOnly as NodeJS.ErrnoException).code ?? readOnly.message}): serving what it holds; writes answer 503`;
   const compactor = writer !== null && compactAtBytes !== undefined ? new BackgroundCompactor(path, compactAtBytes, writer, say, workerCompaction(fieldPrefix)) : null;

@@ -36,6 +36,7 @@ interface ServeOptions extends SocketLimitOptions {
   user?: string;
   password?: string;
   cors?: boolean;
+  corsOrigin?: string[];
   log?: boolean | string;
   quiet?: boolean;
   watch?: boolean;
@@ -174,6 +175,7 @@ async function serve(opts: ServeOptions): Promise<void> {
     maxBodyBytes,
     socketLimits,
     cors: corsEnabled(opts.host, opts.cors),
+    corsOrigins: opts.corsOrigin ?? [],
     log: opts.quiet ? undefined : say,
     requestLog: logFormat ? requestLogger(logFormat, say) : undefined,
     inject: createInjector(delay),
@@ -248,7 +250,8 @@ export function serveCommand(): Command {
     .option('--users <file>', 'users file: {"users":[{"name":"alice","password":"...","projects":["acme/*","x/y"]}]}')
     .option('--user <name>', `a single user with access to every project (default name: ${DEFAULT_USER}; or TQ_USER)`)
     .option('--password <password>', "that user's password (or TQ_PASSWORD, which keeps it out of `ps`)")
-    .option('--cors', 'answer CORS preflights and allow browser clients from any origin (default on a loopback --host)')
+    .option('--cors', 'answer CORS preflights for browser clients on this machine (loopback origins; default on a loopback --host)')
+    .option('--cors-origin <origin>', 'also allow this browser origin (exact, e.g. https://ui.example:8443); repeatable', (v: string, prev: string[] = []) => [...prev, v])
     .option('--no-cors', 'no CORS headers, even on a loopback --host')
     .option('--log [format]', 'log every request to stderr as text or json (JSON Lines); default: text on a terminal')
     .option('--quiet', 'no request log, no internal-error stacks (the start-up banner and reload lines remain)')

@@ -8,7 +8,7 @@
  * The engine throws `TqError`s only; the HTTP front end turns them into status + JSON body and
  * the CLI into a message on stderr and an exit code. Anything else thrown is a bug (HTTP 500).
  */
-import { boundEcho, boundString, DETAIL_MAX_CHARS, MAX_ISSUES } from './echo.ts';
+import { boundEcho, boundString, DETAIL_MAX_CHARS, ECHO_MAX_CHARS, MAX_ISSUES } from './echo.ts';
 
 /** Where in a request (or file) an error is: JSON path segments, like pydantic's `loc`. */
 export type ErrorPath = ReadonlyArray<string | number>;
@@ -23,6 +23,16 @@ export interface ValidationIssue {
 }
 
 type MessageArgs = Record<string, string | number>;
+
+/** The longest `reason` an error carries (a reason quoting request values is cut, with `…`). */
+export const REASON_MAX_CHARS = 4 * ECHO_MAX_CHARS;
+
+/** Each string argument cut to ECHO_MAX_CHARS, except a `reason`, which the whole-message bound covers. */
+function boundArgs(args: MessageArgs): MessageArgs {
+  const out: MessageArgs = {};
+  for (const [k, v] of Object.entries(args)) out[k] = typeof v === 'string' && k !== 'reason' ? boundString(v) : v;
+  return out;
+}
 
 /**
  * The kind of an error picks its class (InvalidRequestError, NotFoundError, ...), so the class
@@ -166,7 +176,9 @@ export abstract class TqError extends Error {
 
   protected constructor(code: ErrorCode, args: MessageArgs = {}, path?: ErrorPath) {
     const entry: CatalogueEntry = ERROR_CATALOGUE[code];
-    super(entry.message(args));
+    // Every echo is bounded, as a 422's is: each value named in the message (a 10 MB object_id
+    // must not make a 10 MB 404), and the whole reason, whose text may quote request values.
+    super(boundString(entry.message(boundArgs(args)), REASON_MAX_CHARS));
     this.name = new.target.name;
     this.code = code;
     this.status = entry.status;

@@ -27,7 +27,51 @@ const ARTIFACT = 'wandb-artifact:///';
 /** True for strings Weave interprets as refs (`string_will_be_interpreted_as_ref`). */
 export const looksLikeRef = (s: string) => s.startsWith(WEAVE) || s.startsWith(INTERNAL);
 
-/** Parses a weave ref; null when the text is not a well-formed ref. */
+const UTF8 = new TextDecoder('utf-8');
+const HEX = /^[0-9A-Fa-f]{2}$/;
+
+/**
+ * Percent-decoding as Weave's server decodes a ref's name and extra path (Python's
+ * `urllib.parse.unquote`): a `%` not followed by two hex digits stays as it is, and bytes that are
+ * not UTF-8 become U+FFFD. It never throws, so no ref string, however malformed, can make a write
+ * or a read fail half-way (`decodeURIComponent` throws "URI malformed" on `o%`).
+ */
+export function unquoteRefPart(part: string): string {
+  if (!part.includes('%')) return part;
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    // The slow path only for malformed text; linear in its length.
+  }
+  const pieces = part.split('%');
+  let out = pieces[0];
+  let bytes: number[] = [];
+  const flush = () => {
+    if (bytes.length > 0) out += UTF8.decode(Uint8Array.from(bytes));
+    bytes = [];
+  };
+  for (let i = 1; i < pieces.length; i++) {
+    const piece = pieces[i];
+    const hex = piece.slice(0, 2);
+    if (HEX.test(hex)) {
+      bytes.push(parseInt(hex, 16));
+      if (piece.length > 2) {
+        flush();
+        out += piece.slice(2);
+      }
+    } else {
+      flush();
+      out += '%' + piece;
+    }
+  }
+  flush();
+  return out;
+}
+
+/**
+ * Parses a weave ref; null when the text is not a well-formed ref. Never throws: percent-escapes
+ * decode leniently (`unquoteRefPart`), as Weave's `parse_internal_uri` does.
+ */
 export function parseRef(uri: string): ParsedRef | null {
   let scheme: ParsedRef['scheme'];
   let rest: string;
@@ -60,7 +104,7 @@ export function parseRef(uri: string): ParsedRef | null {
       scheme,
       projectId,
       kind,
-      name: decodeURIComponent(nameVersion.slice(0, colon)),
+      name: unquoteRefPart(nameVersion.slice(0, colon)),
       version: nameVersion.slice(colon + 1),
       extra,
     };

@@ -31,10 +31,36 @@ export interface Schema<T> {
 
 export type Infer<S> = S extends Schema<infer T> ? T : never;
 
-/** Records one issue (pydantic's error-dict shape) and returns INVALID. */
+/**
+ * The most issues `issues` may hold: MAX_ISSUES for a request's list; less for the scratch list of
+ * a union member (`scratchIssues`), which may only use the room its parent has left.
+ */
+const capOf = (issues: ValidationIssue[]): number => (issues as ScratchIssues).cap ?? MAX_ISSUES;
+type ScratchIssues = ValidationIssue[] & { cap?: number };
+
+/** True once `issues` is full: validation stops looking (work and memory stay bounded). */
+export const issuesFull = (issues: ValidationIssue[]): boolean => issues.length >= capOf(issues);
+
+/** An empty issue list for a tentative check (a union member) with the room `parent` has left. */
+export function scratchIssues(parent: ValidationIssue[]): ValidationIssue[] {
+  return Object.assign([] as ValidationIssue[], { cap: Math.max(0, capOf(parent) - parent.length) });
+}
+
+/** Moves the issues of a failed tentative check into `parent`, up to its cap. */
+export function keepIssues(parent: ValidationIssue[], scratch: readonly ValidationIssue[]): void {
+  for (const entry of scratch) {
+    if (issuesFull(parent)) return;
+    parent.push(entry);
+  }
+}
+
+/**
+ * Records one issue (pydantic's error-dict shape) and returns INVALID. This is the one place an
+ * issue is recorded (keepIssues only moves recorded ones): past the cap an issue still fails
+ * validation but is not kept (memory).
+ */
 export function issue(issues: ValidationIssue[], type: string, loc: Loc, msg: string, input: unknown, ctx?: Record<string, unknown>): typeof INVALID {
-  // Past the listed maximum an issue still fails validation but is not kept (memory).
-  if (issues.length >= MAX_ISSUES) return INVALID;
+  if (issuesFull(issues)) return INVALID;
   const entry: ValidationIssue = { type, loc: [...loc], msg, input };
   if (ctx) entry.ctx = ctx;
   issues.push(entry);
@@ -124,13 +150,20 @@ export function literal<const T extends string>(values: readonly T[]): Schema<T>
   };
 }
 
-export function list<T>(item: Schema<T>): Schema<T[]> {
+/**
+ * `list[T]`. `tooLong` (a route's own limit on the count, e.g. 1000 call ids) is checked before
+ * any item is validated, so a list of millions of bad items costs one comparison. Items stop being
+ * validated once the issue list is full: the answer is a 422 either way, and the work stays bounded.
+ */
+export function list<T>(item: Schema<T>, tooLong?: { max: number; error: () => Error }): Schema<T[]> {
   return {
     check(v, loc, issues) {
       if (!Array.isArray(v)) return issue(issues, 'list_type', loc, 'Input should be a valid list', v);
+      if (tooLong !== undefined && v.length > tooLong.max) throw tooLong.error();
       const out: T[] = [];
       let ok = true;
       for (let i = 0; i < v.length; i++) {
+        if (!ok && issuesFull(issues)) return INVALID;
         const r = item.check(v[i], [...loc, i], issues);
         if (r === INVALID) ok = false;
         else out.push(r);
@@ -182,6 +215,7 @@ export function model<S extends Shape>(name: string, shape: S, opts: { strict: b
       const out: Record<string, unknown> = {};
       let ok = true;
       for (const [key, wire, field] of fields) {
+        if (!ok && issuesFull(issues)) return INVALID;
         if (!Object.prototype.hasOwnProperty.call(v, wire)) {
           if (!field.optional) {
             issue(issues, 'missing', [...loc, wire], 'Field required', v);
@@ -194,7 +228,9 @@ export function model<S extends Shape>(name: string, shape: S, opts: { strict: b
         else out[key] = r;
       }
       if (opts.strict) {
-        for (const key of Object.keys(v)) {
+        for (const key in v) {
+          if (!Object.prototype.hasOwnProperty.call(v, key)) continue;
+          if (!ok && issuesFull(issues)) return INVALID;
           if (!wireKeys.has(key)) {
             issue(issues, 'extra_forbidden', [...loc, key], 'Extra inputs are not permitted', v[key]);
             ok = false;

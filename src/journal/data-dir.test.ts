@@ -48,6 +48,14 @@ async function openError(dir: string): Promise<Error> {
   assert.fail('expected the open to fail');
 }
 
+/** Opens DIR expecting the replay to stop at a record: read-only, the records before it loaded. */
+async function stopped(dir: string) {
+  const opened = await open(dir);
+  assert.ok(opened.stoppedAt instanceof JournalError, 'expected the replay to stop');
+  assert.equal(opened.readOnly, opened.stoppedAt);
+  return { e: opened.stoppedAt, replayed: opened.replayed, said: opened.said, calls: opened.engine.store.counts().calls };
+}
+
 describe('opening a data directory', () => {
   it('creates a missing directory; an empty one holds an empty store', async () => {
     const dir = join(tempDir(), 'new');
@@ -100,13 +108,14 @@ describe('opening a data directory', () => {
     assert.equal(readFileSync(file, 'utf8'), '');
   });
 
-  it('stops at a bad record that is not the last, naming file:line, and loads nothing', async () => {
+  it('stops at a bad record that is not the last, naming file:line: read-only, with the records before it, nothing changed', async () => {
     const dir = tempDir();
     const { lines } = startLines(3);
     const file = join(dir, segmentName(1));
     writeFileSync(file, [lines[0], '{"v":1,"route":"/call/start"', lines[2]].map((l) => l + '\n').join(''));
-    const e = await openError(dir);
-    assert.ok(e instanceof JournalError);
+    const { e, replayed, said, calls } = await stopped(dir);
+    assert.deepEqual([replayed, calls], [1, 1]);
+    assert.match(said.join('\n'), /Serving the records before it, read-only .* `tq journal quarantine .* journal-000001.jsonl:2`/);
     // The rest is V8's JSON.parse message, which varies between Node versions.
     assert.ok(e.message.startsWith(`${file}:2: invalid JSON: Expected ',' or '}' after property value in JSON at position 28`), e.message);
     assert.equal(readFileSync(file, 'utf8').split('\n').length, 4, 'nothing is cut off');
@@ -116,15 +125,40 @@ describe('opening a data directory', () => {
     const dir = tempDir();
     const file = join(dir, segmentName(1));
     writeFileSync(file, startLines(1).lines[0] + '\n' + '{"v":9}\n');
-    assert.equal((await openError(dir)).message, `${file}:2: unsupported journal record version 9 (this tq reads version 1)`);
+    assert.equal((await stopped(dir)).e.message, `${file}:2: unsupported journal record version 9 (this tq reads version 1)`);
   });
 
   it('a record that does not replay stops the start at its line', async () => {
     const dir = tempDir();
     const file = join(dir, segmentName(1));
-    const rec = JSON.parse(startLines(1).lines[0]) as Record<string, unknown>;
+    const { crc: _crc, ...rec } = JSON.parse(startLines(1).lines[0]) as Record<string, unknown>;
     writeFileSync(file, JSON.stringify({ ...rec, ids: [] }) + '\n');
-    assert.equal((await openError(dir)).message, `${file}:1: the write drew more ids than the 0 recorded`);
+    assert.equal((await stopped(dir)).e.message, `${file}:1: the write drew more ids than the 0 recorded`);
+  });
+
+  it('zeroed bytes at the end are damage, not a torn append: the start stops there and keeps them (issue 22 §5)', async () => {
+    const dir = tempDir();
+    const file = join(dir, segmentName(1));
+    const { lines } = startLines(3);
+    const text = lines.map((l) => l + '\n').join('');
+    // Zero the last 60 bytes (the end of the third record and its newline).
+    const bytes = Buffer.from(text);
+    bytes.fill(0, bytes.length - 60);
+    writeFileSync(file, bytes);
+    const { e, replayed } = await stopped(dir);
+    assert.equal(e.message, `${file}:3: ${lines[2].length + 1 - 60 + 60} bytes after the last complete record are not the start of a record (a torn append leaves a prefix of what tq wrote; these hold zero bytes): damage, not a crash mid-append`);
+    assert.equal(replayed, 2);
+    assert.deepEqual(readFileSync(file), bytes, 'the evidence is kept');
+  });
+
+  it('a torn append (a prefix of a record) is still cut off, with a notice', async () => {
+    const dir = tempDir();
+    const file = join(dir, segmentName(1));
+    const { lines } = startLines(2);
+    writeFileSync(file, lines[0] + '\n' + lines[1].slice(0, 30));
+    const opened = await open(dir);
+    assert.equal(opened.stoppedAt, undefined);
+    assert.deepEqual([opened.replayed, readFileSync(file, 'utf8')], [1, lines[0] + '\n']);
   });
 
   it('only the newest segment may end in a torn record', async () => {

@@ -114,6 +114,20 @@ export interface OpenedData {
   release: () => void;
   /** Why DIR cannot be written, when it cannot (writes then answer 503). */
   readOnly?: Error;
+  /**
+   * A record that could not be read or replayed: the engine holds every record before it, DIR is
+   * left exactly as it is, and the open is read-only (`tq journal quarantine` is the way on).
+   */
+  stoppedAt?: JournalError;
+}
+
+/** What a start says when a record stops the replay: which record, why, and the way forward. */
+export function stoppedAtAdvice(dir: string, e: JournalError, writable: boolean): string {
+  return (
+    `journal: ${e.message}. ${writable ? 'Serving the records before it, read-only (writes answer 503)' : 'Reading only the records before it'}; nothing in ${dir} was changed. ` +
+    `Inspect it with \`tq journal show ${dir} ${basename(e.file)}:${e.line}\`; set it aside with \`tq journal quarantine ${dir} ${basename(e.file)}:${e.line}\` ` +
+    `(it moves to ${dir}/quarantine/, and the next start replays the records after it)`
+  );
 }
 
 export interface OpenOptions {
@@ -129,7 +143,8 @@ export interface OpenOptions {
 
 /** Loads DIR's fixtures and replays its journal into a new engine. */
 export async function openDataDir(dir: string, opts: OpenOptions): Promise<OpenedData> {
-  if (opts.writable) mkdirSync(dir, { recursive: true });
+  // Private, like the snapshot cache: traces are not for every user of the machine (umask aside).
+  if (opts.writable) mkdirSync(dir, { recursive: true, mode: 0o700 });
   else if (!existsSync(dir) || !statSync(dir).isDirectory()) throw Object.assign(new Error(`no such data directory: ${dir}`), { code: 'ENOENT' });
   let release = () => {};
   let readOnly: Error | undefined;
@@ -157,7 +172,17 @@ export async function openDataDir(dir: string, opts: OpenOptions): Promise<Opene
     let replayed = 0;
     let newest: OpenedData['active'] | null = null;
     for (const [i, segment] of segments.entries()) {
-      const scan = await readJournal(segment.file, (record) => replayRecord(engine, record));
+      let scan;
+      try {
+        scan = await readJournal(segment.file, (record) => replayRecord(engine, record));
+      } catch (e) {
+        if (!(e instanceof JournalError)) throw e;
+        // A record that cannot be replayed never bricks DIR: keep what came before it, change
+        // nothing on disk (no repair, no truncation), and refuse writes until it is dealt with.
+        opts.say(stoppedAtAdvice(dir, e, opts.writable));
+        const active = newest ?? { file: join(dir, segmentName(1)), seq: 1, length: 0 };
+        return { engine, replayed: replayed + e.line - 1, active, release, readOnly: e, stoppedAt: e };
+      }
       replayed += scan.records;
       const last = i === segments.length - 1;
       if (scan.tornAt !== undefined) {

@@ -56,5 +56,21 @@ export async function readJournal(file: string, onRecord: (record: JournalRecord
     }
     if (start < chunk.length) carry = carry ? Buffer.concat([carry, chunk.subarray(start)]) : Buffer.from(chunk.subarray(start));
   }
+  if (carry && carry.length > 0 && !couldBeTornAppend(carry)) {
+    // Zeros, or anything that is not the start of a record tq wrote: damage, not a torn append.
+    // The start stops here and the bytes are kept (the caller truncates only a torn append).
+    throw new JournalError(file, line + 1, `${carry.length} bytes after the last complete record are not the start of a record (a torn append leaves a prefix of what tq wrote; these hold ${carry.includes(0) ? 'zero bytes' : 'other text'}): damage, not a crash mid-append`);
+  }
   return { records: line, completeBytes: offset, ...(carry && carry.length > 0 ? { tornAt: offset } : {}) };
+}
+
+/**
+ * Whether the bytes after the last newline can be a crash mid-append: a prefix of one record line
+ * as tq writes it (`{"v":…`, UTF-8 JSON text, never a zero byte). Only the last round of a group
+ * commit can be torn, and it is always the tail of the newest segment.
+ */
+function couldBeTornAppend(tail: Buffer): boolean {
+  const head = Buffer.from('{"v":');
+  if (tail.includes(0)) return false;
+  return tail.length <= head.length ? head.subarray(0, tail.length).equals(tail) : tail.subarray(0, head.length).equals(head);
 }

@@ -17,7 +17,7 @@ function problem(line: string): string {
 describe('journal records', () => {
   it('are one JSON line, versioned, holding the body text as sent', () => {
     const line = encodeRecord(base);
-    assert.equal(line, `{"v":${JOURNAL_VERSION},"route":"/call/start","user":"alice","prefix":"svc_","body":"{\\"start\\":{}}\\n","now":[1500000000000000],"ids":["a","b"]}`);
+    assert.equal(line, `{"v":${JOURNAL_VERSION},"route":"/call/start","user":"alice","prefix":"svc_","body":"{\\"start\\":{}}\\n","now":[1500000000000000],"ids":["a","b"],"crc":"9841d22a"}`);
     assert.ok(!line.includes('\n'));
     assert.deepEqual(decodeRecord(line), base);
   });
@@ -49,7 +49,8 @@ describe('journal records', () => {
     assert.equal(problem('[1]'), 'a journal record must be a JSON object');
     assert.equal(problem('{"v":2}'), 'unsupported journal record version 2 (this tq reads version 1)');
     assert.equal(problem('{"route":"/x"}'), 'unsupported journal record version undefined (this tq reads version 1)');
-    const ok = JSON.parse(encodeRecord(base)) as Record<string, unknown>;
+    // Without its checksum (a record written before checksums), so each field's own check shows.
+    const { crc: _crc, ...ok } = JSON.parse(encodeRecord(base)) as Record<string, unknown>;
     const without = (key: string, extra: Record<string, unknown> = {}) => {
       const copy = { ...ok, ...extra };
       delete copy[key];
@@ -67,5 +68,10 @@ describe('journal records', () => {
     assert.equal(problem(JSON.stringify({ ...ok, can_read: [1] })), 'can_read must be a list of booleans');
     assert.equal(problem(JSON.stringify({ ...ok, params: { a: 1 } })), 'params must be an object of strings');
     assert.equal(problem(JSON.stringify({ ...ok, ack: 'xyz' })), 'ack must be 16 hex digits');
+  });
+
+  it('carry a CRC-32: one changed byte is named, never replayed as a different write (issue 22 §5)', () => {
+    const line = encodeRecord(base);
+    assert.equal(problem(line.replace('"alice"', '"alicf"')), 'checksum mismatch (crc 9841d22a, the text gives 84c3b7a9): the record was changed after it was written');
   });
 });

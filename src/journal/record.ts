@@ -46,8 +46,32 @@ function bodyFields(body: RequestBody): Record<string, unknown> {
   return { form: { fields: Object.fromEntries(body.fields), files } };
 }
 
+/**
+ * A record's checksum: CRC-32 of its text up to the `crc` field, written last as
+ * `,"crc":"<8 hex>"}`. A changed byte then stops the start at its line instead of replaying as a
+ * different write. Records written before checksums existed have none and are read as before.
+ */
+const CRC_TABLE = Int32Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c;
+});
+/** CRC-32 (IEEE, as zlib's) of the UTF-8 bytes of `text` (node:zlib has crc32 only from Node 20.15). */
+function crc32(text: string): number {
+  let c = -1;
+  for (const byte of Buffer.from(text, 'utf8')) c = CRC_TABLE[(c ^ byte) & 0xff] ^ (c >>> 8);
+  return ~c;
+}
+const crcHex = (text: string) => (crc32(text) >>> 0).toString(16).padStart(8, '0');
+const CRC_TAIL = /,"crc":"([0-9a-f]{8})"\}$/;
+
 /** One journal line, without its newline. */
 export function encodeRecord(r: JournalRecord): string {
+  const text = encodeUnchecked(r);
+  return `${text.slice(0, -1)},"crc":"${crcHex(text.slice(0, -1))}"}`;
+}
+
+function encodeUnchecked(r: JournalRecord): string {
   return JSON.stringify({
     v: JOURNAL_VERSION,
     route: r.route,
@@ -91,10 +115,12 @@ function ackOf(v: unknown): string {
   return v;
 }
 
-const KEYS = new Set(['v', 'route', 'params', 'user', 'prefix', 'body', 'form', 'now', 'ids', 'can_read', 'ack']);
+const KEYS = new Set(['v', 'route', 'params', 'user', 'prefix', 'body', 'form', 'now', 'ids', 'can_read', 'ack', 'crc']);
 
 /** Parses and checks one journal line. */
 export function decodeRecord(line: string): JournalRecord {
+  const crc = CRC_TAIL.exec(line);
+  if (crc !== null && crcHex(line.slice(0, crc.index)) !== crc[1]) throw new RecordFormatError(`checksum mismatch (crc ${crc[1]}, the text gives ${crcHex(line.slice(0, crc.index))}): the record was changed after it was written`);
   let rec: unknown;
   try {
     rec = JSON.parse(line);

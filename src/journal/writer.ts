@@ -55,7 +55,7 @@ export class JournalWriter {
 
   /** Opens `file` for appending (created if missing); `length` is its current valid length. */
   static async open(file: string, length: number, io: JournalIo = fileIo): Promise<JournalWriter> {
-    const handle = await open(file, 'a');
+    const handle = await open(file, 'a', 0o600);
     // The file may be new: its directory entry must survive a power loss too.
     await syncDir(dirname(file));
     return new JournalWriter(file, handle, length, io);
@@ -103,7 +103,7 @@ export class JournalWriter {
 
   private async switchTo(file: string): Promise<void> {
     if (this.failure !== null) throw this.failure;
-    const handle = await open(file, 'a');
+    const handle = await open(file, 'a', 0o600);
     await syncDir(dirname(file));
     await this.handle.close();
     this.handle = handle;

@@ -7,7 +7,7 @@
  * a ref inside it, a table row it points to), so nothing about that project leaks.
  */
 import { LosslessNumber } from '../core/json/lossless.ts';
-import { parseObjectRef, parseRef } from '../core/refs.ts';
+import { parseObjectRef, parseRef, unquoteRefPart } from '../core/refs.ts';
 import { parsedRow } from './table/run.ts';
 import type { Store } from '../store/store.ts';
 
@@ -54,7 +54,7 @@ export function resolveObjectRef(store: Store, uri: string, canRead: CanRead, de
   if (!version) return NOT_FOUND;
   let current: Resolved = { found: true, value: version.val };
   for (let i = 0; i + 1 < ref.extra.length && current.found; i += 2) {
-    current = step(store, canRead, current.value, ref.extra[i], decodeURIComponent(ref.extra[i + 1]), depth);
+    current = step(store, canRead, current.value, ref.extra[i], unquoteRefPart(ref.extra[i + 1]), depth);
   }
   return current;
 }

@@ -16,6 +16,23 @@ export function isLoopbackHost(host: string): boolean {
   return false;
 }
 
+/**
+ * Which browser origins may read tq's answers with credentials: pages served from this machine
+ * (an `http(s)://` origin whose host is loopback, any port) and the exact origins given with
+ * `--cors-origin`. Any other page gets no CORS headers, so the browser keeps tq's answers from
+ * it (before issue 22 every origin was reflected: any web page could read a user's projects).
+ */
+export function corsOriginAllowed(origin: string, extra: readonly string[] = []): boolean {
+  if (extra.includes(origin)) return true;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === origin && isLoopbackHost(url.hostname);
+}
+
 /** `flag` is `--cors` (true), `--no-cors` (false) or neither (undefined). */
 export function corsEnabled(host: string, flag: boolean | undefined): boolean {
   return flag ?? isLoopbackHost(host);

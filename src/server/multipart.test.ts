@@ -82,3 +82,29 @@ describe('multipart/form-data parsing', () => {
     assert.throws(() => parseMultipart(body(''), 'x'.repeat(71)), MultipartError);
   });
 });
+
+describe('issue 22 §3: header parameters are parsed in linear time', () => {
+  it('a long quoted filename, many escapes and many bare `;` parse in time linear in their length', () => {
+    const kinds: Array<[string, (n: number) => string, (n: number) => string]> = [
+      ['quoted filename', (n) => `form-data; name="file"; filename="${'a'.repeat(n * 30)}"`, (n) => 'a'.repeat(n * 30)],
+      ['escapes', (n) => `form-data; name="file"; filename="${'\\"'.repeat(n)}"`, (n) => '"'.repeat(n)],
+      ['bare ;', (n) => `form-data; name="file"${'; '.repeat(n)}; filename="x"`, () => 'x'],
+    ];
+    for (const [kind, header, filename] of kinds) {
+      const time = (n: number) => {
+        const text = header(n);
+        const t0 = performance.now();
+        const { params } = parseHeaderParams(text);
+        const ms = performance.now() - t0;
+        assert.equal(params.get('filename'), filename(n), kind);
+        assert.equal(params.get('name'), 'file', kind);
+        return ms;
+      };
+      const small = time(50_000);
+      const large = time(400_000);
+      // 8 times the input: linear is about 8 times the time, quadratic 64 (the bare `;` were).
+      assert.ok(large < 20 * small + 1000, `${kind}: ${small.toFixed(0)} ms for 50,000, ${large.toFixed(0)} ms for 400,000`);
+    }
+    assert.deepEqual([...parseHeaderParams('form-data; a="x\\\\y\\"z"; b=1').params], [['a', 'x\\y"z'], ['b', '1']]);
+  });
+});

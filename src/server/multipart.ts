@@ -29,32 +29,47 @@ export function parseHeaderParams(value: string): { type: string; params: Map<st
   let i = value.indexOf(';');
   const type = (i < 0 ? value : value.slice(0, i)).trim().toLowerCase();
   if (i < 0) return { type, params };
+  // Linear in the header's length whatever it holds (a 30 MB quoted filename, a million `;`):
+  // each search starts where the last one ended, and values are sliced, not built a character
+  // at a time.
   while (i < value.length) {
     i++; // past ';'
     while (i < value.length && /\s/.test(value[i])) i++;
-    const eq = value.indexOf('=', i);
     const semi = value.indexOf(';', i);
-    if (eq < 0 || (semi >= 0 && semi < eq)) {
+    const end = semi < 0 ? value.length : semi;
+    const eq = value.slice(i, end).indexOf('=');
+    if (eq < 0) {
       // A parameter without a value: skip it.
-      i = semi < 0 ? value.length : semi;
+      i = end;
       continue;
     }
-    const name = value.slice(i, eq).trim().toLowerCase();
-    i = eq + 1;
+    const name = value.slice(i, i + eq).trim().toLowerCase();
+    i += eq + 1;
     let v = '';
     if (value[i] === '"') {
-      i++;
-      while (i < value.length && value[i] !== '"') {
-        if (value[i] === '\\' && i + 1 < value.length) i++;
-        v += value[i++];
+      const pieces: string[] = [];
+      let from = i + 1;
+      // Each search resumes past the last hit (-2: not searched yet), so the scan stays linear.
+      let quote = -2;
+      let escape = -2;
+      for (;;) {
+        if (quote !== -1 && quote < from) quote = value.indexOf('"', from);
+        if (escape !== -1 && escape < from) escape = value.indexOf('\\', from);
+        if (escape >= 0 && (quote < 0 || escape < quote) && escape + 1 < value.length) {
+          pieces.push(value.slice(from, escape), value[escape + 1]);
+          from = escape + 2;
+          continue;
+        }
+        pieces.push(value.slice(from, quote < 0 ? value.length : quote));
+        i = quote < 0 ? value.length : quote + 1; // past the closing quote
+        break;
       }
-      i++; // past the closing quote
+      v = pieces.join('');
       const next = value.indexOf(';', i);
       i = next < 0 ? value.length : next;
     } else {
-      const end = value.indexOf(';', i);
-      v = value.slice(i, end < 0 ? value.length : end).trim();
-      i = end < 0 ? value.length : end;
+      v = value.slice(i, end).trim();
+      i = end;
     }
     if (name !== '') params.set(name, v);
   }

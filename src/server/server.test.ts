@@ -438,8 +438,32 @@ describe('tq serve: multipart/form-data', () => {
 describe('tq serve --cors', () => {
   let base: string;
   let srv: TqServer;
-  before(async () => ({ srv, base } = await startServer({ cors: true })));
+  before(async () => ({ srv, base } = await startServer({ cors: true, corsOrigins: ['http://app.example'] })));
   after(() => srv.close());
+
+  it('allows loopback origins and the --cors-origin ones only; no other page can read an answer (issue 22 §6)', async () => {
+    const allowOf = async (origin: string) => {
+      const res = await post(base, '/echo', { project_id: 'a/b' }, ROOT, { Origin: origin });
+      await res.arrayBuffer();
+      return [res.headers.get('access-control-allow-origin'), res.headers.get('access-control-allow-credentials'), res.headers.get('vary')];
+    };
+    assert.deepEqual(await allowOf('http://localhost:3000'), ['http://localhost:3000', 'true', 'Origin']);
+    assert.deepEqual(await allowOf('http://127.0.0.1:5173'), ['http://127.0.0.1:5173', 'true', 'Origin']);
+    assert.deepEqual(await allowOf('https://[::1]'), ['https://[::1]', 'true', 'Origin']);
+    assert.deepEqual(await allowOf('https://evil.example'), [null, null, 'Origin']);
+    assert.deepEqual(await allowOf('http://localhost.evil.example'), [null, null, 'Origin']);
+    assert.deepEqual(await allowOf('null'), [null, null, 'Origin']);
+  });
+
+  it('grants a Private Network Access preflight to an allowed origin only', async () => {
+    const pna = async (origin: string) => {
+      const res = await fetch(base + '/echo', { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Private-Network': 'true' } });
+      await res.arrayBuffer();
+      return [res.status, res.headers.get('access-control-allow-private-network'), res.headers.get('access-control-allow-origin')];
+    };
+    assert.deepEqual(await pna('http://app.example'), [204, 'true', 'http://app.example']);
+    assert.deepEqual(await pna('https://evil.example'), [204, null, null]);
+  });
 
   it('answers a preflight without credentials', async () => {
     const res = await fetch(base + '/echo', {

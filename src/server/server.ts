@@ -27,6 +27,7 @@ import { WWW_AUTHENTICATE, type Users } from './basic-auth.ts';
 import { ClientGoneError, readBody } from './body-reader.ts';
 import { pumpChunks } from './jsonl-stream.ts';
 import { MultipartError, multipartBoundary, parseMultipart } from './multipart.ts';
+import { corsOriginAllowed } from './cors.ts';
 import { createInjector, type Injector } from './inject.ts';
 import { countBytes, countLines, logEntry, newStats, observeContext, type RequestLogEntry, type RequestStats } from './request-log.ts';
 import { applySocketLimits, DEFAULT_SOCKET_LIMITS, socketServerOptions, type SocketLimits } from './socket-limits.ts';
@@ -42,8 +43,10 @@ export interface TqServerOptions {
   users: Users;
   /** Largest request body accepted; larger is a 413. */
   maxBodyBytes?: number;
-  /** Answer CORS preflights and add CORS headers to every response. */
+  /** Answer CORS preflights and add CORS headers for allowed origins (src/server/cors.ts). */
   cors?: boolean;
+  /** Origins allowed besides the loopback ones (`--cors-origin`). */
+  corsOrigins?: readonly string[];
   /** When given, receives the stack of every 500 and of every stream that fails midway. */
   log?: (message: string) => void;
   /** When given, receives one entry per request once its response is complete or abandoned. */
@@ -108,12 +111,16 @@ export function createTqServer(options: TqServerOptions): TqServer {
   function corsHeaders(req: IncomingMessage, res: ServerResponse): void {
     if (!cors) return;
     const origin = req.headers.origin;
-    // Echo the origin (not `*`) so a browser may send the Authorization header with it.
-    res.setHeader('Access-Control-Allow-Origin', origin ?? '*');
-    if (origin) {
-      res.setHeader('Access-Control-Allow-Credentials', 'true');
-      res.setHeader('Vary', 'Origin');
+    if (origin === undefined) {
+      res.setHeader('Access-Control-Allow-Origin', '*');
+      return;
     }
+    res.setHeader('Vary', 'Origin');
+    // An origin not on the allow-list gets no CORS header: the browser keeps the answer from it.
+    if (!corsOriginAllowed(origin, options.corsOrigins)) return;
+    // Echo the origin (not `*`) so a browser may send the Authorization header with it.
+    res.setHeader('Access-Control-Allow-Origin', origin);
+    res.setHeader('Access-Control-Allow-Credentials', 'true');
   }
 
   function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, serialised?: string): void {
@@ -137,6 +144,11 @@ export function createTqServer(options: TqServerOptions): TqServer {
       req.headers['access-control-request-headers'] ?? 'Authorization, Content-Type',
     );
     res.setHeader('Access-Control-Max-Age', String(CORS_MAX_AGE_SECONDS));
+    // Private Network Access: a public page's preflight to a private address asks for this; it
+    // is granted only to an allowed origin (Chrome then sends the request).
+    if (req.headers['access-control-request-private-network'] === 'true' && res.hasHeader('Access-Control-Allow-Origin') && req.headers.origin !== undefined) {
+      res.setHeader('Access-Control-Allow-Private-Network', 'true');
+    }
     res.writeHead(204);
     res.end();
   }

@@ -274,6 +274,8 @@ export class CallTable {
       this.overwriteStart(existing, part);
       return existing;
     }
+    // Derived before the row is appended, so a throw appends nothing.
+    const text = bodyText ?? stringifyExact({ attributes: part.attributes, inputs: part.inputs, output: null, summary: null });
     const row = this.appendRow(part, {
       ended_at: null,
       exception: null,
@@ -282,7 +284,7 @@ export class CallTable {
       run_step_end: null,
       deleted_at: null,
     });
-    this.setBody(row, bodyText ?? stringifyExact({ attributes: part.attributes, inputs: part.inputs, output: null, summary: null }));
+    this.setBody(row, text);
     const pending = this.pendingEnds.get(part.id);
     if (pending) {
       this.pendingEnds.delete(part.id);
@@ -298,13 +300,17 @@ export class CallTable {
       this.pendingEnds.set(part.id, part);
       return;
     }
+    // Everything derived first: a throw here leaves the row as it was (all or nothing).
     const body = this.body(row);
+    const text = stringifyExact({ attributes: body.attributes, inputs: body.inputs, output: part.output, summary: part.summary });
+    const outputRefs = extractRefs(wrapOutput(part.output));
+    const errors = errorCount(part.summary);
     this.endedAt.data[row] = part.ended_at;
     this.exceptions.set(row, part.exception);
     this.runStepEnd.set(row, part.run_step_end);
-    this.statusErrorCount.data[row] = errorCount(part.summary);
-    this.outputRefs.set(row, this.refList(extractRefs(wrapOutput(part.output))));
-    this.setBody(row, stringifyExact({ attributes: body.attributes, inputs: body.inputs, output: part.output, summary: part.summary }));
+    this.statusErrorCount.data[row] = errors;
+    this.outputRefs.set(row, this.refList(outputRefs));
+    this.setBody(row, text);
     this.version++;
   }
 
@@ -666,6 +672,10 @@ export class CallTable {
   }
 
   private overwriteStart(row: number, s: CallStartPart): void {
+    // Everything derived first: a throw here leaves the row and its indexes as they were.
+    const body = this.body(row);
+    const text = stringifyExact({ attributes: s.attributes, inputs: s.inputs, output: body.output, summary: body.summary });
+    const inputRefs = extractRefs(s.inputs);
     this.buildRestoredIndexes(); // lazily built indexes read the columns this changes
     this.unindexRelations(row);
     this.byTrace.remove(this.traceIds[row], row);
@@ -682,12 +692,11 @@ export class CallTable {
     this.displayNames.set(row, s.display_name === '' ? null : s.display_name);
     this.userIds[row] = this.share(s.user_id);
     this.runIds.set(row, this.share(s.run_id));
-    this.inputRefs.set(row, this.refList(extractRefs(s.inputs)));
+    this.inputRefs.set(row, this.refList(inputRefs));
     this.byTrace.add(traceId, row);
     this.byOp.add(op, row);
     this.indexRelations(row, s);
-    const body = this.body(row);
-    this.setBody(row, stringifyExact({ attributes: s.attributes, inputs: s.inputs, output: body.output, summary: body.summary }));
+    this.setBody(row, text);
     this.version++;
     this.startVersion++;
   }

@@ -50,6 +50,13 @@ export type BatchItem = { mode: 'start'; start: CallStartInput } | { mode: 'end'
  * a missing user id is the authenticated user's (semantics.md#writes-user-id).
  */
 export function startCall(engine: Engine, start: CallStartInput, userId: string): CallStartResult {
+  const part = startPart(engine, start, userId);
+  engine.store.projectForWrite(start.project_id).calls.start(part);
+  return { id: part.id, trace_id: part.trace_id };
+}
+
+/** The row part a start writes, with its generated ids drawn (nothing is changed yet). */
+function startPart(engine: Engine, start: CallStartInput, userId: string): CallStartPart {
   const id = start.id ?? engine.options.newId();
   const traceId = start.trace_id ?? engine.options.newId();
   const part: CallStartPart = {
@@ -67,8 +74,7 @@ export function startCall(engine: Engine, start: CallStartInput, userId: string)
     run_id: start.run_id ?? null,
     run_step: start.run_step ?? null,
   };
-  engine.store.projectForWrite(start.project_id).calls.start(part);
-  return { id, trace_id: traceId };
+  return part;
 }
 
 /**
@@ -76,7 +82,12 @@ export function startCall(engine: Engine, start: CallStartInput, userId: string)
  * (semantics.md#writes-call-end).
  */
 export function endCall(engine: Engine, end: CallEndInput): Record<string, never> {
-  const part: CallEndPart = {
+  engine.store.projectForWrite(end.project_id).calls.end(endPart(end));
+  return {};
+}
+
+function endPart(end: CallEndInput): CallEndPart {
+  return {
     id: end.id,
     ended_at: end.ended_at,
     exception: end.exception ?? null,
@@ -84,8 +95,6 @@ export function endCall(engine: Engine, end: CallEndInput): Record<string, never
     summary: end.summary,
     run_step_end: end.run_step_end ?? null,
   };
-  engine.store.projectForWrite(end.project_id).calls.end(part);
-  return {};
 }
 
 /**
@@ -93,7 +102,36 @@ export function endCall(engine: Engine, end: CallEndInput): Record<string, never
  * starts, `{}` for ends.
  */
 export function upsertBatch(engine: Engine, items: readonly BatchItem[], userId: string): { res: Array<CallStartResult | Record<string, never>> } {
-  return { res: items.map((item) => (item.mode === 'start' ? startCall(engine, item.start, userId) : endCall(engine, item.end))) };
+  // Every item's part (and generated id) first, in item order, so that a throw applies none.
+  const parts = items.map((item): PreparedPart =>
+    item.mode === 'start' ? { projectId: item.start.project_id, start: startPart(engine, item.start, userId) } : { projectId: item.end.project_id, end: endPart(item.end) },
+  );
+  return { res: applyParts(engine, parts) };
+}
+
+type PreparedPart = { projectId: string; start: CallStartPart; end?: undefined } | { projectId: string; end: CallEndPart; start?: undefined };
+
+/** Applies prepared parts in order (nothing here draws or derives: it cannot fail half-way). */
+function applyParts(engine: Engine, parts: readonly PreparedPart[]): Array<CallStartResult | Record<string, never>> {
+  return parts.map((p): CallStartResult | Record<string, never> => {
+    const calls = engine.store.projectForWrite(p.projectId).calls;
+    if (p.start === undefined) {
+      calls.end(p.end);
+      return {};
+    }
+    calls.start(p.start);
+    return { id: p.start.id, trace_id: p.start.trace_id };
+  });
+}
+
+/** `calls_complete` (v2): each call's start then its end, all prepared before any is applied. */
+export function completeCalls(engine: Engine, batch: ReadonlyArray<CallStartInput & Omit<CallEndInput, 'id'>>, userId: string): Record<string, never> {
+  const parts = batch.flatMap((c): PreparedPart[] => {
+    const start = startPart(engine, c, userId);
+    return [{ projectId: c.project_id, start }, { projectId: c.project_id, end: endPart({ ...c, id: start.id }) }];
+  });
+  applyParts(engine, parts);
+  return {};
 }
 
 /**

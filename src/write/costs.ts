@@ -29,7 +29,7 @@ export function createCosts(
   /** `default` prices apply to every project (Weave's built-in price list); fixtures only. */
   level: 'project' | 'default' = 'project',
 ): { ids: Array<[string, string]> } {
-  const ids: Array<[string, string]> = [];
+  const rows: PriceRow[] = [];
   for (const [llmId, cost] of Object.entries(costs)) {
     const row: PriceRow = {
       id: engine.options.newId(),
@@ -47,8 +47,9 @@ export function createCosts(
       created_by: userId,
       created_at: createdAtUs,
     };
-    engine.store.prices.push(row);
-    ids.push([llmId, row.id]);
+    rows.push(row);
   }
-  return { ids };
+  // Stored only once every row is built (an id draw that throws stores none of them).
+  for (const row of rows) engine.store.prices.push(row);
+  return { ids: rows.map((row) => [row.llm_id, row.id]) };
 }

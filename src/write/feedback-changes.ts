@@ -32,16 +32,22 @@ function resetFeedback(project: ProjectStore, rows: readonly FeedbackRow[]): voi
   for (const f of rows) project.addFeedback(f);
 }
 
-/** Runs `write`; if it throws, the feedback of every project named is put back as it was. */
+/**
+ * Runs `write`; if it throws, the feedback of every project named is put back as it was, and a
+ * project the write created is removed again.
+ */
 function atomically<T>(engine: Engine, projectIds: Iterable<string>, write: () => T): T {
   const saved = [...new Set(projectIds)].map((id) => {
-    const project = engine.store.projectForWrite(id);
-    return { project, rows: [...project.feedback] };
+    const project = engine.store.project(id);
+    return { id, project, rows: project ? [...project.feedback] : [] };
   });
   try {
     return write();
   } catch (e) {
-    for (const { project, rows } of saved) resetFeedback(project, rows);
+    for (const { id, project, rows } of saved) {
+      if (project) resetFeedback(project, rows);
+      else engine.store.projects.delete(id);
+    }
     throw e;
   }
 }
@@ -59,7 +65,7 @@ const purgeModel = ormPurgeModel('FeedbackPurgeReq');
 
 export function purgeFeedback(engine: Engine, body: unknown, ctx: RequestContext): Record<string, never> {
   const req = validateBody(purgeModel, body);
-  const expr = parseOrmQuery(req.query)!;
+  const expr = parseOrmQuery(req.query);
   ctx.authorize(req.project_id);
   checkPurgeShape(expr, MESSAGE_INVALID_FEEDBACK_PURGE, false);
   const project = engine.store.project(req.project_id);

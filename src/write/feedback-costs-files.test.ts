@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { describe, it, test } from 'node:test';
 import { call, NOW_US, testContext, testEngine } from './writes.testing.ts';
 
 const P = 'acme/proj';
@@ -163,4 +163,23 @@ test('write routes authorize the project they write to', () => {
   assert.deepEqual(ctx.authorized, [P, P]);
   assert.equal(call(e, '/feedback/create', fb({ project_id: 'x/forbidden' }), ctx).status, 403);
   assert.equal(e.store.project('x/forbidden'), undefined);
+});
+
+describe('issue 22 §4: purges with "query": null', () => {
+  it('/feedback/purge and /cost/purge answer 400 with the purge message, not 500', async () => {
+    const { runRoute } = await import('../api/run-route.ts');
+    const { findRoute } = await import('../routes.ts');
+    const { TqError } = await import('../core/errors.ts');
+    const engine = testEngine();
+    const outcome = (path: string) => {
+      try {
+        runRoute(findRoute(path)!, engine, { kind: 'text', text: '{"project_id":"acme/p","query":null}' }, testContext());
+        return 'ok';
+      } catch (e) {
+        return e instanceof TqError ? `${e.status} ${JSON.stringify(e.body())}` : `crash ${(e as Error).message}`;
+      }
+    };
+    assert.equal(outcome('/feedback/purge'), '400 {"reason":"Can only purge feedback by specifying one or more feedback ids"}');
+    assert.equal(outcome('/cost/purge'), '400 {"reason":"Can only purge costs by specifying one or more cost ids"}');
+  });
 });

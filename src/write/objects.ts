@@ -81,15 +81,12 @@ export function createObject(engine: Engine, input: ObjectCreateInput): { digest
   checkExpectedDigest(input.expectedDigest, digest, `obj ${pyStrRepr(input.objectId)}`);
   validateObjectId(input.objectId);
 
-  const project: ProjectStore = engine.store.projectForWrite(input.projectId);
-  let versions = project.objects.get(input.objectId);
-  if (!versions) {
-    versions = [];
-    project.objects.set(input.objectId, versions);
-  }
-  const same = versions.find((v) => v.digest === digest);
+  // Everything derived before the first change (all or nothing): nothing below the version's
+  // construction can throw.
+  const existing = engine.store.project(input.projectId)?.objects.get(input.objectId) ?? [];
+  const same = existing.find((v) => v.digest === digest);
   if (same && same.deletedAtUs === null) {
-    makeLatest(versions, same);
+    makeLatest(existing, same);
     return { digest, object_id: input.objectId };
   }
   const valText = storedObjectText(input.val);
@@ -97,7 +94,7 @@ export function createObject(engine: Engine, input: ObjectCreateInput): { digest
     projectId: input.projectId,
     objectId: input.objectId,
     digest,
-    versionIndex: versions.length,
+    versionIndex: existing.length,
     createdAtUs: input.createdAtUs ?? engine.options.now(),
     deletedAtUs: null,
     kind: objectKind(input.val),
@@ -109,6 +106,12 @@ export function createObject(engine: Engine, input: ObjectCreateInput): { digest
     isLatest: true,
     userId: input.userId,
   };
+  const project: ProjectStore = engine.store.projectForWrite(input.projectId);
+  let versions = project.objects.get(input.objectId);
+  if (!versions) {
+    versions = [];
+    project.objects.set(input.objectId, versions);
+  }
   if (same) {
     // A deleted version written again comes back in place, with a fresh index (as Weave's upsert).
     Object.assign(same, version);

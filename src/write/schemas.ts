@@ -4,7 +4,7 @@
  * `dict[str, T]`, and the `SummaryInsertMap` typed dict of call ends.
  */
 import type { ValidationIssue } from '../core/errors.ts';
-import { int, INVALID, issue, nullable, type Schema } from '../core/schema.ts';
+import { int, INVALID, issue, issuesFull, keepIssues, nullable, scratchIssues, type Schema } from '../core/schema.ts';
 import { defineOwn } from '../core/json/lossless.ts';
 import { isPlainObject } from '../core/plain-object.ts';
 
@@ -29,14 +29,16 @@ type MatchOf<M extends Members> = {
 export function unionOf<const M extends Members>(members: M): Schema<MatchOf<M>> {
   return {
     check(v, loc, issues) {
-      const all: ValidationIssue[] = [];
+      // Each member's issues go to a scratch list with the room the request's list has left
+      // (so a list of a million non-objects cannot grow past the cap); kept only if all fail.
+      const failed: ValidationIssue[][] = [];
       for (const [name, schema] of members) {
-        const own: ValidationIssue[] = [];
+        const own = scratchIssues(issues);
         const r = schema.check(v, [...loc, name], own);
         if (r !== INVALID && own.length === 0) return { member: name, value: r } as MatchOf<M>;
-        all.push(...own);
+        failed.push(own);
       }
-      issues.push(...all);
+      for (const own of failed) keepIssues(issues, own);
       return INVALID;
     },
   };
@@ -50,6 +52,7 @@ export function record<T>(value: Schema<T>): Schema<Record<string, T>> {
       const out: Record<string, T> = {};
       let ok = true;
       for (const [k, x] of Object.entries(v)) {
+        if (!ok && issuesFull(issues)) return INVALID;
         const r = value.check(x, [...loc, k], issues);
         if (r === INVALID) ok = false;
         else defineOwn(out, k, r);

@@ -24,9 +24,19 @@ export function checkExpectedDigest(expected: string | null | undefined, actual:
   }
 }
 
-/** Stores a row body unless one with that digest is already there (first writer wins). */
-function storeRow(project: ProjectStore, digest: string, row: LosslessObject): void {
-  if (!project.rows.has(digest)) project.rows.set(digest, { digest, text: storedRowText(row) });
+/**
+ * The stored texts of the rows the project does not hold yet (first writer wins), computed before
+ * anything is stored so that a throw stores nothing.
+ */
+function newRowTexts(engine: Engine, projectId: string, rows: Iterable<readonly [string, LosslessObject]>): Array<[string, string]> {
+  const held = engine.store.project(projectId)?.rows;
+  const texts = new Map<string, string>();
+  for (const [digest, row] of rows) if (!held?.has(digest) && !texts.has(digest)) texts.set(digest, storedRowText(row));
+  return [...texts];
+}
+
+function storeRows(project: ProjectStore, texts: ReadonlyArray<[string, string]>): void {
+  for (const [digest, text] of texts) project.rows.set(digest, { digest, text });
 }
 
 /** Stores the table's digest list (idempotent: the same digest is the same list). */
@@ -47,8 +57,9 @@ export function createTable(
   const rowDigests = rows.map((row) => rowDigest(row));
   const digest = tableDigest(rowDigests);
   checkExpectedDigest(expectedDigest, digest, `table (${rowDigests.length} rows)`);
+  const texts = newRowTexts(engine, projectId, rows.map((row, i) => [rowDigests[i], row] as const));
   const project = engine.store.projectForWrite(projectId);
-  rows.forEach((row, i) => storeRow(project, rowDigests[i], row));
+  storeRows(project, texts);
   storeTable(project, digest, rowDigests.slice());
   return { digest, row_digests: rowDigests };
 }
@@ -97,9 +108,10 @@ export function updateTable(
       updated.push(d);
     }
   }
-  const project = engine.store.projectForWrite(projectId);
-  for (const [digest, row] of newRows) storeRow(project, digest, row);
+  const texts = newRowTexts(engine, projectId, newRows);
   const digest = tableDigest(list);
+  const project = engine.store.projectForWrite(projectId);
+  storeRows(project, texts);
   storeTable(project, digest, list);
   return { digest, updated_row_digests: updated };
 }

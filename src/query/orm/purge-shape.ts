@@ -46,7 +46,9 @@ function checkOne(e: Expr, message: string, operator: 'eq_' | 'in_'): void {
 }
 
 /** Throws the 400 production gives unless `e` only names ids; `allowIn` for costs. */
-export function checkPurgeShape(e: Expr, message: string, allowIn: boolean): void {
+export function checkPurgeShape(e: Expr | null, message: string, allowIn: boolean): asserts e is Expr {
+  // `"query": null` names no id, like any other shape that is not a purge by ids (was a 500).
+  if (e === null) throw bad(message);
   if (e.op === 'eq' || (allowIn && e.op === 'in')) return checkOne(e, message, e.op === 'eq' ? 'eq_' : 'in_');
   if (e.op === 'or') {
     for (const item of e.args) checkOne(item, MESSAGE_INVALID_PURGE, 'eq_');

@@ -12,7 +12,7 @@ import { jsonRoute } from '../../api/json-route.ts';
 import type { Engine, RequestContext } from '../../api/types.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import { isPlainObject } from '../../core/plain-object.ts';
-import { parseRef, type ParsedRef } from '../../core/refs.ts';
+import { parseRef, unquoteRefPart, type ParsedRef } from '../../core/refs.ts';
 import { list, model, str, validateBody } from '../../core/schema.ts';
 import type { Store } from '../../store/store.ts';
 import { selectsVersion } from '../objects/versions.ts';
@@ -60,7 +60,7 @@ function readOne(store: Store, ctx: RequestContext, ref: ParsedRef): unknown {
   if (!version || version.deletedAtUs !== null) return null;
   let val: Found = version.val;
   for (let i = 0; i + 1 < ref.extra.length && val !== NONE; i += 2) {
-    val = step(store, ctx, val, ref.extra[i], decodeURIComponent(ref.extra[i + 1]));
+    val = step(store, ctx, val, ref.extra[i], unquoteRefPart(ref.extra[i + 1]));
   }
   return val === NONE ? null : val;
 }

@@ -20,3 +20,13 @@ test('one entry per found table, in request order, duplicates rows counted; size
     body: { reason: "User 'bob' has no access to project 'e/p'" },
   });
 });
+
+test('issue 22 §4: include_storage_size on a table made from digests whose rows are not in the project is 200, those rows weighing 0', () => {
+  const engine = testEngine();
+  const made = callRoute(engine, '/table/create', { table: { project_id: 'e/p', rows: [{ a: 1 }] } }) as { body: { row_digests: string[] } };
+  const table = callRoute(engine, '/table/create_from_digests', { project_id: 'e/p', row_digests: [made.body.row_digests[0], 'f'.repeat(64)] }) as { body: { digest: string } };
+  assert.deepEqual(callRoute(engine, '/table/query_stats_batch', { project_id: 'e/p', digests: [table.body.digest], include_storage_size: true }), {
+    status: 200,
+    body: { tables: [{ count: 2, digest: table.body.digest, storage_size_bytes: '{"a": 1}'.length }] },
+  });
+});

@@ -14,7 +14,7 @@ import type { FieldPrefix, Route } from '../../api/types.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import { perPrefix } from '../../core/request/per-prefix.ts';
 import { list, model } from '../../core/schema.ts';
-import { endCall, startCall } from '../calls.ts';
+import { completeCalls, endCall, startCall } from '../calls.ts';
 import { defineRoute } from '../define-route.ts';
 import { endedCallShape, startedCallShape, writeModels } from '../models.ts';
 
@@ -64,11 +64,7 @@ export const v2CallRoutes: Route[] = [
     project: (_req, params) => pathProject(params),
     run: ({ batch }, { engine, ctx, params }) => {
       sameProject(params, batch.map((c) => c.project_id));
-      for (const c of batch) {
-        const { id } = startCall(engine, c, ctx.userId);
-        endCall(engine, { ...c, id });
-      }
-      return {};
+      return completeCalls(engine, batch, ctx.userId);
     },
   }),
 ];

@@ -20,7 +20,7 @@
 import { RequestSchemaError, type ValidationIssue } from '../../../core/errors.ts';
 import { LosslessNumber } from '../../../core/json/lossless.ts';
 import { exactInt } from '../../ch/values.ts';
-import { INVALID, bool, issue, literal, nullable, type Loc, type Schema } from '../../../core/schema.ts';
+import { INVALID, bool, issue, issuesFull, keepIssues, literal, nullable, scratchIssues, type Loc, type Schema } from '../../../core/schema.ts';
 import { CAST_TARGETS, type CastTo, type Expr, type LiteralValue, type OperationExpr } from './ast.ts';
 import { aliasOf, OPERANDS, OPERATIONS, type OperationDef } from './operators.ts';
 import { isPlainObject } from '../../../core/plain-object.ts';
@@ -49,12 +49,13 @@ function readLiteralValue(v: unknown, loc: Loc, issues: Issues): Out<LiteralValu
   if (v instanceof LosslessNumber) return v.isInteger ? { type: 'int', value: exactInt(v.lexeme) } : { type: 'float', value: Number(v.lexeme) };
 
   // Containers: the dict and list members; scalars' members fail with type errors.
-  const dictIssues: Issues = [];
-  const listIssues: Issues = [];
+  const dictIssues: Issues = scratchIssues(issues);
+  const listIssues: Issues = scratchIssues(issues);
   if (isPlainObject(v)) {
     const entries: Array<readonly [string, LiteralValue]> = [];
     let ok = true;
     for (const key of Object.keys(v)) {
+      if (!ok && issuesFull(dictIssues)) break;
       const r = readLiteralOperation(v[key], [...loc, LITERAL_DICT_TAG, key], dictIssues);
       if (r === INVALID) ok = false;
       else entries.push([key, r]);
@@ -64,11 +65,12 @@ function readLiteralValue(v: unknown, loc: Loc, issues: Issues): Out<LiteralValu
   if (Array.isArray(v)) {
     const items: LiteralValue[] = [];
     let ok = true;
-    v.forEach((item, i) => {
-      const r = readLiteralOperation(item, [...loc, LITERAL_LIST_TAG, i], listIssues);
+    for (let i = 0; i < v.length; i++) {
+      if (!ok && issuesFull(listIssues)) break;
+      const r = readLiteralOperation(v[i], [...loc, LITERAL_LIST_TAG, i], listIssues);
       if (r === INVALID) ok = false;
       else items.push(r);
-    });
+    }
     if (ok) return { type: 'list', items };
   } else issue(listIssues, 'list_type', [...loc, LITERAL_LIST_TAG], 'Input should be a valid list', v);
 
@@ -76,7 +78,8 @@ function readLiteralValue(v: unknown, loc: Loc, issues: Issues): Out<LiteralValu
   issue(issues, 'int_type', [...loc, 'int'], 'Input should be a valid integer', v);
   issue(issues, 'float_type', [...loc, 'float'], 'Input should be a valid number', v);
   issue(issues, 'bool_type', [...loc, 'bool'], 'Input should be a valid boolean', v);
-  issues.push(...dictIssues, ...listIssues);
+  keepIssues(issues, dictIssues);
+  keepIssues(issues, listIssues);
   return INVALID;
 }
 
@@ -271,7 +274,7 @@ function readUnion(members: readonly Member[], v: unknown, loc: Loc, issues: Iss
     for (const m of members) {
       const key = hasOwn(v, m.alias) ? m.alias : hasOwn(v, m.name) ? m.name : null;
       if (key === null) continue;
-      const mine: Issues = [];
+      const mine: Issues = scratchIssues(issues);
       const r = m.read(v[key], [...loc, m.cls, key], mine);
       if (r !== INVALID) return r;
       attempts.set(m, mine);
@@ -279,7 +282,7 @@ function readUnion(members: readonly Member[], v: unknown, loc: Loc, issues: Iss
   }
   for (const m of members) {
     const tried = attempts.get(m);
-    if (tried) issues.push(...tried);
+    if (tried) keepIssues(issues, tried);
     else if (!isPlainObject(v)) modelType(issues, m.cls, [...loc, m.cls], v);
     else issue(issues, 'missing', [...loc, m.cls, m.alias], 'Field required', v);
   }
