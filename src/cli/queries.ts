@@ -82,7 +82,7 @@ export function callsCommand(): Command {
 Examples:
   tq calls -p acme/support-bot --limit 5
   tq calls -p acme/support-bot --filter-json '{"trace_roots_only":true}' --sort started_at:desc --limit 10
-  tq calls -p acme/support-bot --query-json '{"$contains":{"input":{"$getField":"op_name"},"substr":{"$literal":"/op/answer:"}}}' --sort started_at:desc --limit 5
+  tq calls -p acme/support-bot --query-json '{"$contains":{"input":{"$getField":"op_name"},"substr":{"$literal":"/op/chat_turn:"}}}' --sort started_at:desc --limit 5
   tq calls -p acme/support-bot --query-json '{"$gt":[{"$getField":"summary.weave.latency_ms"},{"$literal":1000}]}' --columns id,summary
   tq calls -p acme/evals --expand inputs.dataset --include costs,feedback --limit 3
   echo '{"project_id":"acme/support-bot","limit":2}' | tq calls --request -`,
