@@ -17,9 +17,13 @@ import {
   parseSortOption,
   readRequest,
   printRouteResult,
+  requestExit,
   say,
   UsageError,
+  EXIT_EMPTY,
 } from './common.ts';
+import { TqError } from '../core/errors.ts';
+import { sortableCallFields } from './hints.ts';
 import { noticeMissingData, verboseOption } from './notice.ts';
 import { composeRequest, integer, parseJsonFlag, setTo, sortTerms, strings, type FieldEdit } from './request-body.ts';
 import { LosslessObject, type LosslessValue } from '../core/json/lossless.ts';
@@ -47,12 +51,28 @@ export async function requestTextOf(opts: { request?: string }, edits: Edits): P
   return composeRequest(opts.request ? await readRequest(opts.request) : undefined, edits);
 }
 
-async function run(route: Route, opts: { fixtures?: string; fieldPrefix?: string; request?: string; verbose?: boolean }, edits: Edits) {
-  parsePrefix(opts.fieldPrefix);
+async function run(route: Route, opts: { fixtures?: string; fieldPrefix?: string; request?: string; verbose?: boolean; exitStatus?: boolean }, edits: Edits) {
+  const prefix = parsePrefix(opts.fieldPrefix);
   const text = await requestTextOf(opts, edits);
   const engine = await loadEngine(opts);
-  await printRouteResult(engine, route, text);
+  let lines: number;
+  try {
+    lines = await printRouteResult(engine, route, text);
+  } catch (e) {
+    // A calls sort on a field it cannot sort by: the CLI names the ones it can.
+    if (e instanceof TqError && e.code === 'TQ_FIELD_NOT_ALLOWED' && e.path?.[1] === 'sort_by' && route === callsStreamQueryRoute) {
+      Object.assign(e, { cliHint: `calls sort by ${sortableCallFields(prefix)}` });
+    }
+    throw e;
+  }
   noticeMissingData(engine, text, opts.verbose, say);
+  // Like jq -e: an answer with no lines is exit 4 when asked (scripts tell "none" from "ok").
+  if (opts.exitStatus && lines === 0) requestExit(EXIT_EMPTY);
+}
+
+/** `--exit-status`, for the commands that answer a query. */
+function exitStatusOption(cmd: Command): Command {
+  return cmd.option('--exit-status', `exit ${EXIT_EMPTY} when the answer has no lines (like jq -e), 0 otherwise`);
 }
 
 const INCLUDE_FLAGS: Record<string, string> = {
@@ -76,7 +96,7 @@ export function callsCommand(): Command {
     .option('--no-expand-values', 'keep expanded refs as strings in the output (filter/sort through them only)')
     .option('--include <what,...>', `add ${Object.keys(INCLUDE_FLAGS).join(', ')}`)
     .option('--request <file|->', 'a whole request body (JSON); other flags override its fields');
-  verboseOption(dataOptions(cmd)).addHelpText(
+  exitStatusOption(verboseOption(dataOptions(cmd))).addHelpText(
     'after',
     `
 Examples:
@@ -125,7 +145,7 @@ export function tableCommand(): Command {
     .option('--limit <n>', 'maximum number of rows')
     .option('--offset <n>', 'number of rows to skip')
     .option('--request <file|->', 'a whole request body (JSON); other flags override its fields');
-  verboseOption(dataOptions(cmd)).addHelpText(
+  exitStatusOption(verboseOption(dataOptions(cmd))).addHelpText(
     'after',
     `
 Examples:
@@ -158,7 +178,7 @@ export function threadsCommand(): Command {
     .option('--limit <n>', 'maximum number of threads')
     .option('--offset <n>', 'number of threads to skip')
     .option('--request <file|->', 'a whole request body (JSON); other flags override its fields');
-  verboseOption(dataOptions(cmd)).addHelpText(
+  exitStatusOption(verboseOption(dataOptions(cmd))).addHelpText(
     'after',
     `
 Examples:
