@@ -11,12 +11,12 @@ import type { Engine, FieldPrefix, RequestContext, Route } from '../api/types.ts
 import { FixtureError, RequestSchemaError, TqError } from '../core/errors.ts';
 import { schemaErrorText } from './hints.ts';
 import { createEngine } from '../engine.ts';
-import { filesOf, resolveFixturesPath } from '../io/load-fixtures.ts';
+import { filesOf, loadFixtureText, resolveFixturesPath } from '../io/load-fixtures.ts';
 import { snapshotSettings, type SnapshotSettings } from '../io/snapshot/cache.ts';
 import { loadFixtureFilesWithSnapshot } from '../io/snapshot/load.ts';
 import { SnapshotDamagedError } from '../store/snapshot.ts';
 import { progressReporter } from './progress.ts';
-import { readRequestSource } from './stdin.ts';
+import { plainOrGunzipped, readRequestSource } from './stdin.ts';
 import { openDataDir } from '../journal/data-dir.ts';
 import { LockHeldError } from '../journal/lock.ts';
 import { JournalError } from '../journal/read.ts';
@@ -65,7 +65,7 @@ export interface DataOptions {
 /** The options that say where data comes from and how fields are spelled (every data command). */
 export function dataOptions(cmd: Command): Command {
   return cmd
-    .option('--fixtures <path>', 'fixtures directory or calls .jsonl file (default: $TQ_FIXTURES, ./fixtures, bundled demo)')
+    .option('--fixtures <path>', 'fixtures directory, calls .jsonl[.gz] file, or - for calls JSON Lines (plain or gzip) from stdin (default: $TQ_FIXTURES, ./fixtures, bundled demo)')
     .option('--field-prefix <prefix>', 'wire spelling of user/run fields: svc_ or wb_', 'svc_')
     .option('--data <dir>', 'a tq serve --data directory: its fixtures plus every journaled write (instead of --fixtures)')
     .option('--no-snapshot', 'load the fixture files without the load snapshot cache (also TQ_SNAPSHOT=0)');
@@ -83,6 +83,12 @@ export async function loadEngine(opts: DataOptions): Promise<Engine> {
   const snapshot = snapshotOptions(opts);
   if (opts.data !== undefined) return (await openDataDir(resolve(opts.data), { fieldPrefix: parsePrefix(opts.fieldPrefix), writable: false, say, onProgress: progressReporter(), snapshot })).engine;
   const engine = createEngine(undefined, { fieldPrefix: parsePrefix(opts.fieldPrefix) });
+  if (opts.fixtures === '-') {
+    // Calls JSON Lines (or gzip of them) from a pipe, loaded as they stream in.
+    if (process.stdin.isTTY) say('tq: reading calls JSON Lines from the terminal; end them with Ctrl-D');
+    await loadFixtureText(engine, 'calls', plainOrGunzipped(process.stdin), '<stdin>');
+    return engine;
+  }
   const path = resolveFixturesPath(opts.fixtures, process.env, process.cwd());
   const report = await loadFixtureFilesWithSnapshot(engine, path, filesOf(path), snapshot, progressReporter());
   for (const notice of report.notices) say(notice);
