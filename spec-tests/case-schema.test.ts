@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { bundleCases, caseSchemaCheck } from './bundle.ts';
+import { bundleCases, caseSchemaCheck, readSuiteInfo } from './bundle.ts';
 import { compileSchema } from './case-schema.ts';
 
 const schema = {
@@ -75,7 +75,8 @@ test('bundling refuses case files with schema violations or duplicate names, lis
   try {
     writeFileSync(join(dir, 'a.json'), JSON.stringify([GOOD_CASE]));
     writeFileSync(join(dir, 'b.json'), JSON.stringify({ cases: [GOOD_CASE, { ...GOOD_CASE, name: 'b-case', tags: 'x' }] }));
-    assert.throws(() => bundleCases(dir), (e: Error) => {
+    const suite = { version: '2.0.0', weave_source: 'wandb/weave@abc', smoke: [] };
+    assert.throws(() => bundleCases(dir, suite), (e: Error) => {
       assert.equal(e.message, [
         'invalid case files:',
         '  b.json threads-errors-sort-field-foo-400: duplicate name (also in a.json)',
@@ -84,7 +85,54 @@ test('bundling refuses case files with schema violations or duplicate names, lis
       return true;
     });
     writeFileSync(join(dir, 'b.json'), JSON.stringify({ ...GOOD_CASE, name: 'b-case' }));
-    assert.deepEqual(bundleCases(dir).cases.map((c) => c.name), ['threads-errors-sort-field-foo-400', 'b-case']);
+    assert.deepEqual(bundleCases(dir, suite).cases.map((c) => c.name), ['threads-errors-sort-field-foo-400', 'b-case']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the bundle fills each case\'s grade from its tags and its Weave source from the suite, keeping what a file states', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tq-cases-'));
+  try {
+    const cases = [
+      GOOD_CASE,
+      { ...GOOD_CASE, name: 'b-decision', tags: ['decision'] },
+      { ...GOOD_CASE, name: 'c-deviates', tags: ['deviates-from-production'] },
+      { ...GOOD_CASE, name: 'd-own', grade: 'should', weave_source: 'npm weave@0.11.1', alternatives: [{ status: 422, body_keys: ['detail'] }] },
+    ];
+    writeFileSync(join(dir, 'a.json'), JSON.stringify(cases));
+    const bundle = bundleCases(dir, { version: '2.1.0', weave_source: 'wandb/weave@abc', smoke: ['b-decision'] });
+    assert.deepEqual(bundle.suite, { version: '2.1.0', weave_source: 'wandb/weave@abc', smoke: ['b-decision'] });
+    assert.deepEqual(bundle.cases.map((c) => [c.name, c.grade, c.weave_source]), [
+      ['threads-errors-sort-field-foo-400', 'must', 'wandb/weave@abc'],
+      ['b-decision', 'should', 'wandb/weave@abc'],
+      ['c-deviates', 'deviates-from-production', 'wandb/weave@abc'],
+      ['d-own', 'should', 'npm weave@0.11.1'],
+    ]);
+    writeFileSync(join(dir, 'a.json'), JSON.stringify([{ ...GOOD_CASE, grade: 'deviates-from-production' }, { ...GOOD_CASE, name: 'e', grade: 'maybe' }]));
+    assert.throws(() => bundleCases(dir, { version: '1.0.0', weave_source: 'x', smoke: ['gone'] }), (e: Error) => {
+      assert.equal(e.message, [
+        'invalid case files:',
+        "  a.json threads-errors-sort-field-foo-400: grade deviates-from-production needs the tag 'deviates-from-production' too (--skip-tags relies on it)",
+        '  a.json e: $.grade: must be equal to one of the allowed values',
+        "  suite.json smoke: no case is named 'gone'",
+      ].join('\n'));
+      return true;
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('suite.json states a semver version, the Weave source and smoke case names', () => {
+  const suite = readSuiteInfo();
+  assert.match(suite.version, /^\d+\.\d+\.\d+$/);
+  assert.match(suite.weave_source, /^wandb\/weave@[0-9a-f]{40}$/);
+  assert.ok(suite.smoke.length >= 10 && suite.smoke.length <= 15, 'a dozen smoke cases');
+  const dir = mkdtempSync(join(tmpdir(), 'tq-suite-'));
+  try {
+    writeFileSync(join(dir, 's.json'), JSON.stringify({ version: '1.0', weave_source: 'x', smoke: [] }));
+    assert.throws(() => readSuiteInfo(join(dir, 's.json')), { message: `${join(dir, 's.json')}: version must be a semver string, got "1.0"` });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -102,3 +102,47 @@ test('the conformance runner runs the bundled cases in-process', async () => {
   assert.equal(report.passed + report.skipped.length, cases.filter((c) => c.tags.includes('threads')).length);
   assert.ok(report.passed > 50);
 });
+
+test('runPath takes a plain object body as its JSON text; a body it cannot send is a clear error', async () => {
+  const engine = createEngine();
+  await loadFixtures(engine, BUNDLED_FIXTURES);
+  const body = { project_id: 'acme/support-bot', filter: { trace_roots_only: true }, limit: 2 };
+  assert.deepEqual(linesOf(runPath(engine, '/calls/stream_query', body, me)), linesOf(runPath(engine, '/calls/stream_query', JSON.stringify(body), me)));
+  // A request object with its own `kind` key is a body, not a RequestBody.
+  assert.throws(() => runPath(engine, '/calls/stream_query', { kind: 'text', project_id: 'a/b' }, me), (e: unknown) => e instanceof RequestSchemaError && JSON.stringify(e.body()).includes('"kind"'));
+  // No body is the empty body's 422, as over HTTP.
+  assert.throws(() => runPath(engine, '/calls/stream_query', undefined, me), (e: unknown) => e instanceof TqError && e.status === 422);
+  const circular: Record<string, unknown> = { project_id: 'a/b' };
+  circular.self = circular;
+  assert.throws(() => runPath(engine, '/calls/stream_query', circular, me), { name: 'TypeError', message: /^runPath: the body cannot be sent as JSON \(Converting circular structure/ });
+  assert.throws(() => runPath(engine, '/calls/stream_query', (() => 1) as unknown as string, me), { name: 'TypeError', message: 'runPath: a function is not a request body; pass JSON text, a plain object, or a RequestBody' });
+});
+
+test('serve({ port: 0 }) is tq serve in-process: a URL, credentials, the same answers, close()', async () => {
+  const { serve, BUNDLED_FIXTURES: demo } = await import('./index.ts');
+  const server = await serve({ port: 0, fixtures: demo });
+  try {
+    assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal(server.user.name, 'tq');
+    const body = { project_id: 'acme/support-bot', limit: 3 };
+    const res = await fetch(`${server.url}/calls/stream_query`, { method: 'POST', headers: { authorization: server.authorization }, body: JSON.stringify(body) });
+    assert.equal(res.status, 200);
+    const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as unknown);
+    assert.deepEqual(lines, linesOf(runPath(server.engine, '/calls/stream_query', body, me)));
+    const denied = await fetch(`${server.url}/calls/stream_query`, { method: 'POST', body: '{}' });
+    assert.equal(denied.status, 401);
+  } finally {
+    await server.close();
+  }
+  const wb = await serve({ fieldPrefix: 'wb_', users: [{ name: 'ann', password: 'pw', projects: ['x/*'] }] });
+  try {
+    assert.equal(wb.authorization, `Basic ${Buffer.from('ann:pw').toString('base64')}`);
+    assert.equal(wb.engine.options.fieldPrefix, 'wb_');
+    const other = await fetch(`${wb.url}/calls/stream_query`, { method: 'POST', headers: { authorization: wb.authorization }, body: '{"project_id":"y/z"}' });
+    assert.equal(other.status, 403);
+  } finally {
+    await wb.close();
+  }
+  await assert.rejects(serve({ engine: createEngine(), fieldPrefix: 'wb_' }), { name: 'TypeError', message: 'serve: give engine, or fixtures/fieldPrefix for a fresh engine, not both' });
+  await assert.rejects(serve({ users: [] }), { name: 'TypeError', message: 'serve: users must name at least one user' });
+});

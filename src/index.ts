@@ -48,8 +48,11 @@ export {
   type LoadReport,
 } from './io/load-fixtures.ts';
 
+// The HTTP server in-process, for test set-ups: serve({ port: 0 }) → { url, authorization, close }.
+export { serve, type RunningServer, type ServeOptions } from './server/embedded.ts';
+
 // Conformance: the bundled cases, run in-process or against any server over HTTP.
-export { BUNDLED_CASES_FILE, loadCases } from './check/corpus.ts';
+export { BUNDLED_CASES_FILE, loadCases, loadSuite, type Suite } from './check/corpus.ts';
 export { formatReport, runCase, runCases, type RunOptions, type RunReport } from './check/runner.ts';
 export { createEngineTarget, type EngineTargetOptions } from './check/engine-target.ts';
 export { createHttpTarget, type HttpTargetOptions, type UserCredentials } from './check/http-target.ts';

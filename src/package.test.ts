@@ -1,5 +1,6 @@
 /**
- * tq as a user installs it: `npm pack` (which builds dist/ through `prepare`), the tarball
+ * tq as a user installs it: `npm pack` (which builds dist/ through `prepare`, then leaves
+ * `prepare` out of the packed manifest, so installing prints no install-script warning), the tarball
  * installed into a scratch project offline (its dependencies packed from this repository's
  * node_modules, so no registry or cache is needed), the library imported and type-checked
  * there, and the installed bin (compiled JavaScript; tsx is not installed) answering exactly
@@ -84,6 +85,12 @@ test('the packed tarball installs offline; its bin and library answer as the sou
     }
     const strays = files.filter((f) => /\.test\.|\.testing\.|^src\/|^scripts\/|^bench\/|\.ts$/.test(f) && !f.endsWith('.d.ts'));
     assert.deepEqual(strays, [], 'tests, helpers and sources stay out of the package');
+    // The packed manifest has no install script (the checkout's keeps `prepare`, for npm ci).
+    const packedManifest = JSON.parse(mustRun('tar', ['xzOf', join(work, packed[0].filename), 'package/package.json'], { cwd: ROOT })) as { scripts: Record<string, string> };
+    const checkout = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    assert.equal(checkout.scripts.prepare, 'node scripts/build.mjs');
+    assert.deepEqual(Object.keys(packedManifest.scripts).filter((k) => /^(pre|post)?(install|prepare)$/.test(k)), []);
+    assert.deepEqual(packedManifest.scripts, Object.fromEntries(Object.entries(checkout.scripts).filter(([k]) => k !== 'prepare')));
 
     // 2. Install it with its dependencies, each packed from node_modules: no registry needed.
     const deps = join(work, 'deps');
@@ -97,7 +104,9 @@ test('the packed tarball installs offline; its bin and library answer as the sou
     const app = join(work, 'app');
     mkdirSync(app);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'scratch', version: '1.0.0', private: true, type: 'module' }));
-    mustRun('npm', ['install', '--offline', '--no-audit', '--no-fund', '--no-package-lock', ...tarballs], { cwd: app, env: userEnv() });
+    const install = run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--no-package-lock', ...tarballs], { cwd: app, env: userEnv() });
+    assert.equal(install.code, 0, install.err);
+    assert.doesNotMatch(install.err, /install-scripts|tq-trace-query.*prepare/, 'installing tq warns about no install script');
     const installed = join(app, 'node_modules', PKG.name);
 
     // 3. The installed bin is the compiled one (there is no tsx to fall back to) and answers

@@ -64,9 +64,23 @@ export type Expect =
       headers?: Record<string, HeaderExpectation>;
     };
 
+/**
+ * How binding a case is (spec-tests/suite.json): `must` pins production's exact behaviour,
+ * `should` a tq decision where production leaves a choice (tagged `decision`), and
+ * `deviates-from-production` a deliberate tq deviation kept and tagged as such.
+ */
+export type CaseGrade = 'must' | 'should' | 'deviates-from-production';
+export const CASE_GRADES: readonly CaseGrade[] = ['must', 'should', 'deviates-from-production'];
+
 export interface ConformanceCase {
   name: string;
   tags: string[];
+  /** Filled by the bundler from the tags when a case file leaves it out (see CaseGrade). */
+  grade?: CaseGrade;
+  /** The Weave source (`wandb/weave@<commit>` or a release) the case encodes; default: the suite's. */
+  weave_source?: string;
+  /** Other answers that are equally correct (ties, documented backend differences): any one passes. */
+  alternatives?: Expect[];
   /**
    * Where the expectation comes from: the docs/semantics.md rules it pins (`semantics.md#<id>`).
    */

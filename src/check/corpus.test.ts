@@ -19,3 +19,14 @@ test('a corpus file without a cases list is refused, naming the file', () => {
   writeFileSync(file, '{"version":1}');
   assert.throws(() => loadCases(file), { message: `${file} holds no "cases" list` });
 });
+
+test('loadSuite gives the suite identity with the cases; a bundle without one reads as unversioned', async () => {
+  const { loadSuite } = await import('./corpus.ts');
+  const suite = loadSuite();
+  assert.match(suite.version, /^\d+\.\d+\.\d+$/);
+  assert.match(suite.weave_source, /^wandb\/weave@[0-9a-f]{40}$/);
+  assert.ok(suite.smoke.every((name) => suite.cases.some((c) => c.name === name)));
+  const file = join(mkdtempSync(join(tmpdir(), 'tq-corpus-')), 'cases.json');
+  writeFileSync(file, '{"version":1,"cases":[]}');
+  assert.deepEqual(loadSuite(file), { version: 'unversioned', weave_source: 'unknown', smoke: [], cases: [] });
+});

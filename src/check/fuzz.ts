@@ -23,8 +23,11 @@ import { printQuery } from '../query/calls/expr/print.ts';
 import { COMPUTED_SUMMARY_FIELD_NAMES, COMPUTED_SUMMARY_PREFIX } from '../query/calls/summary-fields.ts';
 import { THREAD_SORT_FIELD_NAMES } from '../query/threads/sort-fields.ts';
 import type { CaseRequest, ConformanceCase } from './case.ts';
+import { compareValue } from './compare.ts';
+import { createEngine } from '../engine.ts';
 import { createEngineTarget } from './engine-target.ts';
-import { casePrefixed } from './prefix.ts';
+import { casePrefixed, renamePrefix } from './prefix.ts';
+import { runCase } from './runner.ts';
 import { substituteCase } from './substitute.ts';
 import type { Target, TargetResponse } from './target.ts';
 
@@ -244,23 +247,37 @@ function tieGroups(lines: unknown[], sortPaths: string[]): string[][] {
   return groups.map((g) => g.sort());
 }
 
+/** The first place two values differ, as `tq check` names it (`at $.path: expected x, got y`). */
+function firstDifference(want: unknown, got: unknown): string {
+  const d = compareValue(want, got, 'exact');
+  // compareValue forgives what tq check forgives (number spelling, equal instants); fuzz does
+  // not, so a difference it cannot see is shown whole, at the top.
+  return d ?? `at $: expected ${stableStringify(want)}, got ${stableStringify(got)}`;
+}
+
 /** Why the target's answer differs from the reference's, or undefined when they agree. */
 function compareAnswers(reference: TargetResponse, got: TargetResponse, sortPaths: string[]): string | undefined {
   if (reference.status !== got.status) return `status: expected ${reference.status}, got ${got.status} ${stableStringify(got.json ?? got.text ?? null)}`;
   if (reference.status !== 200) {
     const a = stableStringify(reference.json ?? null), b = stableStringify(got.json ?? null);
-    return a === b ? undefined : `error body: expected ${a}, got ${b}`;
+    return a === b ? undefined : `error body ${firstDifference(reference.json ?? null, got.json ?? null)}`;
   }
   const want = tieGroups(reference.lines ?? [], sortPaths);
   const have = tieGroups(got.lines ?? [], sortPaths);
-  const a = stableStringify(want), b = stableStringify(have);
-  if (a === b) return undefined;
+  if (stableStringify(want) === stableStringify(have)) return undefined;
+  const counts = `(${reference.lines?.length ?? 0} vs ${got.lines?.length ?? 0} lines)`;
   const n = Math.max(want.length, have.length);
   for (let i = 0; i < n; i++) {
-    const x = stableStringify(want[i] ?? null), y = stableStringify(have[i] ?? null);
-    if (x !== y) return `line group ${i}: expected ${x.slice(0, 400)}, got ${y.slice(0, 400)} (${reference.lines?.length ?? 0} vs ${got.lines?.length ?? 0} lines)`;
+    const x = want[i], y = have[i];
+    if (stableStringify(x ?? null) === stableStringify(y ?? null)) continue;
+    if (x === undefined) return `line group ${i}: unexpected extra line ${y![0]} ${counts}`;
+    if (y === undefined) return `line group ${i}: missing line ${x[0]} ${counts}`;
+    // Lines are kept as stable JSON text; the first differing member pair names the key path.
+    const j = x.findIndex((line, k) => line !== y[k]);
+    const at = j < 0 ? 0 : j;
+    return `line group ${i}${x.length > 1 ? ` member ${at}` : ''} ${firstDifference(JSON.parse(x[at] ?? 'null'), JSON.parse(y[at] ?? 'null'))} ${counts}`;
   }
-  return 'answers differ';
+  return `answers differ ${counts}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -270,16 +287,21 @@ export interface FuzzOptions {
   target: Target;
   seed: number;
   runs: number;
-  /** Progress and the final counterexample go here. */
+  /** Progress goes here (the difference itself is in the result, printed once by the caller). */
   log?: (line: string) => void;
 }
 
 export interface FuzzResult {
   ok: boolean;
   runs: number;
-  /** On failure: the shrunk case, as a spec-tests case object, and the difference. */
+  /** On failure: the shrunk case, as a spec-tests case object (svc_ spelling, like every case). */
   counterexample?: ConformanceCase;
+  /** The shrunk case's difference, with its first differing key path. */
   difference?: string;
+  /** Whether the case, replayed by tq check's runner against the target, fails as it should. */
+  reproduces?: boolean;
+  /** When it does not reproduce: what the replay saw. */
+  replay?: string;
 }
 
 /** Sends a scenario to one target; the table (if any) is created first and its digest filled in. */
@@ -301,29 +323,17 @@ async function play(target: Target, s: FuzzScenario & { tableRows: Json[] }, pro
 
 export async function fuzz(opts: FuzzOptions): Promise<FuzzResult> {
   const log = opts.log ?? (() => {});
-  const reference = createEngineTarget({ user: opts.target.user });
+  // The reference speaks the target's spelling: both receive the same renamed writes and
+  // requests, so a wb_ target is compared with a wb_ engine, never with an svc_ one.
+  const reference = () => createEngineTarget({ user: opts.target.user, engine: createEngine(undefined, { fieldPrefix: opts.target.fieldPrefix }) });
+  const runReference = reference();
   let runNo = 0;
   // Both sides use the same project id (their stores are separate); the run id keeps repeated
   // fuzz runs against one long-lived server apart.
   const runId = Date.now().toString(36);
-  let lastDifference: string | undefined;
   const property = fc.asyncProperty(scenario, async (s) => {
     const project = `fuzz/s${opts.seed}-${runId}-r${runNo++}`;
-    const want = await play(reference, s, project);
-    if (want.setupError) throw new Error(`reference engine rejected generated data: ${want.setupError}`);
-    let got: Awaited<ReturnType<typeof play>>;
-    try {
-      got = await play(opts.target, s, project);
-    } catch (e) {
-      lastDifference = `target error: ${e instanceof Error ? (e.cause instanceof Error ? `${e.message} (${e.cause.message})` : e.message) : String(e)}`;
-      return false;
-    }
-    if (got.setupError) {
-      lastDifference = got.setupError;
-      return false;
-    }
-    lastDifference = compareAnswers(want.res, got.res, s.sortPaths);
-    return lastDifference === undefined;
+    return (await differenceOf(runReference, opts.target, s, project)) === undefined;
   });
   const details = await fc.check(property, { seed: opts.seed, numRuns: opts.runs, endOnFailure: false });
   if (!details.failed) {
@@ -331,29 +341,61 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzResult> {
     return { ok: true, runs: opts.runs };
   }
   const [minimal] = details.counterexample!;
-  // Recompute the reference answer for the minimal scenario, as the case's expectation.
+  // The minimal scenario once more, on a fresh reference and project: its difference (not the
+  // last one seen while shrinking) and the reference's answer as the case's expectation.
   const minProject = `fuzz/s${opts.seed}-${runId}-min`;
-  const again = await play(reference, minimal, minProject);
+  const again = await play(reference(), minimal, minProject);
+  const difference = await differenceOf(reference(), opts.target, minimal, `${minProject}b`);
+  const counterexample = caseOf(minimal, again.res, `${minProject}-x`, opts.target.fieldPrefix, opts.seed);
+  // Replayed as tq check would run it, the case must fail against the target.
+  const replay = await runCase(casePrefixed(substituteCase(counterexample, `${runId}-replay`, opts.target.user), opts.target.fieldPrefix), opts.target);
+  log(`difference after ${details.numRuns} runs (seed ${opts.seed}), shrunk ${details.numShrinks} times`);
+  const result: FuzzResult = { ok: false, runs: details.numRuns, counterexample, difference: difference ?? 'the minimal scenario no longer differs when run again (a flaky target?)', reproduces: replay !== undefined };
+  if (replay === undefined) result.replay = 'the case passes against the target when replayed: tq check\'s comparison forgives this difference (number spelling or an equal instant)';
+  return result;
+}
+
+/** Plays a scenario on the reference and the target; the difference, or undefined when they agree. */
+async function differenceOf(reference: Target, target: Target, s: FuzzScenario & { tableRows: Json[] }, project: string): Promise<string | undefined> {
+  const want = await play(reference, s, project);
+  if (want.setupError) throw new Error(`reference engine rejected generated data: ${want.setupError}`);
+  let got: Awaited<ReturnType<typeof play>>;
+  try {
+    got = await play(target, s, project);
+  } catch (e) {
+    return `target error: ${e instanceof Error ? (e.cause instanceof Error ? `${e.message} (${e.cause.message})` : e.message) : String(e)}`;
+  }
+  if (got.setupError) return got.setupError;
+  return compareAnswers(want.res, got.res, s.sortPaths);
+}
+
+/**
+ * The case file for a minimal scenario: its writes and request as generated (svc_ spelling,
+ * `{{project}}`), the reference's answer as the expectation (renamed back to svc_; lines that
+ * may tie on the request's sort as tie groups, as the comparison allowed).
+ */
+function caseOf(minimal: FuzzScenario & { tableRows: Json[] }, answer: TargetResponse, answeredProject: string, prefix: Target['fieldPrefix'], seed: number): ConformanceCase {
   const setup = [...minimal.setup];
   let request = minimal.request;
   if (request.path === '/table/query_stream') {
     setup.push({ path: '/table/create', body: { table: { project_id: '{{project}}', rows: minimal.tableRows } } });
     request = { ...request, body: { ...(request.body as Json), digest: tableDigestOf(minimal.tableRows) } };
   }
-  // The expectation names the case's own project, as every case does.
-  const lines = JSON.parse(JSON.stringify(again.res.lines ?? []).replaceAll(`${minProject}-x`, '{{project}}')) as unknown[];
-  const expect = again.res.status === 200 ? { lines, match: 'exact' as const } : { status: again.res.status, body: again.res.json };
-  const counterexample: ConformanceCase = {
-    name: `fuzz-seed-${opts.seed}-${request.path.split('/')[1]}`,
+  // The expectation names the case's own project, as every case does, in the svc_ spelling.
+  const authored = <T>(value: T): T => renamePrefix(JSON.parse(JSON.stringify(value ?? null).replaceAll(answeredProject, '{{project}}')) as T, prefix, 'svc_');
+  let expect: ConformanceCase['expect'];
+  if (answer.status !== 200) expect = { status: answer.status, body: authored(answer.json) };
+  else if (minimal.sortPaths.length > 0) expect = { ties: tieGroups(answer.lines ?? [], minimal.sortPaths).map((g) => g.map((line) => authored(JSON.parse(line)))), match: 'exact' };
+  else expect = { lines: authored(answer.lines ?? []), match: 'exact' };
+  return {
+    name: `fuzz-seed-${seed}-${request.path.split('/')[1]}`,
     tags: ['fuzz'],
-    spec: `found by tq fuzz --seed ${opts.seed}; expectation is tq's answer: check it against the spec before adding`,
-    project: `fuzz/seed-${opts.seed}`,
+    spec: `found by tq fuzz --seed ${seed}; expectation is tq's answer: check it against the spec before adding`,
+    project: `fuzz/seed-${seed}`,
     setup,
     request: withCanonicalQuery(request),
     expect,
   };
-  log(`difference after ${details.numRuns} runs (seed ${opts.seed}), shrunk ${details.numShrinks} times: ${lastDifference ?? ''}`);
-  return { ok: false, runs: details.numRuns, counterexample, difference: lastDifference };
 }
 
 /**

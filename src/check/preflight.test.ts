@@ -7,7 +7,7 @@ import { runMainCaptured } from '../cli/run-tq.testing.ts';
 import { createEngine } from '../engine.ts';
 import { Users } from '../server/basic-auth.ts';
 import { createTqServer, type TqServer } from '../server/server.ts';
-import { preflight } from './preflight.ts';
+import { fetchServerInfo, hasControlPlane, preflight, resetTarget } from './preflight.ts';
 
 const API = { name: 'api', password: 'pw' };
 const BOB = { name: 'bob', password: 'b' };
@@ -89,5 +89,43 @@ describe('preflight', () => {
     }
     const wrong = await runMainCaptured(['check', '--base-url', base, '--password', 'nope']);
     assert.deepEqual([wrong.code, wrong.err], [2, `error: ${base} refused user 'api' (401): check --user and --password\n`]);
+  });
+
+  it('a server that speaks the other field spelling is named once, with the flag that fixes it', async () => {
+    const wb = createTqServer({ engine: createEngine(undefined, { fieldPrefix: 'wb_' }), routes: allRoutes(), users: new Users([{ name: 'api', password: 'pw', projects: ['conf/*'] }]) });
+    const wbBase = `http://127.0.0.1:${(await wb.listen('127.0.0.1', 0)).port}`;
+    try {
+      assert.equal(await preflight({ baseUrl: wbBase, user: API, entity: 'conf' }), 'the server answers wb_ fields: add --field-prefix wb_');
+      assert.equal(await preflight({ baseUrl: wbBase, user: API, entity: 'conf', fieldPrefix: 'wb_' }), undefined);
+      assert.equal(await preflight({ baseUrl: base, user: API, entity: 'conf', fieldPrefix: 'wb_' }), 'the server answers svc_ fields: add --field-prefix svc_');
+      const r = await runMainCaptured(['check', '--base-url', wbBase, '--password', 'pw']);
+      assert.deepEqual([r.code, r.out, r.err], [2, '', 'error: the server answers wb_ fields: add --field-prefix wb_\n']);
+    } finally {
+      await wb.close();
+    }
+  });
+
+  it('server_info is read when the server has it; a control plane is found by /test/health and reset by /test/reset', async () => {
+    assert.deepEqual(await fetchServerInfo(base, API), JSON.parse(await (await fetch(`${base}/server_info`, { headers: { authorization: `Basic ${Buffer.from('api:pw').toString('base64')}` } })).text()));
+    assert.equal(await fetchServerInfo(dead, API), null);
+    assert.equal(await hasControlPlane(base, API), false);
+    assert.equal(await hasControlPlane(dead, API), false);
+    const seen: string[] = [];
+    const plane = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      if (req.url === '/test/health') res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+      else if (req.url === '/test/reset' && seen.length < 3) res.writeHead(200).end('{}');
+      else res.writeHead(500).end('reset failed');
+    });
+    await new Promise<void>((r) => plane.listen(0, '127.0.0.1', r));
+    const planeBase = `http://127.0.0.1:${(plane.address() as AddressInfo).port}`;
+    try {
+      assert.equal(await hasControlPlane(planeBase, API), true);
+      await resetTarget(planeBase, API);
+      await assert.rejects(resetTarget(planeBase, API), { message: 'POST /test/reset answered 500: reset failed' });
+      assert.deepEqual(seen, ['GET /test/health', 'POST /test/reset', 'POST /test/reset']);
+    } finally {
+      await new Promise((r) => plane.close(r));
+    }
   });
 });

@@ -1,21 +1,22 @@
 /**
  * What every tq command shares: loading the engine from fixtures, writing JSONL to stdout
  * with backpressure, human messages on stderr (colour only on a TTY and without NO_COLOR),
- * and the exit codes: 0 ok, 1 runtime error, 2 usage error.
+ * and the exit codes: 0 ok, 1 runtime error, 2 usage error, 4 an empty answer with --exit-status.
  */
 import { checkBodyDepth, runRoute } from '../api/run-route.ts';
 import { fullAccessContext } from '../api/context.ts';
 import { Chalk } from 'chalk';
 import type { Command } from 'commander';
 import type { Engine, FieldPrefix, RequestContext, Route } from '../api/types.ts';
-import { FixtureError, TqError } from '../core/errors.ts';
+import { FixtureError, RequestSchemaError, TqError } from '../core/errors.ts';
+import { schemaErrorText } from './hints.ts';
 import { createEngine } from '../engine.ts';
-import { filesOf, resolveFixturesPath } from '../io/load-fixtures.ts';
+import { filesOf, loadFixtureText, resolveFixturesPath } from '../io/load-fixtures.ts';
 import { snapshotSettings, type SnapshotSettings } from '../io/snapshot/cache.ts';
 import { loadFixtureFilesWithSnapshot } from '../io/snapshot/load.ts';
 import { SnapshotDamagedError } from '../store/snapshot.ts';
 import { progressReporter } from './progress.ts';
-import { readRequestSource } from './stdin.ts';
+import { plainOrGunzipped, readRequestSource } from './stdin.ts';
 import { openDataDir } from '../journal/data-dir.ts';
 import { LockHeldError } from '../journal/lock.ts';
 import { JournalError } from '../journal/read.ts';
@@ -25,6 +26,8 @@ import { resolve } from 'node:path';
 export const EXIT_OK = 0;
 export const EXIT_RUNTIME = 1;
 export const EXIT_USAGE = 2;
+/** `--exit-status` and the answer had no lines (jq -e's code for "no result"). */
+export const EXIT_EMPTY = 4;
 
 const colourOn = process.stderr.isTTY === true && !process.env.NO_COLOR;
 export const paint = new Chalk({ level: colourOn ? 1 : 0 });
@@ -62,7 +65,7 @@ export interface DataOptions {
 /** The options that say where data comes from and how fields are spelled (every data command). */
 export function dataOptions(cmd: Command): Command {
   return cmd
-    .option('--fixtures <path>', 'fixtures directory or calls .jsonl file (default: $TQ_FIXTURES, ./fixtures, bundled demo)')
+    .option('--fixtures <path>', 'fixtures directory, calls .jsonl[.gz] file, or - for calls JSON Lines (plain or gzip) from stdin (default: $TQ_FIXTURES, ./fixtures, bundled demo)')
     .option('--field-prefix <prefix>', 'wire spelling of user/run fields: svc_ or wb_', 'svc_')
     .option('--data <dir>', 'a tq serve --data directory: its fixtures plus every journaled write (instead of --fixtures)')
     .option('--no-snapshot', 'load the fixture files without the load snapshot cache (also TQ_SNAPSHOT=0)');
@@ -80,6 +83,12 @@ export async function loadEngine(opts: DataOptions): Promise<Engine> {
   const snapshot = snapshotOptions(opts);
   if (opts.data !== undefined) return (await openDataDir(resolve(opts.data), { fieldPrefix: parsePrefix(opts.fieldPrefix), writable: false, say, onProgress: progressReporter(), snapshot })).engine;
   const engine = createEngine(undefined, { fieldPrefix: parsePrefix(opts.fieldPrefix) });
+  if (opts.fixtures === '-') {
+    // Calls JSON Lines (or gzip of them) from a pipe, loaded as they stream in.
+    if (process.stdin.isTTY) say('tq: reading calls JSON Lines from the terminal; end them with Ctrl-D');
+    await loadFixtureText(engine, 'calls', plainOrGunzipped(process.stdin), '<stdin>');
+    return engine;
+  }
   const path = resolveFixturesPath(opts.fixtures, process.env, process.cwd());
   const report = await loadFixtureFilesWithSnapshot(engine, path, filesOf(path), snapshot, progressReporter());
   for (const notice of report.notices) say(notice);
@@ -150,26 +159,33 @@ export async function writeLines(lines: Iterable<string>): Promise<void> {
   }
 }
 
-/** Writes a stream answer's chunks to stdout as they are, waiting for drain; stops quietly when the reader goes away. */
-export async function writeChunks(chunks: Iterable<Uint8Array>): Promise<void> {
+/** Writes a stream answer's chunks to stdout as they are, waiting for drain; stops quietly when the reader goes away. Returns the number of lines written. */
+export async function writeChunks(chunks: Iterable<Uint8Array>): Promise<number> {
   const out = process.stdout;
   let closed = false;
+  let lines = 0;
   out.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') closed = true;
     else throw e;
   });
   for (const chunk of chunks) {
-    if (closed) return;
+    if (closed) return lines;
+    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
     if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', r));
   }
+  return lines;
 }
 
-/** Runs a route in-process on the request text and prints its result on stdout. */
-export async function printRouteResult(engine: Engine, route: Route, text: string): Promise<void> {
+/** Runs a route in-process on the request text and prints its result on stdout; returns how many lines it printed. */
+export async function printRouteResult(engine: Engine, route: Route, text: string): Promise<number> {
   const result = runRoute(route, engine, { kind: 'text', text }, localContext);
-  if (result.kind === 'stream') await writeChunks(result.chunks);
-  else if (result.kind === 'bytes') process.stdout.write(result.bytes);
-  else await writeLines([result.text ?? JSON.stringify(result.body)]);
+  if (result.kind === 'stream') return writeChunks(result.chunks);
+  if (result.kind === 'bytes') {
+    process.stdout.write(result.bytes);
+    return 1;
+  }
+  await writeLines([result.text ?? JSON.stringify(result.body)]);
+  return 1;
 }
 
 /** Prints an error the way the CLI reports it and returns the exit code. */
@@ -179,7 +195,11 @@ export function reportError(e: unknown): number {
     return EXIT_USAGE;
   }
   if (e instanceof TqError) {
-    say(`${paint.red(`error ${e.status}`)} ${paint.dim(e.code)}: ${e.message}`);
+    // The text leads with what to fix; the body printed after it is the wire body, unchanged.
+    const text = e instanceof RequestSchemaError ? schemaErrorText(e.issues) : e.message;
+    say(`${paint.red(`error ${e.status}`)} ${paint.dim(e.code)}: ${text}`);
+    const hint = (e as TqError & { cliHint?: string }).cliHint;
+    if (hint !== undefined) say(`${paint.yellow('hint:')} ${hint}`);
     say(JSON.stringify(e.body()));
     return EXIT_USAGE;
   }

@@ -3,7 +3,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,5 +74,12 @@ describe('tq dump and --data', () => {
     const missing = tq(['threads', '--data', join(dir, 'nope'), '--project', 'acme/one']);
     assert.equal(missing.code, 1);
     assert.equal(missing.err, `error: no such data directory: ${join(dir, 'nope')}\n`);
+    // tq dump used to create the folder and report it compacted.
+    for (const args of [['dump', '--data', join(dir, 'nope')], ['dump', '--data', join(dir, 'nope'), '--out', join(dir, 'copy')]]) {
+      const dumped = tq(args);
+      assert.deepEqual([dumped.code, dumped.out, dumped.err], [1, '', `error: no such data directory: ${join(dir, 'nope')}\n`], args.join(' '));
+      assert.equal(existsSync(join(dir, 'nope')), false);
+      assert.equal(existsSync(join(dir, 'copy')), false);
+    }
   });
 });

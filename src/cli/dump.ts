@@ -4,6 +4,7 @@
  * the store of any source (--data or --fixtures) to a new directory.
  */
 import { Command } from 'commander';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { compactInPlace, dumpTo } from '../journal/compact.ts';
 import { openDataDir } from '../journal/data-dir.ts';
@@ -17,8 +18,18 @@ interface DumpOptions {
   snapshot?: boolean;
 }
 
+/**
+ * `--data` names a directory tq serve made: one that is missing is an error, as for the read
+ * commands (`tq calls --data`), never a folder created here and reported as compacted.
+ */
+function existingDataDir(path: string): void {
+  const dir = resolve(path);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw Object.assign(new Error(`no such data directory: ${dir}`), { code: 'ENOENT' });
+}
+
 async function dump(opts: DumpOptions): Promise<void> {
   const fieldPrefix = parsePrefix(opts.fieldPrefix);
+  if (opts.data !== undefined) existingDataDir(opts.data);
   const started = performance.now();
   if (opts.out === undefined) {
     if (opts.data === undefined) throw new UsageError('tq dump needs --data DIR (compact in place) or --out DIR2 (write a copy)');

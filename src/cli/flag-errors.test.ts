@@ -40,8 +40,8 @@ test('tq commands report flag mistakes as `error: --flag: ...`, exit 2', async (
     [['gen', '--out', '/tmp/never', '--project', 'flat'], "--project: must be <entity>/<project>, got 'flat'"],
     [['fuzz', '--base-url', 'http://127.0.0.1:1', '--password', 'p', '--runs', '0'], '--runs: must be at least 1'],
     [['check', '--base-url', 'http://127.0.0.1:1'], '--password: required (or TQ_PASSWORD)'],
-    [['check', '--base-url', 'http://127.0.0.1:1', '--password', 'p', '--tags', 'thread'], "--tags: no case has the tag 'thread' (closest tags: threads, "],
-    [['check', '--base-url', 'http://127.0.0.1:1', '--password', 'p', '--skip-tags', 'deviates'], "--skip-tags: no case has the tag 'deviates' (closest tags: "],
+    [['check', '--base-url', 'http://127.0.0.1:1', '--password', 'p', '--tags', 'thread'], "--tags: no case has the tag or grade 'thread' (closest: threads, "],
+    [['check', '--base-url', 'http://127.0.0.1:1', '--password', 'p', '--skip-tags', 'deviates'], "--skip-tags: no case has the tag or grade 'deviates' (closest: "],
     [['check', '--base-url', 'http://127.0.0.1:1', '--password', 'p', '--other-user', 'bob'], '--other-user: needs --other-password (and the other way round)'],
   ];
   for (const [args, message] of cases) {

@@ -36,7 +36,7 @@ export function genCommand(): Command {
     .option('--seed <n>', 'random seed', '1')
     .option('--project <id>', 'project id of the generated data', 'bench/gen')
     .option('--gzip', 'write .jsonl.gz files')
-    .addHelpText('after', '\nExamples:\n  tq gen --calls 1000000 --table-rows 1000000 --out /tmp/tq-1m\n  tq gen --calls 1000 --gzip --out /tmp/tq-1m --force     # replace it\n  tq calls --fixtures /tmp/tq-1m --project bench/gen --limit 3')
+    .addHelpText('after', '\nExamples:\n  tq gen --calls 1000000 --table-rows 1000000 --out ~/tq-data/1m\n  tq gen --calls 1000 --gzip --out ~/tq-data/1m --force     # replace it\n  tq calls --fixtures ~/tq-data/1m --project bench/gen --limit 3')
     .action(async (opts: { out: string; force?: boolean; calls: string; tableRows: string; seed: string; project: string; gzip?: boolean }) => {
       const calls = intOption('--calls', opts.calls);
       const tableRows = intOption('--table-rows', opts.tableRows);

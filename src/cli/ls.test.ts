@@ -6,7 +6,8 @@ import { alignColumns, describeProject, listProjects } from './ls.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runMainCaptured as runTq } from './run-tq.testing.ts';
+import { runMainCaptured as runTq, TQ_BIN } from './run-tq.testing.ts';
+import { spawnSync } from 'node:child_process';
 
 const DIGEST = '10539a35ae35030cddcb98ffcd1d555ec899184d64c3185ec8a87e91370cdf3f';
 
@@ -49,15 +50,25 @@ test('tq ls prints a table or JSON Lines; --project lists tables, objects, threa
     'project            calls  threads  tables  objects\n' +
       'acme/evals           104        0       1       10\n' +
       'acme/support-bot      77        6       0       16\n' +
-      'globex/rag-search     98        0       0       15\n',
+      'globex/rag-search     98        0       0       15\n' +
+      '\n' +
+      'calls: live calls only; 18 deleted calls are not counted (tq load --check counts all 297 call records)\n' +
+      'threads: 1 thread has no finished turn yet: counted here, left out by tq threads\n',
   );
+  // The footnotes tell the truth: the other commands' counts differ by exactly those numbers.
+  const loaded = await runTq(['load', '--check']);
+  assert.match(loaded.out + loaded.err, /"calls":297/);
+  const threads = spawnSync(process.execPath, [TQ_BIN, 'threads', '-p', 'acme/support-bot'], { cwd: tmpdir(), encoding: 'utf8', env: { ...process.env, TQ_FIXTURES: '' } });
+  assert.equal(threads.stdout.trim().split('\n').length, 6 - 1, 'tq threads leaves out the one thread without a finished turn');
+  const support = await runTq(['ls', '-p', 'acme/support-bot']);
+  assert.match(support.out, /\n\ncalls: live calls only; 4 deleted calls are not counted \(tq load --check counts all 81 call records\)\nthreads: 1 thread has no finished turn yet: counted here, left out by tq threads\n$/);
   const json = await runTq(['ls', '--json']);
   assert.deepEqual(json.lines[2], { project: 'globex/rag-search', calls: 98, threads: 0, tables: 0, objects: 15 });
   const project = await runTq(['ls', '--project', 'acme/evals']);
   assert.equal(project.code, 0);
   assert.match(project.out, new RegExp(`^acme/evals\\ntables \\(1\\)\\n  ${DIGEST}  10  rows\\nobjects \\(10\\)\\n`));
   assert.match(project.out, /\n  intent-classifier +2  versions\n/);
-  assert.match(project.out, /\nthreads \(0\)\n$/);
+  assert.match(project.out, /\nthreads \(0\)\n$/, 'no footnote where the counts agree');
   const lines = (await runTq(['ls', '-p', 'acme/support-bot', '--json'])).lines;
   assert.deepEqual(lines.find((l) => l.kind === 'thread' && l.thread_id === 'conv-04-plan-upgrade'), { kind: 'thread', thread_id: 'conv-04-plan-upgrade', turns: 6 });
   const unknown = await runTq(['ls', '-p', 'acme/nope']);

@@ -2,7 +2,10 @@
  * `tq ls`: what the data holds, so a query can name something that exists. Without
  * `--project`, one entry per project (live calls, threads, tables, objects); with it, the
  * project's tables (digest, rows), objects (id, live versions) and threads (id, live turns).
- * Aligned text for a person, JSON Lines with `--json`.
+ * Aligned text for a person, JSON Lines with `--json`. The text ends with footnotes when its
+ * counts differ from what other commands show: deleted calls are not counted (`tq load
+ * --check` counts every record loaded), and a thread with no finished turn is counted here
+ * but left out by `tq threads` (semantics.md#threads).
  */
 import { Command } from 'commander';
 import type { Store } from '../store/store.ts';
@@ -39,6 +42,30 @@ function liveCalls(p: ProjectStore): number {
   let n = 0;
   for (let row = 0; row < p.calls.size; row++) if (!p.calls.isDeleted(row)) n++;
   return n;
+}
+
+/** Threads with a live turn none of whose live turns has ended (tq threads leaves them out). */
+function unfinishedThreads(p: ProjectStore): number {
+  let n = 0;
+  for (const [, rows] of p.calls.turnsByThread) {
+    const live = rows.filter((row) => !p.calls.isDeleted(row));
+    if (live.length > 0 && live.every((row) => Number.isNaN(p.calls.endedAt.data[row]))) n++;
+  }
+  return n;
+}
+
+/** Why the counts above differ from tq load --check's and tq threads', when they do. */
+export function footnotes(projects: readonly ProjectStore[]): string[] {
+  let deleted = 0, stored = 0, unfinished = 0;
+  for (const p of projects) {
+    stored += p.calls.size;
+    deleted += p.calls.size - liveCalls(p);
+    unfinished += unfinishedThreads(p);
+  }
+  const notes: string[] = [];
+  if (deleted > 0) notes.push(`calls: live calls only; ${deleted} deleted ${deleted === 1 ? 'call is' : 'calls are'} not counted (tq load --check counts all ${stored} call records)`);
+  if (unfinished > 0) notes.push(`threads: ${unfinished} ${unfinished === 1 ? 'thread has' : 'threads have'} no finished turn yet: counted here, left out by tq threads`);
+  return notes.length ? ['', ...notes] : [];
 }
 
 const liveVersions = (p: ProjectStore, objectId: string) => p.objects.get(objectId)!.filter((v) => v.deletedAtUs === null).length;
@@ -93,10 +120,10 @@ export function lsCommand(): Command {
       const engine = await loadEngine(opts);
       if (opts.project === undefined) {
         const summaries = listProjects(engine.store);
-        await writeLines(opts.json ? summaries.map((s) => JSON.stringify(s)) : projectsText(summaries));
+        await writeLines(opts.json ? summaries.map((s) => JSON.stringify(s)) : [...projectsText(summaries), ...footnotes([...engine.store.projects.values()])]);
         return;
       }
       const entries = describeProject(engine.store, opts.project);
-      await writeLines(opts.json ? entries.map((e) => JSON.stringify(e)) : projectText(opts.project, entries));
+      await writeLines(opts.json ? entries.map((e) => JSON.stringify(e)) : [...projectText(opts.project, entries), ...footnotes([engine.store.project(opts.project)!])]);
     });
 }

@@ -28,9 +28,12 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command('tq')
     .description('tq: the reference trace query service (Weave-exact calls, table and threads queries)')
-    .version(TQ_VERSION, '-V, --version')
     .showHelpAfterError()
     .exitOverride();
+  // `tq check --version` is check's own (it adds the suite's version), so there the program's
+  // flag must not take it first.
+  if (argv[0] === 'check') program.version(TQ_VERSION, '-V');
+  else program.version(TQ_VERSION, '-V, --version');
   const named = argv[0] !== undefined && Object.hasOwn(COMMANDS, argv[0]) ? [argv[0]] : Object.keys(COMMANDS);
   for (const name of named) program.addCommand((await COMMANDS[name]()).exitOverride());
   return program;

@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import type { Engine } from '../api/types.ts';
 import { stderrIsTerminal } from './tty.ts';
+import { bareOpNameNotices } from './hints.ts';
 
 /** How many existing names a notice lists. */
 const LISTED = 5;
@@ -64,4 +65,5 @@ export function noticeMissingData(engine: Engine, text: string, verbose: boolean
   }
   const notice = missingDataNotice(engine, body);
   if (notice !== undefined) write(notice);
+  for (const line of bareOpNameNotices(engine, body)) write(line);
 }

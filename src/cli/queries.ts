@@ -16,10 +16,19 @@ import {
   parsePrefix,
   parseSortOption,
   readRequest,
+  localContext,
   printRouteResult,
+  requestExit,
+  writeLines,
   say,
   UsageError,
+  EXIT_EMPTY,
 } from './common.ts';
+import { TqError } from '../core/errors.ts';
+import { sortableCallFields } from './hints.ts';
+import { DEFAULT_TABLE_COLUMNS, prettyJson, stdoutIsTerminal, stdoutPaint, tableLines } from './output.ts';
+import { runRoute } from '../api/run-route.ts';
+import type { Engine } from '../api/types.ts';
 import { noticeMissingData, verboseOption } from './notice.ts';
 import { composeRequest, integer, parseJsonFlag, setTo, sortTerms, strings, type FieldEdit } from './request-body.ts';
 import { LosslessObject, type LosslessValue } from '../core/json/lossless.ts';
@@ -47,12 +56,72 @@ export async function requestTextOf(opts: { request?: string }, edits: Edits): P
   return composeRequest(opts.request ? await readRequest(opts.request) : undefined, edits);
 }
 
-async function run(route: Route, opts: { fixtures?: string; fieldPrefix?: string; request?: string; verbose?: boolean }, edits: Edits) {
-  parsePrefix(opts.fieldPrefix);
+interface RunOptions {
+  fixtures?: string;
+  fieldPrefix?: string;
+  request?: string;
+  verbose?: boolean;
+  exitStatus?: boolean;
+  compact?: boolean;
+  format?: string;
+  tableColumns?: string;
+  columns?: string;
+}
+
+/** Prints a query's answer: its bytes as they are, pretty on a terminal, or as a table; returns the line count. */
+async function printAnswer(engine: Engine, route: Route, text: string, opts: RunOptions, command: string): Promise<number> {
+  const format = opts.format ?? 'jsonl';
+  if (format === 'jsonl' && (opts.compact || !stdoutIsTerminal())) return printRouteResult(engine, route, text);
+  const result = runRoute(route, engine, { kind: 'text', text }, localContext);
+  if (result.kind !== 'stream') return printRouteResult(engine, route, text);
+  let count = 0;
+  const counted = (function* () {
+    for (const line of result.lines) {
+      count++;
+      yield line;
+    }
+  })();
+  if (format === 'table') {
+    const columns = opts.tableColumns !== undefined ? listOption(opts.tableColumns, '--table-columns') : opts.columns !== undefined ? listOption(opts.columns) : DEFAULT_TABLE_COLUMNS[command];
+    await writeLines(tableLines(counted, columns));
+  } else {
+    const paint = stdoutPaint();
+    await writeLines((function* () {
+      for (const line of counted) yield prettyJson(line, paint);
+    })());
+  }
+  return count;
+}
+
+async function run(route: Route, opts: RunOptions, edits: Edits, command: string) {
+  const prefix = parsePrefix(opts.fieldPrefix);
+  if (opts.format !== undefined && opts.format !== 'jsonl' && opts.format !== 'table') throw new UsageError(`--format: must be jsonl or table, got '${opts.format}'`);
+  if (opts.tableColumns !== undefined && opts.format !== 'table') throw new UsageError('--table-columns: only with --format table');
+  if (opts.request === '-' && opts.fixtures === '-') throw new UsageError('--request - and --fixtures - both read stdin: give one of them a file');
   const text = await requestTextOf(opts, edits);
   const engine = await loadEngine(opts);
-  await printRouteResult(engine, route, text);
+  let lines: number;
+  try {
+    lines = await printAnswer(engine, route, text, opts, command);
+  } catch (e) {
+    // A calls sort on a field it cannot sort by: the CLI names the ones it can.
+    if (e instanceof TqError && e.code === 'TQ_FIELD_NOT_ALLOWED' && e.path?.[1] === 'sort_by' && route === callsStreamQueryRoute) {
+      Object.assign(e, { cliHint: `calls sort by ${sortableCallFields(prefix)}` });
+    }
+    throw e;
+  }
   noticeMissingData(engine, text, opts.verbose, say);
+  // Like jq -e: an answer with no lines is exit 4 when asked (scripts tell "none" from "ok").
+  if (opts.exitStatus && lines === 0) requestExit(EXIT_EMPTY);
+}
+
+/** The output flags of the commands that answer a query. */
+function exitStatusOption(cmd: Command): Command {
+  return cmd
+    .option('--exit-status', `exit ${EXIT_EMPTY} when the answer has no lines (like jq -e), 0 otherwise`)
+    .option('--compact', 'one JSON line per answer line even on a terminal (piped output always is)')
+    .option('--format <jsonl|table>', 'table: an aligned table of --table-columns for people (default jsonl)')
+    .option('--table-columns <a,b,...>', 'the fields (dot paths) a --format table shows');
 }
 
 const INCLUDE_FLAGS: Record<string, string> = {
@@ -76,18 +145,18 @@ export function callsCommand(): Command {
     .option('--no-expand-values', 'keep expanded refs as strings in the output (filter/sort through them only)')
     .option('--include <what,...>', `add ${Object.keys(INCLUDE_FLAGS).join(', ')}`)
     .option('--request <file|->', 'a whole request body (JSON); other flags override its fields');
-  verboseOption(dataOptions(cmd)).addHelpText(
+  exitStatusOption(verboseOption(dataOptions(cmd))).addHelpText(
     'after',
     `
 Examples:
   tq calls -p acme/support-bot --limit 5
   tq calls -p acme/support-bot --filter-json '{"trace_roots_only":true}' --sort started_at:desc --limit 10
-  tq calls -p acme/support-bot --query-json '{"$contains":{"input":{"$getField":"op_name"},"substr":{"$literal":"/op/answer:"}}}' --sort started_at:desc --limit 5
+  tq calls -p acme/support-bot --query-json '{"$contains":{"input":{"$getField":"op_name"},"substr":{"$literal":"/op/chat_turn:"}}}' --sort started_at:desc --limit 5
   tq calls -p acme/support-bot --query-json '{"$gt":[{"$getField":"summary.weave.latency_ms"},{"$literal":1000}]}' --columns id,summary
   tq calls -p acme/evals --expand inputs.dataset --include costs,feedback --limit 3
   echo '{"project_id":"acme/support-bot","limit":2}' | tq calls --request -`,
   );
-  return cmd.action(async (opts) => run(callsStreamQueryRoute, opts, callsEdits(opts)));
+  return cmd.action(async (opts) => run(callsStreamQueryRoute, opts, callsEdits(opts), 'calls'));
 }
 
 /** The request fields `tq calls` flags set. */
@@ -125,7 +194,7 @@ export function tableCommand(): Command {
     .option('--limit <n>', 'maximum number of rows')
     .option('--offset <n>', 'number of rows to skip')
     .option('--request <file|->', 'a whole request body (JSON); other flags override its fields');
-  verboseOption(dataOptions(cmd)).addHelpText(
+  exitStatusOption(verboseOption(dataOptions(cmd))).addHelpText(
     'after',
     `
 Examples:
@@ -133,7 +202,7 @@ Examples:
   tq table -p acme/evals -d <digest> --sort expected.priority:desc --sort question
   tq table -p acme/evals -d <digest> --row-digests <row digest>,<row digest>`,
   );
-  return cmd.action(async (opts) => run(routeOf(tableRoutes, '/table/query_stream'), opts, tableEdits(opts)));
+  return cmd.action(async (opts) => run(routeOf(tableRoutes, '/table/query_stream'), opts, tableEdits(opts), 'table'));
 }
 
 /** The request fields `tq table` flags set. */
@@ -158,7 +227,7 @@ export function threadsCommand(): Command {
     .option('--limit <n>', 'maximum number of threads')
     .option('--offset <n>', 'number of threads to skip')
     .option('--request <file|->', 'a whole request body (JSON); other flags override its fields');
-  verboseOption(dataOptions(cmd)).addHelpText(
+  exitStatusOption(verboseOption(dataOptions(cmd))).addHelpText(
     'after',
     `
 Examples:
@@ -166,7 +235,7 @@ Examples:
   tq threads -p acme/support-bot --sort turn_count:desc --limit 3
   tq threads -p acme/support-bot --after 2025-03-01T00:00:00Z --before 2025-04-01T00:00:00Z`,
   );
-  return cmd.action(async (opts) => run(routeOf(threadsRoutes, '/threads/stream_query'), opts, threadsEdits(opts)));
+  return cmd.action(async (opts) => run(routeOf(threadsRoutes, '/threads/stream_query'), opts, threadsEdits(opts), 'threads'));
 }
 
 /** The request fields `tq threads` flags set; filter flags merge into a `--request` filter. */

@@ -105,7 +105,7 @@ describe('tq serve (process)', { timeout: 90_000 }, () => {
       assert.deepEqual([injected.status, await injected.json()], [503, { reason: 'Injected error: Prefer: code=503' }]);
       await s.waitFor(/"status":503/);
       const entries = s.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
-      assert.deepEqual(Object.keys(entries[0]), ['time', 'method', 'path', 'project', 'user', 'status', 'lines', 'bytes', 'ms', 'aborted']);
+      assert.deepEqual(Object.keys(entries[0]), ['time', 'method', 'path', 'project', 'user', 'status', 'lines', 'bytes', 'ms', 'aborted', 'reason']);
       assert.deepEqual(entries.map((e) => [e.method, e.status, e.project, e.lines]), [['OPTIONS', 405, null, null], ['POST', 200, 'acme/evals', 1], ['POST', 503, null, null]]);
     } finally {
       assert.equal(await s.stop(), 0);

@@ -56,11 +56,15 @@ test('tq calls/threads --request - read a body typed into a terminal until Ctrl-
     ['threads', '{"project_id":"acme/support-bot","limit":2}', '{"thread_id":'],
   ];
   for (const [command, body, answer] of typed) {
-    const shell = `(sleep 0.6; printf '%s\\n' '${body}'; sleep 0.3; printf '\\004') | script -qec '"${process.execPath}" "${TQ}" ${command} --request -' /dev/null`;
+    // stdout is the terminal too: --compact keeps one line per answer line (it would be pretty).
+    const shell = `(sleep 0.6; printf '%s\\n' '${body}'; sleep 0.3; printf '\\004') | script -qec '"${process.execPath}" "${TQ}" ${command} --request - --compact' /dev/null`;
     const r = spawnSync('sh', ['-c', shell], { encoding: 'utf8', env, cwd, timeout: 20_000 });
     const lines = r.stdout.split(/\r?\n/);
     assert.doesNotMatch(r.stdout, /EAGAIN|internal error/, command);
     assert.equal(lines.filter((l) => l.startsWith(answer)).length, 2, `${command}: ${r.stdout}`);
     assert.match(r.stdout, /tq: reading the request body from the terminal; end it with Ctrl-D/);
   }
+  // Without --compact a real terminal gets each line pretty-printed, as jq prints it.
+  const pretty = spawnSync('sh', ['-c', `script -qec '"${process.execPath}" "${TQ}" threads -p acme/support-bot --limit 1' /dev/null`], { encoding: 'utf8', env, cwd, timeout: 20_000 });
+  assert.match(pretty.stdout, /^\{\r?\n {2}"thread_id": "conv-04-plan-upgrade",\r?$/m, pretty.stdout);
 });

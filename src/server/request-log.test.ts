@@ -6,13 +6,23 @@ import { API_AUTH, postJson, startDemoServer } from './serving.testing.ts';
 
 const entry: RequestLogEntry = {
   time: '2026-11-23T10:00:00.000Z', method: 'POST', path: '/calls/stream_query', project: 'acme/evals', user: 'api',
-  status: 200, lines: 3, bytes: 2481, ms: 4.25, aborted: false,
+  status: 200, lines: 3, bytes: 2481, ms: 4.25, aborted: false, reason: null,
 };
 
 describe('request log formats', () => {
-  it('text: method path status, then what is known, then ms', () => {
-    assert.equal(formatText(entry), 'POST /calls/stream_query 200 project=acme/evals user=api lines=3 bytes=2481 4.3ms');
-    assert.equal(formatText({ ...entry, project: null, user: null, lines: null, status: null, aborted: true }), 'POST /calls/stream_query - bytes=2481 4.3ms (aborted)');
+  it('text: the time (UTC), method path status, then what is known, then ms, then a 4xx reason', () => {
+    assert.equal(formatText(entry), '10:00:00.000 POST /calls/stream_query 200 project=acme/evals user=api lines=3 bytes=2481 4.3ms');
+    assert.equal(formatText({ ...entry, project: null, user: null, lines: null, status: null, aborted: true }), '10:00:00.000 POST /calls/stream_query - bytes=2481 4.3ms (aborted)');
+    assert.equal(formatText({ ...entry, status: 400, lines: null, reason: 'Limit must be a "positive" integer' }), '10:00:00.000 POST /calls/stream_query 400 project=acme/evals user=api bytes=2481 4.3ms reason="Limit must be a \\"positive\\" integer"');
+  });
+  it('the reason of a 4xx body: reason, the first detail entry, bounded', async () => {
+    const { reasonOf } = await import('./request-log.ts');
+    assert.equal(reasonOf('{"reason":"Not Found"}'), 'Not Found');
+    assert.equal(reasonOf('{"detail":[{"loc":["body","limit"],"msg":"Input should be a valid integer"},{"loc":["body"],"msg":"x"}]}'), 'body.limit: Input should be a valid integer (+1 more)');
+    assert.equal(reasonOf('{"detail":"Method Not Allowed"}'), 'Method Not Allowed');
+    assert.equal(reasonOf('not json'), null);
+    assert.equal(reasonOf('[1]'), null);
+    assert.equal(reasonOf(JSON.stringify({ reason: 'x'.repeat(500) }))!.length, 200);
   });
   it('json: every field, ms to a tenth', () => {
     assert.deepEqual(JSON.parse(formatJson(entry)), { ...entry, ms: 4.3 });
@@ -21,7 +31,7 @@ describe('request log formats', () => {
     requestLogger('text', (l) => lines.push(l))(entry);
     assert.equal(lines.length, 2);
     assert.equal(JSON.parse(lines[0]).path, '/calls/stream_query');
-    assert.match(lines[1], /^POST /);
+    assert.match(lines[1], /^10:00:00\.000 POST /);
   });
 });
 
@@ -83,12 +93,12 @@ describe('request log of a running server', () => {
     await (await fetch(base + '/server_info')).text();
     await settled(3);
     assert.deepEqual(
-      entries.map((e) => [e.path, e.status, e.project, e.user, e.lines]),
+      entries.map((e) => [e.path, e.status, e.project, e.user, e.lines, e.reason]),
       [
-        ['/server_info', 200, null, 'api', null],
-        // Rejected before the project was authorised: no project.
-        ['/calls/stream_query', 400, null, 'api', null],
-        ['/server_info', 401, null, null, null],
+        ['/server_info', 200, null, 'api', null, null],
+        // Rejected before the project was authorised: no project. The reason the client got.
+        ['/calls/stream_query', 400, null, 'api', null, 'Limit must be a positive integer'],
+        ['/server_info', 401, null, null, null, 'Missing Authorization header: expected Basic credentials'],
       ],
     );
     assert.equal(entries[0].bytes, Buffer.byteLength(infoText));

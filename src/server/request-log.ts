@@ -1,6 +1,7 @@
 /**
- * The request log of `tq serve`: one entry per request (method, path, project, user, status,
- * lines, bytes, ms), as a text line for a person or a JSON line for tools. The server fills a
+ * The request log of `tq serve`: one entry per request (time, method, path, project, user,
+ * status, lines, bytes, ms, and for a 4xx the reason the client was given, as Prism logs it),
+ * as a text line for a person or a JSON line for tools. The server fills a
  * RequestStats as the request goes: the project is the one the route authorises (every route
  * authorises its project before reading it), lines are counted as the stream pulls them, and
  * bytes are the response body bytes written.
@@ -15,6 +16,8 @@ export interface RequestStats {
   /** Lines of a JSONL stream; null for other responses. */
   lines: number | null;
   bytes: number;
+  /** A 4xx answer's reason (its `reason`, or its first `detail` entry), bounded; else null. */
+  reason: string | null;
 }
 
 export interface RequestLogEntry extends RequestStats {
@@ -30,7 +33,30 @@ export interface RequestLogEntry extends RequestStats {
 
 export type LogFormat = 'text' | 'json';
 
-export const newStats = (): RequestStats => ({ project: null, user: null, lines: null, bytes: 0 });
+export const newStats = (): RequestStats => ({ project: null, user: null, lines: null, bytes: 0, reason: null });
+
+/** Longest reason a log line carries (an echo of a huge bad value must not make a huge line). */
+const MAX_REASON = 200;
+
+/** What a 4xx body says went wrong: `reason`, or the first `detail` entry as `loc: msg`. */
+export function reasonOf(bodyText: string): string | null {
+  let body: unknown;
+  try {
+    body = JSON.parse(bodyText);
+  } catch {
+    return null;
+  }
+  if (typeof body !== 'object' || body === null) return null;
+  const b = body as { reason?: unknown; detail?: unknown };
+  let reason: string | null = null;
+  if (typeof b.reason === 'string') reason = b.reason;
+  else if (Array.isArray(b.detail) && b.detail.length > 0) {
+    const d = b.detail[0] as { loc?: unknown; msg?: unknown };
+    const loc = Array.isArray(d.loc) ? d.loc.join('.') : '';
+    reason = `${loc}: ${String(d.msg ?? '')}${b.detail.length > 1 ? ` (+${b.detail.length - 1} more)` : ''}`;
+  } else if (typeof b.detail === 'string') reason = b.detail;
+  return reason !== null && reason.length > MAX_REASON ? `${reason.slice(0, MAX_REASON - 1)}…` : reason;
+}
 
 /** A context that notes the user and the first project the route authorises. */
 export function observeContext(ctx: RequestContext, stats: RequestStats): RequestContext {
@@ -72,6 +98,10 @@ export function countBytes(res: ServerResponse, stats: RequestStats): void {
   } as typeof res.write;
   res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
     if (typeof chunk !== 'function') stats.bytes += byteLength(chunk);
+    // Error bodies are whole JSON documents sent in one end() call.
+    if (this.statusCode >= 400 && this.statusCode < 500 && (typeof chunk === 'string' || chunk instanceof Uint8Array)) {
+      stats.reason = reasonOf(typeof chunk === 'string' ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8'));
+    }
     return (end as (...args: unknown[]) => ServerResponse).call(this, chunk, ...rest);
   } as typeof res.end;
 }
@@ -89,17 +119,22 @@ export function logEntry(method: string | undefined, path: string, res: ServerRe
     bytes: stats.bytes,
     ms: performance.now() - startedMs,
     aborted: !res.writableFinished,
+    reason: stats.reason,
   };
 }
 
-/** `POST /calls/stream_query 200 project=acme/support-bot user=api lines=3 bytes=2481 4.2ms` */
+/**
+ * `12:00:03.120 POST /calls/stream_query 200 project=acme/support-bot user=api lines=3 bytes=2481 4.2ms`,
+ * and for a 4xx `… reason="Limit must be a positive integer"` (the time is UTC, as in the JSON entry).
+ */
 export function formatText(e: RequestLogEntry): string {
-  const parts = [e.method, e.path, e.status === null ? '-' : String(e.status)];
+  const parts = [e.time.slice(11, 23), e.method, e.path, e.status === null ? '-' : String(e.status)];
   if (e.project !== null) parts.push(`project=${e.project}`);
   if (e.user !== null) parts.push(`user=${e.user}`);
   if (e.lines !== null) parts.push(`lines=${e.lines}`);
   parts.push(`bytes=${e.bytes}`, `${e.ms.toFixed(1)}ms`);
   if (e.aborted) parts.push('(aborted)');
+  if (e.reason !== null) parts.push(`reason=${JSON.stringify(e.reason)}`);
   return parts.join(' ');
 }
 

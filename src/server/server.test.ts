@@ -314,7 +314,7 @@ describe('tq serve: transport errors (semantics.md#errors-transport) and bodies 
   });
 
   it('the request log has one line per request', () => {
-    assert.ok(logged.some((m) => /^POST \/echo 200 project=a\/b user=root bytes=\d+ \d+\.\dms$/.test(m)), logged.join('\n'));
+    assert.ok(logged.some((m) => /^\d\d:\d\d:\d\d\.\d{3} POST \/echo 200 project=a\/b user=root bytes=\d+ \d+\.\dms$/.test(m)), logged.join('\n'));
   });
 
   it('without log, a 500 is still a 500 and nothing is written', async () => {
