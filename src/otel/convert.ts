@@ -1,5 +1,5 @@
 /**
- * Span → call, as production converts (docs/semantics.md#otel-conversion; the rule ids there
+ * Span → call, as production converts (docs/semantics.md#otel-ids to semantics.md#otel-wandb-keys; the rules there
  * name each step). Sources, wandb/weave `weave/trace_server/opentelemetry/`: `python_spans.py`
  * `Span.to_call` (the order of the steps below), `attributes.py` (`parse_weave_values` and the
  * `get_weave_*` readers), `constants.py` (the key tables), `helpers.py` (values, names) and
