@@ -82,9 +82,21 @@ describe('span → call (semantics.md#otel-ids .. semantics.md#otel-wandb-keys)'
     assert.throws(() => convert(before), OtlpFormatError);
   });
 
-  it('wandb keys of the wrong type are ignored', () => {
-    const c = convert(span({ attributes: attrs({ 'input.value': str('x'), 'wandb.display_name': int(5), 'wandb.thread_id': int(1), 'wandb.wb_run_step': str('x') }) }));
-    assert.deepEqual([c.start.display_name, c.start.thread_id, c.start.run_step], [null, null, null]);
+  it('call fields of the wrong type fail the export, naming the span and the attribute', () => {
+    const failure = (a: Record<string, AnyValue>) => {
+      try {
+        convert(span({ attributes: attrs({ 'input.value': str('x'), ...a }) }));
+      } catch (e) {
+        assert.ok(e instanceof OtlpFormatError);
+        return e.message;
+      }
+      return 'converted';
+    };
+    assert.equal(failure({ 'wandb.display_name': int(5) }), 'spans[0]: wandb.display_name must be a string (got 5)');
+    assert.equal(failure({ 'wandb.thread_id': int(1) }), 'spans[0]: wandb.thread_id must be a string (got 1)');
+    assert.equal(failure({ 'wandb.wb_run_step': str('x') }), 'spans[0]: wandb.wb_run_step must be an integer (got "x")');
+    assert.equal(failure({ 'gen_ai.usage.prompt_tokens': str('many') }), 'spans[0]: usage prompt_tokens must be an integer (got "many")');
+    assert.equal(failure({ 'wandb.wb_run_step': str('7'), 'wandb.wb_run_step_end': dbl(8.0) }), 'converted');
   });
 
   it('nanoseconds become microseconds as datetime.fromtimestamp(ns / 1e9) does', () => {

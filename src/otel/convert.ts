@@ -152,7 +152,6 @@ function tableOf(attributes: PyDict, table: ReadonlyArray<readonly [string, KeyL
   return result;
 }
 
-const isInt = (v: PyValue | undefined): v is bigint => typeof v === 'bigint';
 /** Python's isinstance(v, int) also holds for bools. */
 const isPyInt = (v: PyValue | undefined) => typeof v === 'bigint' || typeof v === 'boolean';
 const asBig = (v: PyValue | undefined): bigint => (typeof v === 'boolean' ? (v ? 1n : 0n) : (v as bigint));
@@ -271,7 +270,17 @@ function spanAttributes(span: Span, at: string): PyDict {
   }
 }
 
-const str = (v: PyValue | undefined): string | null => (typeof v === 'string' ? v : null);
+/**
+ * The call fields production's insert models validate (pydantic): a value of the wrong type
+ * fails the whole export there, so it is a 400 here, naming the span and the attribute.
+ */
+function typed<T>(value: PyValue | undefined, ok: (v: PyValue) => v is PyValue & T, at: string, attribute: string, what: string): T | null {
+  if (value === undefined || value === null) return null;
+  if (!ok(value)) throw new OtlpFormatError(at, `${attribute} must be ${what} (got ${JSON.stringify(toJson(value))?.slice(0, 100)})`);
+  return value;
+}
+const isStr = (v: PyValue): v is string => typeof v === 'string';
+const isBig = (v: PyValue): v is bigint => typeof v === 'bigint';
 const overrideMicros = (v: PyValue | undefined): number | null => (typeof v === 'string' && v.endsWith('us') ? Number(v.slice(0, -2)) : null);
 
 /**
@@ -321,33 +330,32 @@ export function spanToCall(span: Span, projectId: string, userId: string | null,
   if (!hasAttributes && !hasInputs && !hasOutputs && !hasUsage) attributes = raw;
 
   const opName = opNameOf(span.name);
-  let displayName = str(wandb.display_name);
+  let displayName = typed(wandb.display_name, isStr, at, 'wandb.display_name', 'a string');
   if (displayName !== null && displayName !== '' && Array.from(displayName).length >= MAX_DISPLAY_NAME_LENGTH) {
     displayName = shortenName(displayName, MAX_DISPLAY_NAME_LENGTH);
   }
-  const threadId = truthy(wandb.thread_id) ? str(wandb.thread_id) : null;
+  const threadId = truthy(wandb.thread_id) ? typed(wandb.thread_id, isStr, at, 'wandb.thread_id', 'a string') : null;
   const turnId = threadId !== null && truthy(wandb.is_turn) ? span.spanId : null;
-  const attrRunId = truthy(wandb.wb_run_id) ? str(wandb.wb_run_id) : null;
+  const attrRunId = truthy(wandb.wb_run_id) ? typed(wandb.wb_run_id, isStr, at, 'wandb.wb_run_id', 'a string') : null;
   const runId = attrRunId !== null && !attrRunId.includes('/') && !attrRunId.includes(':') ? `${projectId}:${attrRunId}` : null;
-  const runStep = truthy(wandb.wb_run_step) && isInt(wandb.wb_run_step) ? Number(wandb.wb_run_step) : null;
-  const runStepEnd = truthy(wandb.wb_run_step_end) && isInt(wandb.wb_run_step_end) ? Number(wandb.wb_run_step_end) : null;
+  const runStep = truthy(wandb.wb_run_step) ? typed(wandb.wb_run_step, isBig, at, 'wandb.wb_run_step', 'an integer') : null;
+  const runStepEnd = truthy(wandb.wb_run_step_end) ? typed(wandb.wb_run_step_end, isBig, at, 'wandb.wb_run_step_end', 'an integer') : null;
 
-  const usageValue = (key: string) => {
-    const v = usage[key];
-    return v === undefined ? null : toJson(v);
-  };
+  const usageValue = (key: string) => toJson(typed(usage[key], isBig, at, `usage ${key}`, 'an integer'));
   const durationNs = span.endTimeUnixNano - span.startTimeUnixNano;
   const isError = span.status.code === 2;
   const summary = {
     weave: { status: isError ? 'error' : 'success', latency_ms: Math.trunc(Number(durationNs) / 1e6), trace_name: opName },
     usage: {
+      // In LLMUsageSchema's field order: production's insert model re-validates the summary,
+      // and pydantic rebuilds a TypedDict in the order its fields are declared.
       [typeof model === 'string' && model !== '' ? model : 'usage']: {
-        input_tokens: usageValue('input_tokens'),
-        output_tokens: usageValue('output_tokens'),
-        completion_tokens: usageValue('completion_tokens'),
         prompt_tokens: usageValue('prompt_tokens'),
-        total_tokens: usageValue('total_tokens'),
+        input_tokens: usageValue('input_tokens'),
+        completion_tokens: usageValue('completion_tokens'),
+        output_tokens: usageValue('output_tokens'),
         requests: null,
+        total_tokens: usageValue('total_tokens'),
       },
     },
   };
@@ -368,7 +376,7 @@ export function spanToCall(span: Span, projectId: string, userId: string | null,
       inputs: (isDict(inputs) ? toJson(inputs) : toJson(inputs)) as Record<string, unknown>,
       user_id: userId,
       run_id: runId,
-      run_step: runStep,
+      run_step: runStep === null ? null : Number(runStep),
     },
     end: {
       project_id: projectId,
@@ -377,7 +385,7 @@ export function spanToCall(span: Span, projectId: string, userId: string | null,
       exception: isError ? span.status.message : null,
       output: toJson(outputs),
       summary,
-      run_step_end: runStepEnd,
+      run_step_end: runStepEnd === null ? null : Number(runStepEnd),
     },
   };
 }
