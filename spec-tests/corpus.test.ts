@@ -18,7 +18,7 @@ import { BUNDLE_PATH, bundleCases, bundleText, caseSchemaCheck, type CaseBundle 
 const SKIPS: Record<string, string> = {};
 
 const bundle = JSON.parse(readFileSync(BUNDLE_PATH, 'utf8')) as CaseBundle;
-const AREAS = ['table', 'threads', 'calls', 'writes', 'auth', 'errors', 'objs', 'refs', 'files', 'feedback', 'costs'];
+const AREAS = ['table', 'threads', 'calls', 'writes', 'auth', 'errors', 'objs', 'refs', 'files', 'feedback', 'costs', 'otel'];
 
 test('cases.json is the bundle of spec-tests/cases/*.json (run spec-tests/bundle.ts after editing cases)', () => {
   assert.equal(readFileSync(BUNDLE_PATH, 'utf8'), bundleText(bundleCases()));

@@ -19,6 +19,7 @@ import { objDeleteRoute } from './write/object-delete.ts';
 import { costPurgeRoute, costQueryRoute } from './query/costs/query.ts';
 import { feedbackQueryRoute } from './query/feedback/query.ts';
 import { feedbackChangeRoutes } from './write/feedback-changes.ts';
+import { otelTracesRoute } from './otel/route.ts';
 import { routesForPath } from './api/route-path.ts';
 import type { Route } from './api/types.ts';
 import { TQ_VERSION } from './version.ts';
@@ -53,6 +54,8 @@ const ROUTES: readonly Route[] = (() => {
   const all = [healthRoute, serverInfoRoute, callsStreamQueryRoute, ...tableRoutes, ...threadsRoutes, ...writeRoutes, ...v2CallRoutes,
     callsQueryStatsRoute, callReadRoute, refsReadBatchRoute, objsQueryRoute, objDeleteRoute, fileContentRoute, filesContentRoute, tableQueryStatsBatchRoute,
     feedbackQueryRoute, ...feedbackChangeRoutes, costQueryRoute, costPurgeRoute, ...testControlRoutes];
+  // OpenTelemetry ingest (src/otel/), kept apart so that other route additions merge cleanly.
+  all.push(otelTracesRoute);
   const seen = new Set<string>();
   for (const r of all) {
     if (seen.has(r.path)) throw new Error(`duplicate route ${r.path}`);

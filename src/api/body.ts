@@ -21,7 +21,7 @@ function syntaxError(text: string): RequestSchemaError {
 /** The body as a plain JS value; integers beyond 2^53 stay exact (core/json/exact.ts). */
 export function plainBody(body: RequestBody): unknown {
   if (body.kind === 'value') return body.value;
-  if (body.kind === 'multipart') throw jsonInvalid(0, 'Expecting value');
+  if (body.kind === 'multipart' || body.kind === 'binary') throw jsonInvalid(0, 'Expecting value');
   try {
     return parseExact(body.text);
   } catch {
@@ -37,7 +37,7 @@ export function plainBody(body: RequestBody): unknown {
 /** The body parsed losslessly (int/float distinction, big integers, key order kept). */
 export function losslessBody(body: RequestBody): LosslessValue {
   if (body.kind === 'value') return fromPlain(body.value);
-  if (body.kind === 'multipart') throw jsonInvalid(0, 'Expecting value');
+  if (body.kind === 'multipart' || body.kind === 'binary') throw jsonInvalid(0, 'Expecting value');
   try {
     return parseLossless(body.text);
   } catch (e) {

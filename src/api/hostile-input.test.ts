@@ -1,7 +1,8 @@
 /**
  * Issue 11 §6: hostile input against every route, in-process (the same runRoute every front
  * end uses). Seeded, bounded: no 5xx, no crash, documented error shapes, and the engine
- * answers a normal query afterwards. The HTTP run is src/server/hostile-http.test.ts.
+ * answers a normal query afterwards. The HTTP run is src/server/hostile-http.test.ts. The OTLP
+ * endpoint's raw bytes get a property of their own (decoder, headers, attribute values).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +15,8 @@ import { MAX_ISSUES } from '../core/echo.ts';
 import { allRoutes } from '../routes.ts';
 import { runRoute } from './run-route.ts';
 import type { Engine, RequestBody, RequestContext, Route } from './types.ts';
+import { deflateSync, gzipSync } from 'node:zlib';
+import { encodeOtlpJsonAsProtobuf } from '../otel/model.ts';
 
 const users = new Users([{ name: 'u', password: 'p', projects: ['e/*'] }]);
 const ctx: RequestContext = users.authenticate('Basic ' + Buffer.from('u:p').toString('base64'));
@@ -149,4 +152,69 @@ test('values nested right up to the bound are stored, digested, expanded and ren
   assert.equal(JSON.stringify(rows.rows[0].val.v), nestedText(996));
   const read = send('/obj/read', `{"project_id":"e/p","object_id":"deep","digest":"${obj.digest as string}"}`) as { obj: { val: { v: unknown } } };
   assert.equal(JSON.stringify(read.obj.val.v), nestedText(997));
+});
+
+test('property: hostile OTLP exports (bytes, headers, attribute values): 4xx or 2xx, never a crash, nothing written on a 4xx', () => {
+  const engine = seeded();
+  const route = allRoutes().find((r) => r.path === '/otel/v1/traces')!;
+  const stored = () => engine.store.project('e/otel')?.calls.size ?? 0;
+  const anyValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+    v: fc.oneof(
+      { depthSize: 'small', maxDepth: 4 },
+      fc.record({ stringValue: fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('{"a":', '[1,2]', '{"__proto__":{"x":1}}', '[' .repeat(1200) + ']'.repeat(1200), 'x'.repeat(70_000))) }),
+      fc.record({ intValue: fc.constantFrom('0', '-9223372036854775808', '9223372036854775807', '12') }),
+      fc.record({ doubleValue: fc.oneof(fc.double(), fc.constantFrom('NaN', 'Infinity', '-Infinity')) }),
+      fc.record({ boolValue: fc.boolean() }),
+      fc.record({ bytesValue: fc.constantFrom('', 'AP8=', '####') }),
+      fc.constant({}),
+      fc.record({ arrayValue: fc.record({ values: fc.array(tie('v'), { maxLength: 3 }) }) }),
+      fc.record({ kvlistValue: fc.record({ values: fc.array(fc.record({ key: fc.string({ maxLength: 6 }), value: tie('v') }), { maxLength: 3 }) }) }),
+    ),
+  })).v;
+  const attrKey = fc.oneof(fc.constantFrom('a', 'a.b', 'a.b.c', 'input.value', 'gen_ai.prompt.0.role', 'gen_ai.usage.prompt_tokens', 'wandb.thread_id', 'wandb.is_turn', '__proto__', '__proto__.x', 'constructor.prototype', '', '.', 'a..b', 'output', 'langfuse.startTime'), fc.string({ maxLength: 8 }));
+  const span = fc.record({
+    traceId: fc.constantFrom('0af7651916cd43dd8448eb211c80319c', '', 'zz', '0AF7651916CD43DD8448EB211C80319C'),
+    spanId: fc.constantFrom('b7ad6b7169203331', '', '00f067aa0ba902b7', 'xyz'),
+    parentSpanId: fc.constantFrom(undefined, '', 'b7ad6b7169203331'),
+    name: fc.oneof(fc.string({ maxLength: 10 }), fc.constant('n'.repeat(300))),
+    startTimeUnixNano: fc.constantFrom('0', '1714564800000000000', '18446744073709551615', '-1', 'x'),
+    endTimeUnixNano: fc.constantFrom('0', '1714564801000000000', '18446744073709551615'),
+    status: fc.record({ code: fc.constantFrom(0, 1, 2, 7), message: fc.string({ maxLength: 8 }) }),
+    attributes: fc.array(fc.record({ key: attrKey, value: anyValue }), { maxLength: 6 }),
+  });
+  const exportValue = fc.record({
+    resourceSpans: fc.array(fc.record({ resource: fc.record({ attributes: fc.constantFrom([], [{ key: 'wandb.entity', value: { stringValue: 'e' } }, { key: 'wandb.project', value: { stringValue: 'otel' } }]) }), scopeSpans: fc.array(fc.record({ spans: fc.array(span, { maxLength: 3 }) }), { maxLength: 2 }) }), { maxLength: 2 }),
+  });
+  const bytes = fc.oneof(
+    fc.uint8Array({ maxLength: 64 }),
+    exportValue.map((v) => JSON.stringify(v)).map((t) => new TextEncoder().encode(t)),
+    fc.tuple(exportValue, fc.nat(), fc.nat({ max: 255 })).map(([v, at, b]) => {
+      // A valid protobuf encoding with one byte changed, or cut short.
+      let encoded: Uint8Array;
+      try {
+        encoded = encodeOtlpJsonAsProtobuf(v);
+      } catch {
+        return new Uint8Array([b]);
+      }
+      const copy = new Uint8Array(encoded);
+      if (copy.length > 0) copy[at % copy.length] = b;
+      return b % 2 === 0 ? copy : copy.subarray(0, at % (copy.length + 1));
+    }),
+    fc.constantFrom(gzipSync(Buffer.alloc(34 * 1024 * 1024)), gzipSync('x'), deflateSync('{"resourceSpans":[]}'), new Uint8Array([0x1f, 0x8b, 0x08])),
+  );
+  const headers = fc.record({
+    'content-type': fc.constantFrom('application/x-protobuf', 'application/json', 'application/protobuf', 'text/plain', '', 'application/x-protobuf; charset=x', 'APPLICATION/JSON'),
+    'content-encoding': fc.constantFrom('', 'identity', 'gzip', 'deflate', 'br', 'gzip, gzip'),
+    project_id: fc.constantFrom('e/otel', 'b/x', 'e/../x', '', 'e/otel/x'),
+  });
+  fc.assert(
+    fc.property(bytes, headers, (body, hs) => {
+      const before = stored();
+      const r = answer(engine, route, { kind: 'binary', bytes: body, headers: Object.fromEntries(Object.entries(hs).filter(([, v]) => v !== '')) });
+      assertAnswer(r.status, r.body, `otel ${JSON.stringify(hs)} ${Buffer.from(body.subarray(0, 80)).toString('hex')}`);
+      if (r.status >= 400) assert.equal(stored(), before, 'a refused export wrote nothing');
+    }),
+    { seed: 27, numRuns: 400 },
+  );
+  assertStillServing(engine);
 });

@@ -21,7 +21,7 @@ test('exactly the routes that change the store are marked mutates', () => {
   assert.deepEqual(mutating, [
     '/call/end', '/call/start', '/call/update', '/call/upsert_batch', '/calls/delete', '/cost/create', '/cost/purge',
     '/feedback/batch/create', '/feedback/create', '/feedback/purge', '/feedback/replace', '/file/create', '/files/create',
-    '/obj/create', '/obj/delete', '/table/create', '/table/create_from_digests', '/table/update', '/test/reset',
+    '/obj/create', '/obj/delete', '/otel/v1/traces', '/table/create', '/table/create_from_digests', '/table/update', '/test/reset',
     '/v2/{entity}/{project}/call/end', '/v2/{entity}/{project}/call/start', '/v2/{entity}/{project}/calls/complete',
   ]);
   assert.equal(findRoute('/v2/acme/bot/calls/complete')?.path, '/v2/{entity}/{project}/calls/complete');

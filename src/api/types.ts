@@ -62,7 +62,10 @@ export type RequestBody =
   // A JS value already in hand (tests). Front ends never use it: the CLI, the HTTP server and
   // the conformance runner all pass `text`, which the route parses once.
   | { kind: 'value'; value: unknown }
-  | { kind: 'multipart'; fields: Map<string, string>; files: Map<string, Uint8Array> };
+  | { kind: 'multipart'; fields: Map<string, string>; files: Map<string, Uint8Array> }
+  // The raw bytes of a `body: 'binary'` route (OTLP protobuf), with the request headers it reads
+  // (lower-case names; only those the route's `headers` lists).
+  | { kind: 'binary'; bytes: Uint8Array; headers: Readonly<Record<string, string>> };
 
 export type RouteResult =
   /**
@@ -93,7 +96,14 @@ export interface Route {
   path: string;
   method: 'POST' | 'GET';
   /** What body the route wants; the HTTP server picks its reader from this. */
-  body: 'json' | 'multipart' | 'none';
+  body: 'json' | 'multipart' | 'none' | 'binary';
+  /** For `binary` routes: the request headers (lower-case names) the route reads. */
+  headers?: readonly string[];
+  /**
+   * Also accept `wandb-api-key: KEY` as the credentials `api:KEY` (Basic), for the routes where
+   * production documents that header (the OTLP endpoint).
+   */
+  apiKeyHeader?: true;
   /** Set on every route that changes the store (the journal of `tq serve --data` records these). */
   mutates?: true;
   /** Query-string parameters the route reads; the HTTP server passes them in `params` (`/test/getCalls?project_id=`). */

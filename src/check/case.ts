@@ -26,6 +26,14 @@ export interface CaseRequest {
   body_text?: string;
   /** multipart/form-data fields; a field whose value is {file: "..."} is sent as a file part. */
   multipart?: Record<string, string | { file: string }>;
+  /**
+   * An OTLP/JSON trace export, sent as production takes it: encoded as protobuf, with
+   * `Content-Type: application/x-protobuf` (src/otel/). A protobuf answer is compared as the
+   * JSON of its ExportTraceServiceResponse (`{}`, or `{"partialSuccess": {...}}`).
+   */
+  otlp?: unknown;
+  /** Extra request headers (e.g. `project_id` for an OTLP export). */
+  headers?: Record<string, string>;
   auth?: CaseAuth;
 }
 

@@ -13,6 +13,7 @@ import { PermissionDeniedError, TqError } from '../core/errors.ts';
 import { createEngine } from '../engine.ts';
 import type { CaseRequest, ConformanceCase } from './case.ts';
 import { TRANSPORT_TAG, type Target, type TargetResponse } from './target.ts';
+import { otlpRequestBytes, otlpResponseJson, PROTOBUF_TYPE } from './otlp-request.ts';
 
 export interface EngineTargetOptions {
   /** Default: a fresh `createEngine()` (svc_ prefix). */
@@ -25,7 +26,15 @@ export interface EngineTargetOptions {
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
-function requestBody(req: CaseRequest): RequestBody {
+function requestBody(req: CaseRequest, route: Route): RequestBody {
+  if (route.body === 'binary') {
+    // What the HTTP server hands a raw-bytes route: the bytes and the headers it reads.
+    const sent: Record<string, string> = { ...(req.otlp !== undefined ? { 'content-type': PROTOBUF_TYPE } : { 'content-type': 'application/json' }) };
+    for (const [name, value] of Object.entries(req.headers ?? {})) sent[name.toLowerCase()] = value;
+    const headers = Object.fromEntries((route.headers ?? []).filter((h) => h in sent).map((h) => [h, sent[h]]));
+    const text = req.body_text ?? (req.body !== undefined ? JSON.stringify(req.body) : '');
+    return { kind: 'binary', bytes: req.otlp !== undefined ? otlpRequestBytes(req.otlp) : new TextEncoder().encode(text), headers };
+  }
   if (req.multipart !== undefined) {
     const fields = new Map<string, string>();
     const files = new Map<string, Uint8Array>();
@@ -55,6 +64,7 @@ function targetResponse(engine: Engine, route: Route, body: RequestBody, ctx: Re
       return { status: 200, headers: JSON_HEADERS, json: text === undefined ? undefined : JSON.parse(text) };
     }
     if (result.kind === 'bytes') {
+      if (result.contentType === PROTOBUF_TYPE) return { status: 200, headers: { 'content-type': result.contentType }, json: otlpResponseJson(result.bytes) };
       return { status: 200, headers: { 'content-type': result.contentType }, text: new TextDecoder().decode(result.bytes) };
     }
     const lines: unknown[] = [];
@@ -97,7 +107,7 @@ export function createEngineTarget(opts: EngineTargetOptions = {}): Target & { e
         },
         canRead: () => auth !== 'other',
       };
-      return targetResponse(engine, route, requestBody(req), ctx, found?.params);
+      return targetResponse(engine, route, requestBody(req, route), ctx, found?.params);
     },
   };
 }

@@ -6,6 +6,7 @@
 import type { FieldPrefix } from '../api/types.ts';
 import type { CaseAuth, CaseRequest, ConformanceCase } from './case.ts';
 import type { Target, TargetResponse } from './target.ts';
+import { otlpRequestBytes, otlpResponseJson, PROTOBUF_TYPE } from './otlp-request.ts';
 
 export interface UserCredentials {
   name: string;
@@ -34,7 +35,8 @@ function authorizationFor(auth: CaseAuth, opts: HttpTargetOptions): string | und
   return auth.header;
 }
 
-function requestBody(req: CaseRequest): { body?: string | FormData; contentType?: string } {
+function requestBody(req: CaseRequest): { body?: string | FormData | Uint8Array; contentType?: string } {
+  if (req.otlp !== undefined) return { body: otlpRequestBytes(req.otlp), contentType: PROTOBUF_TYPE };
   if (req.multipart !== undefined) {
     const form = new FormData();
     for (const [name, value] of Object.entries(req.multipart)) {
@@ -86,17 +88,21 @@ export function createHttpTarget(opts: HttpTargetOptions): Target {
       if (authorization !== undefined) headers.authorization = authorization;
       const { body, contentType } = requestBody(req);
       if (contentType !== undefined) headers['content-type'] = contentType;
+      for (const [name, value] of Object.entries(req.headers ?? {})) headers[name.toLowerCase()] = value;
       const res = await fetch(`${baseUrl}${req.path}`, {
         method: req.method ?? 'POST',
         headers,
         body,
         signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000),
       });
-      const text = await res.text();
       const responseHeaders: Record<string, string> = {};
       res.headers.forEach((value, name) => {
         responseHeaders[name.toLowerCase()] = value;
       });
+      if ((res.headers.get('content-type') ?? '').split(';')[0].trim() === PROTOBUF_TYPE) {
+        return { status: res.status, headers: responseHeaders, json: otlpResponseJson(new Uint8Array(await res.arrayBuffer())) };
+      }
+      const text = await res.text();
       return { status: res.status, headers: responseHeaders, ...parseResponseBody(res.headers.get('content-type') ?? '', text) };
     },
   };

@@ -155,6 +155,31 @@ export const ERROR_CATALOGUE = {
     status: 503,
     message: (a) => `Write not acknowledged: the journal could not be written (${a.cause}); reads still work`,
   },
+
+  // OTLP trace ingest (POST /otel/v1/traces, src/otel/): checked before anything is written.
+  TQ_OTLP_CONTENT_TYPE: {
+    kind: 'invalid',
+    status: 415,
+    message: (a) => `Unsupported Content-Type '${a.type}': send application/x-protobuf (or application/json, a tq extension)`,
+  },
+  TQ_OTLP_CONTENT_ENCODING: {
+    kind: 'invalid',
+    status: 415,
+    message: (a) => `Unsupported Content-Encoding '${a.encoding}': send gzip, deflate or identity`,
+  },
+  TQ_OTLP_BAD_COMPRESSION: { kind: 'invalid', status: 400, message: (a) => `Body is not valid ${a.encoding} data: ${a.cause}` },
+  TQ_OTLP_DECOMPRESSED_TOO_LARGE: {
+    kind: 'tooLarge',
+    status: 413,
+    message: (a) => `Body decompresses to more than ${a.max} bytes`,
+  },
+  TQ_OTLP_INVALID: { kind: 'invalid', status: 400, message: (a) => `Invalid OTLP trace export: ${a.reason}` },
+  TQ_OTLP_NO_PROJECT: {
+    kind: 'invalid',
+    status: 400,
+    message: (a) =>
+      `No project for resourceSpans[${a.index}]: set the resource attributes wandb.entity and wandb.project, or send a project_id header`,
+  },
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -20,6 +20,8 @@ import { MAX_BODY_DEPTH, textDepthExceeded } from '../core/json/depth.ts';
 import { DuplicateCallError, type CallTable } from '../store/call-table.ts';
 import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord, type ScannedCall } from '../load/scanned-call.ts';
 import { forEachPrescannedLine, PARALLEL_MIN_BYTES } from './load-calls/parallel.ts';
+// OpenTelemetry fixtures (otel-traces.jsonl): a separate kind with its own loader (src/otel/fixtures.ts).
+import { isOtelTracesFile, loadOtelTracesFile, OTEL_TRACES_KIND, otelTracesFileIn } from '../otel/fixtures.ts';
 
 export const BUNDLED_FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
@@ -28,9 +30,11 @@ export const FIXTURE_KINDS = ['calls', 'tables', 'objects', 'feedback', 'costs']
 export type FixtureKind = (typeof FIXTURE_KINDS)[number];
 const KINDS = FIXTURE_KINDS;
 type Kind = FixtureKind;
+/** A file a fixtures location holds: one of the kinds above, or OTLP traces (`otel-traces.jsonl`). */
+export type FixtureFileKind = FixtureKind | typeof OTEL_TRACES_KIND;
 export interface FixtureFile {
   file: string;
-  kind: FixtureKind;
+  kind: FixtureFileKind;
 }
 
 export interface LoadProgress extends ReadProgress {
@@ -40,7 +44,7 @@ export interface LoadProgress extends ReadProgress {
 
 export interface LoadReport {
   source: string;
-  files: Array<{ file: string; kind: Kind; records: number }>;
+  files: Array<{ file: string; kind: FixtureFileKind; records: number }>;
   /** Things worth saying that do not stop the load (`file: empty`). */
   notices: string[];
 }
@@ -58,10 +62,13 @@ export function filesOf(path: string): FixtureFile[] {
   if (!existsSync(path)) throw new FixtureError(path, 0, 'no such file or directory');
   if (statSync(path).isFile()) {
     if (!/\.jsonl(\.gz)?$/.test(path)) throw new FixtureError(path, 0, 'a fixtures file must end in .jsonl or .jsonl.gz');
-    return [{ file: path, kind: 'calls' }];
+    return [{ file: path, kind: isOtelTracesFile(path) ? OTEL_TRACES_KIND : 'calls' }];
   }
-  const found = fixtureFilesIn(path);
-  if (found.length === 0) throw new FixtureError(path, 0, `no fixture files (${KINDS.map((k) => k + '.jsonl').join(', ')})`);
+  // The OTLP file is looked for here only, not by fixtureFilesIn: a --data directory's
+  // compaction rewrites calls.jsonl and must not find the same spans again.
+  const otel = otelTracesFileIn(path);
+  const found: FixtureFile[] = [...fixtureFilesIn(path), ...(otel === null ? [] : [{ file: otel, kind: OTEL_TRACES_KIND }])];
+  if (found.length === 0) throw new FixtureError(path, 0, `no fixture files (${[...KINDS.map((k) => k + '.jsonl'), 'otel-traces.jsonl'].join(', ')})`);
   return found;
 }
 
@@ -202,6 +209,12 @@ export async function loadFixtureFiles(
 ): Promise<LoadReport> {
   const report: LoadReport = { source, files: [], notices: [] };
   for (const { file, kind } of files) {
+    if (kind === OTEL_TRACES_KIND) {
+      const calls = await loadOtelTracesFile(engine, file);
+      report.files.push({ file, kind, records: calls });
+      if (calls === 0) report.notices.push(`${file}: empty`);
+      continue;
+    }
     let records = 0;
     let last: ReadProgress = { bytesRead: 0, totalBytes: 0 };
     let lastLine = 0;

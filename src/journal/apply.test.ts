@@ -10,6 +10,7 @@ import { ReplayError, replayRecord, runRecorded } from './apply.ts';
 import { answers } from './journal.testing.ts';
 import { decodeRecord, encodeRecord, type JournalRecord } from './record.ts';
 
+import { otlpExport, protobufOf } from '../otel/otlp.testing.ts';
 const text = (value: unknown): RequestBody => ({ kind: 'text', text: JSON.stringify(value) });
 const P = 'acme/one';
 const start = (id: string | undefined, extra: Record<string, unknown> = {}) => ({
@@ -38,6 +39,8 @@ const WRITES: Array<[string, RequestBody]> = [
   ['/obj/delete', text({ project_id: P, object_id: 'o', digests: ['latest'] })],
   ['/v2/acme/one/call/start', text({ start: { project_id: P, id: 'v2', op_name: 'op', started_at: '2024-01-01T00:00:00Z', attributes: {}, inputs: {} } })],
   ['/v2/acme/one/call/end', text({ end: { project_id: P, id: 'v2', ended_at: '2024-01-01T00:00:01Z', output: 1, summary: {}, started_at: '2024-01-01T00:00:00Z' } })],
+  // An OTLP export: raw protobuf bytes and the headers the route reads.
+  ['/otel/v1/traces', { kind: 'binary', bytes: protobufOf(otlpExport([{}, [{ id: '00000000000000a1' }, { id: '00000000000000a2', parent: '00000000000000a1' }]])), headers: { 'content-type': 'application/x-protobuf', project_id: P } }],
   ['/v2/acme/one/calls/complete', text({ batch: [{ project_id: P, op_name: 'op', started_at: '2024-01-01T00:00:00Z', attributes: {}, inputs: {}, ended_at: '2024-01-01T00:00:02Z', output: 'done', summary: {} }] })],
 ];
 

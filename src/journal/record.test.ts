@@ -39,6 +39,18 @@ describe('journal records', () => {
     assert.deepEqual(decodeRecord(line), rec);
   });
 
+  it('keep a raw-bytes body (OTLP protobuf) as base64 with the headers it was sent with', () => {
+    const rec: JournalRecord = {
+      ...base,
+      route: '/otel/v1/traces',
+      body: { kind: 'binary', bytes: new Uint8Array([0, 255, 10]), headers: { 'content-type': 'application/x-protobuf', project_id: 'a/b' } },
+    };
+    const line = encodeRecord(rec);
+    assert.match(line, /"binary":\{"headers":\{"content-type":"application\/x-protobuf","project_id":"a\/b"\},"bytes":"AP8K"\}/);
+    assert.deepEqual(decodeRecord(line), rec);
+    assert.equal(problem(JSON.stringify({ ...JSON.parse(line), binary: { headers: { a: 1 }, bytes: '' } })), 'binary.headers must be an object of strings');
+  });
+
   it('store a parsed body as its JSON text', () => {
     const line = encodeRecord({ ...base, body: { kind: 'value', value: { a: 1 } } });
     assert.deepEqual(decodeRecord(line).body, { kind: 'text', text: '{"a":1}' });
@@ -60,8 +72,8 @@ describe('journal records', () => {
     assert.equal(problem(without('route')), 'route must be a string');
     assert.equal(problem(without('user')), 'user must be a string');
     assert.equal(problem(JSON.stringify({ ...ok, prefix: 'x_' })), 'prefix must be svc_ or wb_');
-    assert.equal(problem(without('body')), 'a record holds either body (a string) or form (an object)');
-    assert.equal(problem(JSON.stringify({ ...ok, form: { fields: {}, files: {} } })), 'a record holds either body (a string) or form (an object)');
+    assert.equal(problem(without('body')), 'a record holds one of body (a string), form (an object) or binary (an object)');
+    assert.equal(problem(JSON.stringify({ ...ok, form: { fields: {}, files: {} } })), 'a record holds one of body (a string), form (an object) or binary (an object)');
     assert.equal(problem(without('body', { form: { fields: { a: 1 }, files: {} } })), 'form.fields must be an object of strings');
     assert.equal(problem(JSON.stringify({ ...ok, now: ['x'] })), 'now must be a list of numbers');
     assert.equal(problem(without('ids')), 'ids must be a list of strings');

@@ -5,7 +5,8 @@
  *   {"v":1,"route":"/call/start","user":"alice","prefix":"svc_","body":"<request text>",
  *    "now":[1732400000000000],"ids":["0193…","0193…"],"can_read":[true]}
  *
- * `form` replaces `body` for multipart routes ({"fields":{…},"files":{name: base64}}). `now`
+ * `form` replaces `body` for multipart routes ({"fields":{…},"files":{name: base64}}), and
+ * `binary` for raw-bytes routes ({"headers":{…},"bytes": base64}: OTLP protobuf). `now`
  * and `ids` are the values the engine drew from `options.now()` / `options.newId()` while it ran
  * the request, in draw order; `can_read` the answers of `ctx.canRead` and `params` the values
  * of a templated route path's `{name}` segments (each omitted when empty). `ack` is a digest of
@@ -41,6 +42,7 @@ export class RecordFormatError extends Error {}
 function bodyFields(body: RequestBody): Record<string, unknown> {
   if (body.kind === 'text') return { body: body.text };
   if (body.kind === 'value') return { body: JSON.stringify(body.value) };
+  if (body.kind === 'binary') return { binary: { headers: body.headers, bytes: Buffer.from(body.bytes).toString('base64') } };
   const files: Record<string, string> = {};
   for (const [name, bytes] of body.files) files[name] = Buffer.from(bytes).toString('base64');
   return { form: { fields: Object.fromEntries(body.fields), files } };
@@ -101,13 +103,17 @@ function stringMap(v: unknown, key: string): Map<string, string> {
 }
 
 function decodeBody(rec: Obj): RequestBody {
-  if (typeof rec.body === 'string' && rec.form === undefined) return { kind: 'text', text: rec.body };
+  if (typeof rec.body === 'string' && rec.form === undefined && rec.binary === undefined) return { kind: 'text', text: rec.body };
+  if (rec.body === undefined && rec.form === undefined && isPlainObject(rec.binary) && typeof rec.binary.bytes === 'string') {
+    const headers = Object.fromEntries(stringMap(rec.binary.headers, 'binary.headers'));
+    return { kind: 'binary', bytes: new Uint8Array(Buffer.from(rec.binary.bytes, 'base64')), headers };
+  }
   if (rec.body === undefined && isPlainObject(rec.form)) {
     const fields = stringMap(rec.form.fields, 'form.fields');
     const files = new Map([...stringMap(rec.form.files, 'form.files')].map(([k, b64]) => [k, new Uint8Array(Buffer.from(b64, 'base64'))]));
     return { kind: 'multipart', fields, files };
   }
-  throw new RecordFormatError('a record holds either body (a string) or form (an object)');
+  throw new RecordFormatError('a record holds one of body (a string), form (an object) or binary (an object)');
 }
 
 function ackOf(v: unknown): string {
@@ -115,7 +121,7 @@ function ackOf(v: unknown): string {
   return v;
 }
 
-const KEYS = new Set(['v', 'route', 'params', 'user', 'prefix', 'body', 'form', 'now', 'ids', 'can_read', 'ack', 'crc']);
+const KEYS = new Set(['v', 'route', 'params', 'user', 'prefix', 'body', 'form', 'binary', 'now', 'ids', 'can_read', 'ack', 'crc']);
 
 /** Parses and checks one journal line. */
 export function decodeRecord(line: string): JournalRecord {

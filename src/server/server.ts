@@ -90,6 +90,26 @@ const isPublic = (route: Route) => route.method === 'GET' && route.path === '/he
 
 const internalError = () => tqError('TQ_INTERNAL');
 
+/** The request headers a binary route reads (single values; repeated headers joined by Node). */
+function headersFor(req: IncomingMessage, route: Route): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of route.headers ?? []) {
+    const value = req.headers[name];
+    if (typeof value === 'string') out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * The credentials of a request: its Authorization header, or on routes that take production's
+ * `wandb-api-key` header, that key as the password of user `api` (as the Weave SDK's Basic auth).
+ */
+function authorizationOf(req: IncomingMessage, route: Route): string | undefined {
+  const key = req.headers['wandb-api-key'];
+  if (req.headers.authorization !== undefined || !route.apiKeyHeader || typeof key !== 'string') return req.headers.authorization;
+  return `Basic ${Buffer.from(`api:${key}`, 'utf8').toString('base64')}`;
+}
+
 export function createTqServer(options: TqServerOptions): TqServer {
   const { users, cors = false, log, requestLog, testControl = false, assertLegacyCallWrite } = options;
   // The control plane wipes data: it exists only when asked for.
@@ -156,6 +176,7 @@ export function createTqServer(options: TqServerOptions): TqServer {
   async function readRequestBody(req: IncomingMessage, route: Route): Promise<RequestBody> {
     if (route.body === 'none') return { kind: 'text', text: '' };
     const bytes = await readBody(req, maxBodyBytes);
+    if (route.body === 'binary') return { kind: 'binary', bytes, headers: headersFor(req, route) };
     if (route.body === 'json') return { kind: 'text', text: bytes.toString('utf8') };
     const boundary = multipartBoundary(req.headers['content-type']);
     // Not multipart at all: no fields, so the route reports what is missing (FastAPI: 422).
@@ -217,7 +238,7 @@ export function createTqServer(options: TqServerOptions): TqServer {
     const route = candidates.find((r) => r.method === req.method);
     if (!route) return sendError(res, new TransportError('TQ_METHOD_NOT_ALLOWED'), { Allow: allowOf(candidates) });
     const open = isPublic(route) || (testControl && isTestControlPath(route.path));
-    const authenticated: RequestContext = open ? { userId: '', authorize() {}, canRead: () => true } : users.authenticate(req.headers.authorization);
+    const authenticated: RequestContext = open ? { userId: '', authorize() {}, canRead: () => true } : users.authenticate(authorizationOf(req, route));
     const ctx: RequestContext = assertLegacyCallWrite ? { ...authenticated, assertLegacyCallWrite } : authenticated;
     const injected = await inject.apply(req.headers.prefer);
     if (injected) return sendError(res, injected);

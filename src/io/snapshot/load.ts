@@ -46,7 +46,8 @@ export async function loadFixtureFilesWithSnapshot(
   const plain = async (outcome: SnapshotOutcome): Promise<SnapshotLoadReport> => ({ ...(await loadFixtureFiles(engine, source, files, onProgress)), snapshot: outcome });
   if (!settings.enabled) return plain({ status: 'off', reason: 'turned off' });
   if (files[0]?.kind !== 'calls') return plain({ status: 'off', reason: 'no calls file' });
-  const order = files.map((f) => FIXTURE_KINDS.indexOf(f.kind));
+  // Kinds outside FIXTURE_KINDS (OTLP traces) are -1: never in load order, so no snapshot.
+  const order = files.map((f) => (FIXTURE_KINDS as readonly string[]).indexOf(f.kind));
   if (order.some((k, i) => i > 0 && k <= order[i - 1])) return plain({ status: 'off', reason: 'fixture files not in load order' });
   if (engine.store.projects.size !== 0 || engine.store.prices.length !== 0) return plain({ status: 'off', reason: 'store not empty' });
   if (statSync(files[0].file).size < settings.minBytes) return plain({ status: 'off', reason: `calls file under ${settings.minBytes} bytes` });

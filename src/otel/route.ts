@@ -1,0 +1,39 @@
+/**
+ * `POST /otel/v1/traces` (semantics.md#otel-endpoint): an OTLP/HTTP trace export becomes calls.
+ * Production takes protobuf (`application/x-protobuf`); tq also takes OTLP/JSON
+ * (`application/json`) as an extension. Credentials as on every route (Basic), plus production's
+ * `wandb-api-key` header. The whole export is checked (415/413/400 for the body, 400 for a
+ * missing or malformed project, 403 without a grant on every project it writes to) before the
+ * first call is stored; the answer is production's (partial success when spans are rejected),
+ * in the request's format.
+ */
+import type { Route } from '../api/types.ts';
+import { applyExport, decodeBody, exportResponse, formatOf, inflateBody, MAX_INFLATED_BYTES, planExport } from './export.ts';
+
+export const OTEL_TRACES_PATH = '/otel/v1/traces';
+
+/** The request headers the route reads (and the journal keeps). */
+const HEADERS = ['content-type', 'content-encoding', 'project_id'] as const;
+
+export const otelTracesRoute: Route = {
+  path: OTEL_TRACES_PATH,
+  method: 'POST',
+  body: 'binary',
+  headers: HEADERS,
+  apiKeyHeader: true,
+  mutates: true,
+  run(engine, body, ctx) {
+    // Front ends that only send text (the library's runPath, the CLI) reach here with OTLP/JSON.
+    const text = body.kind === 'text' ? body.text : body.kind === 'value' ? JSON.stringify(body.value) : '';
+    const bytes = body.kind === 'binary' ? body.bytes : new TextEncoder().encode(text);
+    const headers: Record<string, string | undefined> = body.kind === 'binary' ? body.headers : { 'content-type': 'application/json' };
+    const format = formatOf(headers['content-type']);
+    const inflated = inflateBody(bytes, headers['content-encoding'], MAX_INFLATED_BYTES);
+    const request = decodeBody(inflated, format);
+    const plan = planExport(request, headers.project_id, ctx.userId);
+    for (const projectId of plan.projects) ctx.authorize(projectId);
+    applyExport(engine, plan, ctx.userId);
+    const answer = exportResponse(plan, format);
+    return 'json' in answer ? { kind: 'json', body: answer.json } : { kind: 'bytes', bytes: answer.bytes, contentType: 'application/x-protobuf' };
+  },
+};
