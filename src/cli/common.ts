@@ -11,6 +11,7 @@ import type { Engine, FieldPrefix, RequestContext, Route } from '../api/types.ts
 import { FixtureError, TqError } from '../core/errors.ts';
 import { createEngine } from '../engine.ts';
 import { filesOf, resolveFixturesPath } from '../io/load-fixtures.ts';
+import { FIXTURE_KINDS, type FixtureKind } from '../load/fixture-kinds.ts';
 import { snapshotSettings, type SnapshotSettings } from '../io/snapshot/cache.ts';
 import { loadFixtureFilesWithSnapshot } from '../io/snapshot/load.ts';
 import { SnapshotDamagedError } from '../store/snapshot.ts';
@@ -74,14 +75,19 @@ export function parsePrefix(value: string | undefined): FieldPrefix {
   return p;
 }
 
-/** Builds an engine and loads the fixtures the options (or the environment) name. */
-export async function loadEngine(opts: DataOptions): Promise<Engine> {
+/**
+ * Builds an engine and loads the fixtures the options (or the environment) name: every kind, or
+ * only `kinds` (what a query's answer can depend on, load/kinds-needed.ts). A `--data`
+ * directory always loads whole: its journal may write into any kind.
+ */
+export async function loadEngine(opts: DataOptions, kinds: readonly FixtureKind[] = FIXTURE_KINDS): Promise<Engine> {
   if (opts.data !== undefined && opts.fixtures !== undefined) throw new UsageError('give --data or --fixtures, not both (a data directory holds its own fixtures)');
   const snapshot = snapshotOptions(opts);
   if (opts.data !== undefined) return (await openDataDir(resolve(opts.data), { fieldPrefix: parsePrefix(opts.fieldPrefix), writable: false, say, onProgress: progressReporter(), snapshot })).engine;
   const engine = createEngine(undefined, { fieldPrefix: parsePrefix(opts.fieldPrefix) });
   const path = resolveFixturesPath(opts.fixtures, process.env, process.cwd());
-  const report = await loadFixtureFilesWithSnapshot(engine, path, filesOf(path), snapshot, progressReporter());
+  const files = filesOf(path).filter((f) => kinds.includes(f.kind));
+  const report = await loadFixtureFilesWithSnapshot(engine, path, files, snapshot, progressReporter());
   for (const notice of report.notices) say(notice);
   return engine;
 }

@@ -23,6 +23,7 @@ import {
 import { noticeMissingData, verboseOption } from './notice.ts';
 import { composeRequest, integer, parseJsonFlag, setTo, sortTerms, strings, type FieldEdit } from './request-body.ts';
 import { LosslessObject, type LosslessValue } from '../core/json/lossless.ts';
+import { kindsNeeded } from '../load/kinds-needed.ts';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -50,7 +51,7 @@ export async function requestTextOf(opts: { request?: string }, edits: Edits): P
 async function run(route: Route, opts: { fixtures?: string; fieldPrefix?: string; request?: string; verbose?: boolean }, edits: Edits) {
   parsePrefix(opts.fieldPrefix);
   const text = await requestTextOf(opts, edits);
-  const engine = await loadEngine(opts);
+  const engine = await loadEngine(opts, kindsNeeded(route.path, text));
   await printRouteResult(engine, route, text);
   noticeMissingData(engine, text, opts.verbose, say);
 }

@@ -12,8 +12,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FixtureError } from '../core/errors.ts';
 import type { Engine } from '../api/types.ts';
-import { parseCallRecord, RecordProblem } from '../load/call-record.ts';
-import { loadCostRecord, loadFeedbackRecord, loadObjectRecord, loadTableRecord } from '../load/records.ts';
+import { RecordProblem } from '../load/call-record.ts';
+import { FIXTURE_KIND_REGISTRY, FIXTURE_KINDS, isFixtureKind, type FixtureKind } from '../load/fixture-kinds.ts';
 import { forEachLine, forEachLineOf, type LineRef, type ReadProgress } from './lines.ts';
 import { hasBom, invalidUtf8Offset } from './utf8.ts';
 import { MAX_BODY_DEPTH, textDepthExceeded } from '../core/json/depth.ts';
@@ -23,9 +23,7 @@ import { forEachPrescannedLine, PARALLEL_MIN_BYTES } from './load-calls/parallel
 
 export const BUNDLED_FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
-export const FIXTURE_KINDS = ['calls', 'tables', 'objects', 'feedback', 'costs'] as const;
-/** Which fixture file a line belongs to (`calls.jsonl`, `tables.jsonl`, ...). */
-export type FixtureKind = (typeof FIXTURE_KINDS)[number];
+export { FIXTURE_KINDS, type FixtureKind };
 const KINDS = FIXTURE_KINDS;
 type Kind = FixtureKind;
 export interface FixtureFile {
@@ -86,7 +84,7 @@ function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineSt
   // A BOM opens files from some Windows JSON Lines writers: skipped, not part of the record.
   const start = line === 1 && hasBom(buf, lineStart, end) ? lineStart + 3 : lineStart;
   if (start === end) return false;
-  if (kind === 'calls') {
+  if (FIXTURE_KIND_REGISTRY[kind].prescanned) {
     // A calls line prescanned on the worker thread (the same byte range), or scanned here.
     const scanned = prescan ? scannedCallRecord(prescan, slot, buf) : scanCallLine(buf, start, end);
     if (scanned !== null) {
@@ -99,19 +97,7 @@ function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineSt
   }
   const text = checkLine(file, line, buf, lineStart, start, end);
   try {
-    if (kind === 'calls') {
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (e) {
-        throw new RecordProblem(`invalid JSON: ${(e as Error).message}`);
-      }
-      const call = parseCallRecord(value, engine.options.fieldPrefix);
-      storeCall(engine, file, line, call, (calls) => calls.load(call.record, buf, start, end));
-    } else if (kind === 'tables') loadTableRecord(engine, text);
-    else if (kind === 'objects') loadObjectRecord(engine, text);
-    else if (kind === 'feedback') loadFeedbackRecord(engine, text);
-    else loadCostRecord(engine, text);
+    FIXTURE_KIND_REGISTRY[kind].store(engine, { text, buf, start, end });
   } catch (e) {
     if (e instanceof RecordProblem) throw new FixtureError(file, line, e.message);
     throw e;
@@ -214,7 +200,7 @@ export async function loadFixtureFiles(
     const onChunk = (p: ReadProgress) => {
       last = p;
     };
-    const parallel = kind === 'calls' && existsSync(file) && statSync(file).size >= parallelMinBytes;
+    const parallel = FIXTURE_KIND_REGISTRY[kind].prescanned && existsSync(file) && statSync(file).size >= parallelMinBytes;
     await (parallel ? forEachPrescannedLine(file, onLine, onChunk) : forEachLine(file, onLine, onChunk)).catch((e: unknown) => {
       const code = (e as NodeJS.ErrnoException)?.code;
       if (typeof code === 'string' && code.startsWith('Z_')) {
@@ -242,7 +228,7 @@ export async function loadFixtureText(
   source: Parameters<typeof forEachLineOf>[0],
   name = `<${kind}>`,
 ): Promise<number> {
-  if (!KINDS.includes(kind)) throw new FixtureError(name, 0, `unknown fixture kind '${String(kind)}' (${KINDS.join(', ')})`);
+  if (!isFixtureKind(kind)) throw new FixtureError(name, 0, `unknown fixture kind '${String(kind)}' (${KINDS.join(', ')})`);
   let records = 0;
   await forEachLineOf(source, (ref) => {
     if (loadLine(engine, kind, name, ref)) records++;

@@ -71,7 +71,7 @@ test('the first load writes a snapshot, the next restores it and answers exactly
   assert.deepEqual(readdirSync(s.dir).filter((n) => n.endsWith('.tqsnap')).length, 1);
 });
 
-test('feedback is in the snapshot unless its load drew ids or times; any other fixture file changing is a normal load', async () => {
+test('feedback is in the snapshot unless its load drew ids or times, and used while its file is unchanged; other files changing leave the snapshot in use', async () => {
   const dir = fixturesCopy();
   const s = settings();
   // A payload with an integer no double holds (kept as its digits) and a lone surrogate.
@@ -96,16 +96,30 @@ test('feedback is in the snapshot unless its load drew ids or times; any other f
   delete line.created_at;
   appendFileSync(feedback, JSON.stringify(line) + '\n');
   age(feedback);
+  // The calls are still those of the snapshot; its feedback rows are of another feedback file,
+  // so feedback loads from the file (and a snapshot written now would not hold it).
   const third = await load(dir, s);
-  assert.equal(third.report.snapshot.status, 'written');
-  assert.equal((third.report.snapshot as { feedback: boolean }).feedback, false);
+  assert.equal(third.report.snapshot.status === 'restored' && third.report.snapshot.feedback, false);
+  assertSameAnswers(await plain(dir), third.engine);
+  appendFileSync(join(dir, 'calls.jsonl'), '\n');
+  age(join(dir, 'calls.jsonl'));
   const fourth = await load(dir, s);
-  assert.equal(fourth.report.snapshot.status === 'restored' && fourth.report.snapshot.feedback, false);
-  assertSameAnswers(await plain(dir), fourth.engine);
-  // An objects file changing (feedback checks read objects) makes the snapshot stale.
+  assert.equal(fourth.report.snapshot.status === 'written' && fourth.report.snapshot.feedback, false);
+  const fifth = await load(dir, s);
+  assert.equal(fifth.report.snapshot.status === 'restored' && fifth.report.snapshot.feedback, false);
+  assertSameAnswers(await plain(dir), fifth.engine);
+  // The snapshot belongs to the calls file: an objects file changing leaves it in use (objects
+  // always load from their file), and so does a calls-only load of the same directory.
   appendFileSync(join(dir, 'objects.jsonl'), '\n');
   age(join(dir, 'objects.jsonl'));
-  assert.equal((await load(dir, s)).report.snapshot.status, 'written');
+  const objectsChanged = await load(dir, s);
+  assert.equal(objectsChanged.report.snapshot.status, 'restored');
+  assertSameAnswers(await plain(dir), objectsChanged.engine);
+  const callsOnly = engine();
+  const only = await loadFixtureFilesWithSnapshot(callsOnly, dir, filesOf(dir).filter((f) => f.kind === 'calls'), s);
+  assert.equal(only.snapshot.status, 'restored');
+  assert.deepEqual(only.files.map((f) => f.kind), ['calls']);
+  assert.deepEqual(readdirSync(s.dir).filter((n) => n.endsWith('.tqsnap')).length, 1);
 });
 
 test('generated data through a snapshot, with each prefix: one snapshot per prefix, identical answers', async () => {
