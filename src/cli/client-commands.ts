@@ -14,7 +14,8 @@ import { integer, setTo, sortTerms, strings, type FieldEdit } from './request-bo
 async function answer(path: string, opts: DataOptions & { request?: string }, edits: Map<string, FieldEdit>): Promise<void> {
   parsePrefix(opts.fieldPrefix);
   const text = await requestTextOf(opts, edits);
-  await printRouteResult(await loadEngine(opts, kindsNeeded(path, text)), findRoute(path)!, text);
+  const load = () => loadEngine(opts, kindsNeeded(path, text));
+  await printRouteResult(await load(), findRoute(path)!, text, load);
 }
 
 export function countCommand(): Command {

@@ -170,12 +170,61 @@ export async function writeChunks(chunks: Iterable<Uint8Array>): Promise<void> {
   }
 }
 
-/** Runs a route in-process on the request text and prints its result on stdout. */
-export async function printRouteResult(engine: Engine, route: Route, text: string): Promise<void> {
+/**
+ * An answer up to this many bytes is built whole before its first byte is written; a larger one
+ * first has every body a load snapshot left on disk read and checked (readRestoredBodies).
+ * Either way a damaged snapshot is found before stdout holds anything.
+ */
+export const WHOLE_ANSWER_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Runs a route in-process on the request text and prints its result on stdout: the whole
+ * answer or nothing. A load snapshot found damaged (it is then removed) before the first byte
+ * is written is said on stderr, the data is loaded again with `reload` (from the fixture files)
+ * and the same request answered from it.
+ */
+export async function printRouteResult(engine: Engine, route: Route, text: string, reload?: () => Promise<Engine>): Promise<void> {
+  let answer;
+  try {
+    answer = firstPart(engine, route, text);
+  } catch (e) {
+    if (!(e instanceof SnapshotDamagedError) || reload === undefined) throw e;
+    say(`${e.message}; loading the fixture files`);
+    answer = firstPart(await reload(), route, text);
+  }
+  if (answer.kind === 'whole') process.stdout.write(answer.bytes);
+  else if (answer.kind === 'text') await writeLines([answer.text]);
+  else {
+    await writeChunks(answer.head);
+    await writeChunks(answer.rest);
+  }
+}
+
+type FirstPart =
+  | { kind: 'whole'; bytes: Uint8Array }
+  | { kind: 'text'; text: string }
+  | { kind: 'stream'; head: Uint8Array[]; rest: Iterable<Uint8Array> };
+
+/**
+ * Everything of the answer that is built before a byte is written: all of it, or (a stream
+ * past WHOLE_ANSWER_BYTES) its first chunks, once every restored body was checked.
+ */
+function firstPart(engine: Engine, route: Route, text: string): FirstPart {
   const result = runRoute(route, engine, { kind: 'text', text }, localContext);
-  if (result.kind === 'stream') await writeChunks(result.chunks);
-  else if (result.kind === 'bytes') process.stdout.write(result.bytes);
-  else await writeLines([result.text ?? JSON.stringify(result.body)]);
+  if (result.kind === 'bytes') return { kind: 'whole', bytes: result.bytes };
+  if (result.kind !== 'stream') return { kind: 'text', text: result.text ?? JSON.stringify(result.body) };
+  const head: Uint8Array[] = [];
+  let bytes = 0;
+  const chunks = result.chunks[Symbol.iterator]();
+  for (let next = chunks.next(); !next.done; next = chunks.next()) {
+    head.push(next.value);
+    bytes += next.value.byteLength;
+    if (bytes > WHOLE_ANSWER_BYTES) {
+      for (const project of engine.store.projects.values()) project.calls.readRestoredBodies();
+      return { kind: 'stream', head, rest: { [Symbol.iterator]: () => chunks } };
+    }
+  }
+  return { kind: 'stream', head, rest: [] };
 }
 
 /** Prints an error the way the CLI reports it and returns the exit code. */

@@ -51,8 +51,9 @@ export async function requestTextOf(opts: { request?: string }, edits: Edits): P
 async function run(route: Route, opts: { fixtures?: string; fieldPrefix?: string; request?: string; verbose?: boolean }, edits: Edits) {
   parsePrefix(opts.fieldPrefix);
   const text = await requestTextOf(opts, edits);
-  const engine = await loadEngine(opts, kindsNeeded(route.path, text));
-  await printRouteResult(engine, route, text);
+  const load = () => loadEngine(opts, kindsNeeded(route.path, text));
+  const engine = await load();
+  await printRouteResult(engine, route, text, load);
   noticeMissingData(engine, text, opts.verbose, say);
 }
 
