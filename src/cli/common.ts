@@ -58,6 +58,8 @@ export interface DataOptions {
   fieldPrefix?: string;
   /** False with --no-snapshot: load the fixture files, neither reading nor writing a load snapshot. */
   snapshot?: boolean;
+  /** Read and check every body a load snapshot restores before answering (tq serve). */
+  readBodies?: boolean;
 }
 
 /** The options that say where data comes from and how fields are spelled (every data command). */
@@ -82,7 +84,7 @@ export function parsePrefix(value: string | undefined): FieldPrefix {
  */
 export async function loadEngine(opts: DataOptions, kinds: readonly FixtureKind[] = FIXTURE_KINDS): Promise<Engine> {
   if (opts.data !== undefined && opts.fixtures !== undefined) throw new UsageError('give --data or --fixtures, not both (a data directory holds its own fixtures)');
-  const snapshot = snapshotOptions(opts);
+  const snapshot = { ...snapshotOptions(opts), readBodies: opts.readBodies === true };
   if (opts.data !== undefined) return (await openDataDir(resolve(opts.data), { fieldPrefix: parsePrefix(opts.fieldPrefix), writable: false, say, onProgress: progressReporter(), snapshot })).engine;
   const engine = createEngine(undefined, { fieldPrefix: parsePrefix(opts.fieldPrefix) });
   const path = resolveFixturesPath(opts.fixtures, process.env, process.cwd());

@@ -21,6 +21,12 @@ export interface SnapshotSettings {
   minBytes: number;
   /** The directory's bound (bytes), or `auto`: sized to the data and the free disk (cacheBound). */
   maxCacheBytes: number | 'auto';
+  /**
+   * Read and check every body at restore instead of when first needed (tq serve: a long-running
+   * server reads them anyway, and a damaged snapshot is then found before the first request
+   * and loaded from the fixture files instead of failing requests).
+   */
+  readBodies?: boolean;
 }
 
 export const DEFAULT_MIN_BYTES = 16 * 1024 * 1024;

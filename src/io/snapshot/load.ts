@@ -10,7 +10,7 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Engine } from '../../api/types.ts';
-import { arenaRegionBytes, dataRegionBytes, encodeCallTables, restoreFeedback } from '../../store/snapshot.ts';
+import { arenaRegionBytes, dataRegionBytes, encodeCallTables, restoreFeedback, SnapshotDamagedError } from '../../store/snapshot.ts';
 import { Store } from '../../store/store.ts';
 import { FIXTURE_KINDS, loadFixtureFiles, type FixtureFile, type LoadProgress, type LoadReport } from '../load-fixtures.ts';
 import { FIXTURE_KIND_REGISTRY } from '../../load/fixture-kinds.ts';
@@ -83,7 +83,8 @@ export async function loadFixtureFilesWithSnapshot(
   const restored = new Store();
   const read = readSnapshotFile(path, key, restored);
   if (existsSync(settings.dir)) sweepOrphans(settings.dir, path);
-  if (read.kind === 'restored') {
+  const damage = read.kind === 'restored' && settings.readBodies === true ? damageIn(restored) : null;
+  if (read.kind === 'restored' && damage === null) {
     for (const [id, project] of restored.projects) engine.store.projects.set(id, project);
     const ms = performance.now() - started;
     touchSnapshot(path);
@@ -105,7 +106,7 @@ export async function loadFixtureFilesWithSnapshot(
     }
     return { source, files: reports, notices, snapshot: { status: 'restored', file: path, bytes: read.bytes, ms, feedback: useFeedback } };
   }
-  const notices = read.kind === 'invalid' ? [`snapshot ${path} ignored (${read.reason}); loading the fixture files`] : [];
+  const notices = read.kind === 'invalid' ? [`snapshot ${path} ignored (${read.reason}); loading the fixture files`] : damage !== null ? [`${damage}; loading the fixture files`] : [];
 
   const reports: LoadReport[] = [];
   // Feedback records without id or created_at draw fresh ones on every load: not frozen.
@@ -130,6 +131,20 @@ export async function loadFixtureFilesWithSnapshot(
   const snapshot = writeFor(engine, key, feedbackSource, path, settings, now);
   if (snapshot.status === 'not-written' && /^cannot|larger than/.test(snapshot.reason)) once(notices, `snapshot not written: ${snapshot.reason}`);
   return { source, files: reports.flatMap((r) => r.files), notices: [...notices, ...reports.flatMap((r) => r.notices)], snapshot };
+}
+
+/**
+ * Reads and checks every body a restore left in the file; the damage found (the snapshot is
+ * then removed), or null.
+ */
+function damageIn(restored: Store): string | null {
+  try {
+    for (const project of restored.projects.values()) project.calls.readRestoredBodies();
+    return null;
+  } catch (e) {
+    if (e instanceof SnapshotDamagedError) return e.message;
+    throw e;
+  }
 }
 
 /** Removes the snapshots whose calls file is gone (never `keep`, the one in use). */

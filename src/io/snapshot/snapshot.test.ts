@@ -388,3 +388,52 @@ function readSnapshotArenaStart(snapshot: Buffer): number {
   const header = JSON.parse(snapshot.subarray(16, 16 + snapshot.readUInt32LE(12)).toString('utf8')) as { dataBytes: number };
   return header.dataBytes;
 }
+
+test('readBodies (tq serve): a damaged body is found at restore, said once, and the fixture files load instead', async () => {
+  const dir = fixturesCopy();
+  const s = settings({ readBodies: true });
+  assert.equal((await load(dir, s)).report.snapshot.status, 'written');
+  const whole = await load(dir, s);
+  assert.equal(whole.report.snapshot.status, 'restored');
+  const file = join(s.dir, snapshotFileName(snapshotKey(filesOf(dir), 'svc_')));
+  flip(file, statSync(file).size - 20);
+  const { engine: healed, report } = await load(dir, s);
+  assert.equal(report.snapshot.status, 'written', 'loaded from the fixture files, and a new snapshot written');
+  assert.equal(report.notices.length, 1);
+  assert.match(report.notices[0], /^load snapshot .* is damaged \(.*fails its checksum\); it was removed, the next run loads the fixture files; loading the fixture files$/);
+  assertSameAnswers(await plain(dir), healed);
+  assert.equal((await load(dir, s)).report.snapshot.status, 'restored');
+});
+
+test('tq serve over a damaged snapshot: the start says so and loads the fixture files; every answer is whole', async () => {
+  const dir = fixturesCopy();
+  const cache = join(scratch, 'serve-damaged-cache');
+  const env = { TQ_SNAPSHOT_DIR: cache, TQ_SNAPSHOT_MIN_BYTES: '0' };
+  assert.equal((await runTq(['calls', '--fixtures', dir, '--project', 'acme/evals'], env)).code, 0);
+  const [name] = readdirSync(cache);
+  flip(join(cache, name), statSync(join(cache, name)).size - 20);
+  const child = spawn(process.execPath, [TQ_BIN, 'serve', '--port', '0', '--fixtures', dir, '--quiet'], {
+    env: { ...process.env, ...env, NO_COLOR: '1', TQ_PASSWORD: 'pw', TQ_USER: 'u' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  try {
+    const deadline = Date.now() + 30_000;
+    while (!/tq listening on (\S+)/.test(err)) {
+      assert.ok(child.exitCode === null && Date.now() < deadline, err);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.match(err, /load snapshot .* is damaged \(.*\); it was removed, the next run loads the fixture files; loading the fixture files\n/);
+    const base = /tq listening on (\S+)/.exec(err)![1];
+    const reference = await plain(dir);
+    for (const projectId of reference.store.projects.keys()) {
+      const res = await fetch(base + '/calls/stream_query', { method: 'POST', headers: { Authorization: `Basic ${Buffer.from('u:pw').toString('base64')}` }, body: JSON.stringify({ project_id: projectId }) });
+      assert.equal(res.status, 200, projectId);
+      assert.equal((await res.text()).trimEnd(), answer(reference, '/calls/stream_query', { project_id: projectId }), projectId);
+    }
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+});
