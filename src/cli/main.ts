@@ -22,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   objs: async () => (await import('./client-commands.ts')).objsCommand(),
   ls: async () => (await import('./ls.ts')).lsCommand(),
   dump: async () => (await import('./dump.ts')).dumpCommand(),
+  cache: async () => (await import('./cache.ts')).cacheCommand(),
 };
 
 async function buildProgram(argv: readonly string[] = []): Promise<Command> {
