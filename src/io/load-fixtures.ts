@@ -105,6 +105,9 @@ function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineSt
   return true;
 }
 
+/** Bytes read between two progress reports inside one line. */
+const PROGRESS_STEP_BYTES = 32 * 1024 * 1024;
+
 const linePrescan = new CallLinePrescan();
 const partSpans = new Int32Array(8);
 
@@ -176,6 +179,8 @@ export interface LoadOptions {
    * Infinity keeps every load on one thread.
    */
   parallelMinBytes?: number;
+  /** Bytes read between two progress reports inside one line (default 32 MiB). */
+  progressStepBytes?: number;
 }
 
 /** Loads the given fixture files, in order, into `engine.store`. */
@@ -184,7 +189,7 @@ export async function loadFixtureFiles(
   source: string,
   files: readonly FixtureFile[],
   onProgress?: (p: LoadProgress) => void,
-  { parallelMinBytes = PARALLEL_MIN_BYTES }: LoadOptions = {},
+  { parallelMinBytes = PARALLEL_MIN_BYTES, progressStepBytes = PROGRESS_STEP_BYTES }: LoadOptions = {},
 ): Promise<LoadReport> {
   const report: LoadReport = { source, files: [], notices: [] };
   for (const { file, kind } of files) {
@@ -197,8 +202,15 @@ export async function loadFixtureFiles(
       records++;
       if (onProgress && (records & 0x3fff) === 0) onProgress({ ...last, file, records });
     };
+    let reportedBytes = 0;
     const onChunk = (p: ReadProgress) => {
       last = p;
+      // Counted in bytes too: a long line (a table of a million rows is one line) moves no
+      // record count for a minute. The end of the file is reported once, after its last line.
+      if (onProgress && p.bytesRead < p.totalBytes && p.bytesRead - reportedBytes >= progressStepBytes) {
+        reportedBytes = p.bytesRead;
+        onProgress({ ...p, file, records });
+      }
     };
     const parallel = FIXTURE_KIND_REGISTRY[kind].prescanned && existsSync(file) && statSync(file).size >= parallelMinBytes;
     await (parallel ? forEachPrescannedLine(file, onLine, onChunk) : forEachLine(file, onLine, onChunk)).catch((e: unknown) => {
