@@ -1,5 +1,5 @@
 /**
- * V8's heap limit for a data command, sized to the data and the machine (docs/heap.md). Node's
+ * V8's heap limit for a data command, sized to the data and the machine (docs/loading.md). Node's
  * default limit (about 4 GiB on a 64-bit machine with enough memory) caps a load near 11–12M
  * calls while the store needs about 1.1 KB of heap per call; bin/tq asks heapPlan before it
  * runs a command, and when the data needs more than the running limit, runs itself again with

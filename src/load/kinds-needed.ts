@@ -1,6 +1,6 @@
 /**
  * Which fixture kinds a request's answer can depend on, decided from the request body before
- * anything is loaded (docs/lazy-loading.md). A one-shot command loads only these: a calls query
+ * anything is loaded (docs/loading.md). A one-shot command loads only these: a calls query
  * on a directory with a million-row table does not read the table. The answer is byte-identical
  * to loading everything (spec-tests/lazy-kinds.test.ts runs the corpus both ways), because each
  * rule below names every place a query reads a kind:
