@@ -193,11 +193,12 @@ test('bin/tq runs dist/ while it is as new as every source, the sources through 
     symlinkSync(join(ROOT, 'node_modules'), join(layout, 'node_modules'), 'dir');
     writeFileSync(join(layout, 'package.json'), JSON.stringify({ type: 'module', version: '9.9.9' }));
     mkdirSync(join(layout, 'dist', 'cli'), { recursive: true });
-    writeFileSync(join(layout, 'dist', 'cli', 'main.js'), "export async function main(args) { console.log('built', ...args); return 0; }\n");
+    const heap = "export const takeHeapFlag = (args) => ({ args, heap: undefined }); export const heapPlan = () => ({ action: 'keep' });\n";
+    writeFileSync(join(layout, 'dist', 'cli', 'main.js'), "export async function main(args) { console.log('built', ...args); return 0; }\n" + heap);
     mkdirSync(join(layout, 'src', 'cli'), { recursive: true });
     // Type annotations: only tsx can run this file.
     const sourceMain = join(layout, 'src', 'cli', 'main.ts');
-    writeFileSync(sourceMain, "export async function main(args: string[]): Promise<number> { console.log('source', ...args); return 3; }\n");
+    writeFileSync(sourceMain, "export async function main(args: string[]): Promise<number> { console.log('source', ...args); return 3; }\n" + heap);
     const stamp = join(layout, 'dist', 'BUILT');
     const builtAt = Date.now();
     writeFileSync(stamp, `${builtAt}\n`);
@@ -223,7 +224,7 @@ test('bin/tq runs dist/ while it is as new as every source, the sources through 
     rmSync(stamp);
     writeFileSync(join(layout, 'dist', 'cli', 'main.js'), "throw new Error('a build without its stamp is unfinished');\n");
     mkdirSync(join(layout, 'src', 'cli'), { recursive: true });
-    writeFileSync(sourceMain, "export async function main(args: string[]): Promise<number> { console.log('source', ...args); return 3; }\n");
+    writeFileSync(sourceMain, "export async function main(args: string[]): Promise<number> { console.log('source', ...args); return 3; }\n" + heap);
     assert.equal(tq(), '3 source x', 'no stamp: the build is missing or unfinished');
     rmSync(join(layout, 'node_modules'));
     const noTsx = run(process.execPath, [join(layout, 'bin', 'tq'), 'x'], { cwd: layout, env: userEnv() });

@@ -5,6 +5,7 @@
  */
 import { Command } from 'commander';
 import { findRoute } from '../routes.ts';
+import { kindsNeeded } from '../load/kinds-needed.ts';
 import { LosslessObject, type LosslessValue } from '../core/json/lossless.ts';
 import { dataOptions, intOption, listOption, loadEngine, parsePrefix, printRouteResult, UsageError, type DataOptions } from './common.ts';
 import { callsEdits, requestTextOf } from './queries.ts';
@@ -13,7 +14,8 @@ import { integer, setTo, sortTerms, strings, type FieldEdit } from './request-bo
 async function answer(path: string, opts: DataOptions & { request?: string }, edits: Map<string, FieldEdit>): Promise<void> {
   parsePrefix(opts.fieldPrefix);
   const text = await requestTextOf(opts, edits);
-  await printRouteResult(await loadEngine(opts), findRoute(path)!, text);
+  const load = () => loadEngine(opts, kindsNeeded(path, text));
+  await printRouteResult(await load(), findRoute(path)!, text, load);
 }
 
 export function countCommand(): Command {

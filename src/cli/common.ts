@@ -11,7 +11,8 @@ import type { Engine, FieldPrefix, RequestContext, Route } from '../api/types.ts
 import { FixtureError, RequestSchemaError, TqError } from '../core/errors.ts';
 import { schemaErrorText } from './hints.ts';
 import { createEngine } from '../engine.ts';
-import { filesOf, loadFixtureText, resolveFixturesPath } from '../io/load-fixtures.ts';
+import { filesOf, loadFixtureText, resolveFixturesPath, storedKindOf } from '../io/load-fixtures.ts';
+import { FIXTURE_KINDS, type FixtureKind } from '../load/fixture-kinds.ts';
 import { snapshotSettings, type SnapshotSettings } from '../io/snapshot/cache.ts';
 import { loadFixtureFilesWithSnapshot } from '../io/snapshot/load.ts';
 import { SnapshotDamagedError } from '../store/snapshot.ts';
@@ -60,6 +61,8 @@ export interface DataOptions {
   fieldPrefix?: string;
   /** False with --no-snapshot: load the fixture files, neither reading nor writing a load snapshot. */
   snapshot?: boolean;
+  /** Read and check every body a load snapshot restores before answering (tq serve). */
+  readBodies?: boolean;
 }
 
 /** The options that say where data comes from and how fields are spelled (every data command). */
@@ -77,10 +80,14 @@ export function parsePrefix(value: string | undefined): FieldPrefix {
   return p;
 }
 
-/** Builds an engine and loads the fixtures the options (or the environment) name. */
-export async function loadEngine(opts: DataOptions): Promise<Engine> {
+/**
+ * Builds an engine and loads the fixtures the options (or the environment) name: every kind, or
+ * only `kinds` (what a query's answer can depend on, load/kinds-needed.ts). A `--data`
+ * directory always loads whole: its journal may write into any kind.
+ */
+export async function loadEngine(opts: DataOptions, kinds: readonly FixtureKind[] = FIXTURE_KINDS): Promise<Engine> {
   if (opts.data !== undefined && opts.fixtures !== undefined) throw new UsageError('give --data or --fixtures, not both (a data directory holds its own fixtures)');
-  const snapshot = snapshotOptions(opts);
+  const snapshot = { ...snapshotOptions(opts), readBodies: opts.readBodies === true };
   if (opts.data !== undefined) return (await openDataDir(resolve(opts.data), { fieldPrefix: parsePrefix(opts.fieldPrefix), writable: false, say, onProgress: progressReporter(), snapshot })).engine;
   const engine = createEngine(undefined, { fieldPrefix: parsePrefix(opts.fieldPrefix) });
   if (opts.fixtures === '-') {
@@ -90,7 +97,8 @@ export async function loadEngine(opts: DataOptions): Promise<Engine> {
     return engine;
   }
   const path = resolveFixturesPath(opts.fixtures, process.env, process.cwd());
-  const report = await loadFixtureFilesWithSnapshot(engine, path, filesOf(path), snapshot, progressReporter());
+  const files = filesOf(path).filter((f) => kinds.includes(storedKindOf(f)));
+  const report = await loadFixtureFilesWithSnapshot(engine, path, files, snapshot, progressReporter());
   for (const notice of report.notices) say(notice);
   return engine;
 }
@@ -176,16 +184,64 @@ export async function writeChunks(chunks: Iterable<Uint8Array>): Promise<number>
   return lines;
 }
 
-/** Runs a route in-process on the request text and prints its result on stdout; returns how many lines it printed. */
-export async function printRouteResult(engine: Engine, route: Route, text: string): Promise<number> {
-  const result = runRoute(route, engine, { kind: 'text', text }, localContext);
-  if (result.kind === 'stream') return writeChunks(result.chunks);
-  if (result.kind === 'bytes') {
-    process.stdout.write(result.bytes);
+/**
+ * An answer up to this many bytes is built whole before its first byte is written; a larger one
+ * first has every body a load snapshot left on disk read and checked (readRestoredBodies).
+ * Either way a damaged snapshot is found before stdout holds anything.
+ */
+export const WHOLE_ANSWER_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Runs a route in-process on the request text and prints its result on stdout: the whole
+ * answer or nothing. A load snapshot found damaged (it is then removed) before the first byte
+ * is written is said on stderr, the data is loaded again with `reload` (from the fixture files)
+ * and the same request answered from it. Returns how many lines it printed.
+ */
+export async function printRouteResult(engine: Engine, route: Route, text: string, reload?: () => Promise<Engine>): Promise<number> {
+  let answer;
+  try {
+    answer = firstPart(engine, route, text);
+  } catch (e) {
+    if (!(e instanceof SnapshotDamagedError) || reload === undefined) throw e;
+    say(`${e.message}; loading the fixture files`);
+    answer = firstPart(await reload(), route, text);
+  }
+  if (answer.kind === 'whole') {
+    process.stdout.write(answer.bytes);
     return 1;
   }
-  await writeLines([result.text ?? JSON.stringify(result.body)]);
-  return 1;
+  if (answer.kind === 'text') {
+    await writeLines([answer.text]);
+    return 1;
+  }
+  return (await writeChunks(answer.head)) + (await writeChunks(answer.rest));
+}
+
+type FirstPart =
+  | { kind: 'whole'; bytes: Uint8Array }
+  | { kind: 'text'; text: string }
+  | { kind: 'stream'; head: Uint8Array[]; rest: Iterable<Uint8Array> };
+
+/**
+ * Everything of the answer that is built before a byte is written: all of it, or (a stream
+ * past WHOLE_ANSWER_BYTES) its first chunks, once every restored body was checked.
+ */
+function firstPart(engine: Engine, route: Route, text: string): FirstPart {
+  const result = runRoute(route, engine, { kind: 'text', text }, localContext);
+  if (result.kind === 'bytes') return { kind: 'whole', bytes: result.bytes };
+  if (result.kind !== 'stream') return { kind: 'text', text: result.text ?? JSON.stringify(result.body) };
+  const head: Uint8Array[] = [];
+  let bytes = 0;
+  const chunks = result.chunks[Symbol.iterator]();
+  for (let next = chunks.next(); !next.done; next = chunks.next()) {
+    head.push(next.value);
+    bytes += next.value.byteLength;
+    if (bytes > WHOLE_ANSWER_BYTES) {
+      for (const project of engine.store.projects.values()) project.calls.readRestoredBodies();
+      return { kind: 'stream', head, rest: { [Symbol.iterator]: () => chunks } };
+    }
+  }
+  return { kind: 'stream', head, rest: [] };
 }
 
 /** Prints an error the way the CLI reports it and returns the exit code. */

@@ -5,6 +5,9 @@ import { Command, CommanderError } from 'commander';
 import { TQ_VERSION } from '../version.ts';
 import { EXIT_OK, EXIT_USAGE, reportError, takeRequestedExit } from './common.ts';
 
+/** bin/tq sizes the heap before it calls main (heap-size.ts). */
+export { heapPlan, takeHeapFlag } from './heap-size.ts';
+
 /**
  * Each command's module, imported only when that command is named (all of them for the
  * top-level help): a query does not pay for loading the server or the conformance tools.
@@ -23,6 +26,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   ls: async () => (await import('./ls.ts')).lsCommand(),
   dump: async () => (await import('./dump.ts')).dumpCommand(),
   journal: async () => (await import('./journal.ts')).journalCommand(),
+  cache: async () => (await import('./cache.ts')).cacheCommand(),
 };
 
 async function buildProgram(argv: readonly string[] = []): Promise<Command> {

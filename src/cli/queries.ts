@@ -32,6 +32,7 @@ import type { Engine } from '../api/types.ts';
 import { noticeMissingData, verboseOption } from './notice.ts';
 import { composeRequest, integer, parseJsonFlag, setTo, sortTerms, strings, type FieldEdit } from './request-body.ts';
 import { LosslessObject, type LosslessValue } from '../core/json/lossless.ts';
+import { kindsNeeded } from '../load/kinds-needed.ts';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -69,11 +70,11 @@ interface RunOptions {
 }
 
 /** Prints a query's answer: its bytes as they are, pretty on a terminal, or as a table; returns the line count. */
-async function printAnswer(engine: Engine, route: Route, text: string, opts: RunOptions, command: string): Promise<number> {
+async function printAnswer(engine: Engine, route: Route, text: string, opts: RunOptions, command: string, reload: () => Promise<Engine>): Promise<number> {
   const format = opts.format ?? 'jsonl';
-  if (format === 'jsonl' && (opts.compact || !stdoutIsTerminal())) return printRouteResult(engine, route, text);
+  if (format === 'jsonl' && (opts.compact || !stdoutIsTerminal())) return printRouteResult(engine, route, text, reload);
   const result = runRoute(route, engine, { kind: 'text', text }, localContext);
-  if (result.kind !== 'stream') return printRouteResult(engine, route, text);
+  if (result.kind !== 'stream') return printRouteResult(engine, route, text, reload);
   let count = 0;
   const counted = (function* () {
     for (const line of result.lines) {
@@ -99,10 +100,11 @@ async function run(route: Route, opts: RunOptions, edits: Edits, command: string
   if (opts.tableColumns !== undefined && opts.format !== 'table') throw new UsageError('--table-columns: only with --format table');
   if (opts.request === '-' && opts.fixtures === '-') throw new UsageError('--request - and --fixtures - both read stdin: give one of them a file');
   const text = await requestTextOf(opts, edits);
-  const engine = await loadEngine(opts);
+  const load = () => loadEngine(opts, kindsNeeded(route.path, text));
+  const engine = await load();
   let lines: number;
   try {
-    lines = await printAnswer(engine, route, text, opts, command);
+    lines = await printAnswer(engine, route, text, opts, command, load);
   } catch (e) {
     // A calls sort on a field it cannot sort by: the CLI names the ones it can.
     if (e instanceof TqError && e.code === 'TQ_FIELD_NOT_ALLOWED' && e.path?.[1] === 'sort_by' && route === callsStreamQueryRoute) {

@@ -159,11 +159,12 @@ async function serve(opts: ServeOptions): Promise<void> {
   if (opts.data !== undefined && opts.fixtures !== undefined) throw new UsageError('give --data or --fixtures, not both (a data directory holds its own fixtures)');
   if (opts.data !== undefined && opts.watch) throw new UsageError('--watch reloads fixture files; with --data the journal holds the writes, so the two do not combine');
   const compactAt = opts.compactAt === undefined ? undefined : compactAtOption(opts.compactAt, opts.data);
-  const snapshot = snapshotOptions(opts);
+  // Every body a snapshot restores is read and checked before serving (cache.ts, readBodies).
+  const snapshot = { ...snapshotOptions(opts), readBodies: true };
   const data = opts.data !== undefined ? await openServedData(opts.data, fieldPrefix, say, compactAt, snapshot) : undefined;
   // With --data the directory holds the fixtures; otherwise they are resolved as for every command.
   const fixtures = data === undefined ? resolveFixturesPath(opts.fixtures, process.env, process.cwd()) : undefined;
-  const engine = data?.engine ?? (await loadEngine({ fixtures, fieldPrefix, snapshot: snapshot.enabled }));
+  const engine = data?.engine ?? (await loadEngine({ fixtures, fieldPrefix, snapshot: snapshot.enabled, readBodies: true }));
   const tq = createTqServer({
     writes: data?.writes,
     engine,
@@ -207,7 +208,7 @@ async function serve(opts: ServeOptions): Promise<void> {
 
   // SIGHUP (and --watch) reload the fixtures; the server keeps serving the old data meanwhile.
   // With --data a reload from the fixture files would drop journaled writes: SIGHUP only says so.
-  const reloader = fixtures === undefined ? undefined : createReloader({ path: fixtures, load: () => loadEngine({ fixtures, fieldPrefix, snapshot: snapshot.enabled }), swap: (next) => tq.swapEngine(next), log: say });
+  const reloader = fixtures === undefined ? undefined : createReloader({ path: fixtures, load: () => loadEngine({ fixtures, fieldPrefix, snapshot: snapshot.enabled, readBodies: true }), swap: (next) => tq.swapEngine(next), log: say });
   const onHangup = reloader === undefined ? () => say('tq: SIGHUP ignored: reload is not available with --data') : () => void reloader.reload('SIGHUP');
   process.on('SIGHUP', onHangup);
   const stopWatching = opts.watch && reloader ? reloader.watch() : () => {};

@@ -181,3 +181,17 @@ test('a U+FFFD written as such is valid UTF-8 and loads', async () => {
   const calls = engine.store.project('e/p')!.calls;
   assert.equal(JSON.parse(calls.bodyText(0)).inputs.q, 'bad \uFFFD char');
 });
+
+test('progress is counted in bytes inside a long line: a one-line table reports as it is read, then once at its end', async () => {
+  const rows = Array.from({ length: 3000 }, (_, i) => `{"i":${i},"text":"${'x'.repeat(1000)}"}`).join(',');
+  const path = dir({ 'tables.jsonl': `{"project_id":"a/b","rows":[${rows}]}\n` });
+  const reports: Array<{ bytesRead: number; records: number }> = [];
+  await loadFixtures(createEngine(), path, (p) => reports.push({ bytesRead: p.bytesRead, records: p.records }), { progressStepBytes: 1 << 20 });
+  const total = reports.at(-1)!.bytesRead;
+  assert.ok(total > 3_000_000);
+  assert.deepEqual(reports.slice(0, -1), [
+    { bytesRead: 1 << 20, records: 0 },
+    { bytesRead: 2 << 20, records: 0 },
+  ]);
+  assert.deepEqual(reports.at(-1), { bytesRead: total, records: 1 });
+});

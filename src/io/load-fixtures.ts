@@ -12,8 +12,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FixtureError } from '../core/errors.ts';
 import type { Engine } from '../api/types.ts';
-import { parseCallRecord, RecordProblem } from '../load/call-record.ts';
-import { loadCostRecord, loadFeedbackRecord, loadObjectRecord, loadTableRecord } from '../load/records.ts';
+import { RecordProblem } from '../load/call-record.ts';
+import { FIXTURE_KIND_REGISTRY, FIXTURE_KINDS, isFixtureKind, type FixtureKind } from '../load/fixture-kinds.ts';
 import { forEachLine, forEachLineOf, type LineRef, type ReadProgress } from './lines.ts';
 import { hasBom, invalidUtf8Offset } from './utf8.ts';
 import { MAX_BODY_DEPTH, textDepthExceeded } from '../core/json/depth.ts';
@@ -25,9 +25,7 @@ import { isOtelTracesFile, loadOtelTracesFile, OTEL_TRACES_KIND, otelTracesFileI
 
 export const BUNDLED_FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
-export const FIXTURE_KINDS = ['calls', 'tables', 'objects', 'feedback', 'costs'] as const;
-/** Which fixture file a line belongs to (`calls.jsonl`, `tables.jsonl`, ...). */
-export type FixtureKind = (typeof FIXTURE_KINDS)[number];
+export { FIXTURE_KINDS, type FixtureKind };
 const KINDS = FIXTURE_KINDS;
 type Kind = FixtureKind;
 /** A file a fixtures location holds: one of the kinds above, or OTLP traces (`otel-traces.jsonl`). */
@@ -36,6 +34,9 @@ export interface FixtureFile {
   file: string;
   kind: FixtureFileKind;
 }
+
+/** The kind of data a file fills: OTLP traces become calls, so a query needs them when it needs calls. */
+export const storedKindOf = (f: FixtureFile): FixtureKind => (f.kind === OTEL_TRACES_KIND ? 'calls' : f.kind);
 
 export interface LoadProgress extends ReadProgress {
   file: string;
@@ -93,7 +94,7 @@ function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineSt
   // A BOM opens files from some Windows JSON Lines writers: skipped, not part of the record.
   const start = line === 1 && hasBom(buf, lineStart, end) ? lineStart + 3 : lineStart;
   if (start === end) return false;
-  if (kind === 'calls') {
+  if (FIXTURE_KIND_REGISTRY[kind].prescanned) {
     // A calls line prescanned on the worker thread (the same byte range), or scanned here.
     const scanned = prescan ? scannedCallRecord(prescan, slot, buf) : scanCallLine(buf, start, end);
     if (scanned !== null) {
@@ -106,25 +107,16 @@ function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineSt
   }
   const text = checkLine(file, line, buf, lineStart, start, end);
   try {
-    if (kind === 'calls') {
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (e) {
-        throw new RecordProblem(`invalid JSON: ${(e as Error).message}`);
-      }
-      const call = parseCallRecord(value, engine.options.fieldPrefix);
-      storeCall(engine, file, line, call, (calls) => calls.load(call.record, buf, start, end));
-    } else if (kind === 'tables') loadTableRecord(engine, text);
-    else if (kind === 'objects') loadObjectRecord(engine, text);
-    else if (kind === 'feedback') loadFeedbackRecord(engine, text);
-    else loadCostRecord(engine, text);
+    FIXTURE_KIND_REGISTRY[kind].store(engine, { text, buf, start, end });
   } catch (e) {
     if (e instanceof RecordProblem) throw new FixtureError(file, line, e.message);
     throw e;
   }
   return true;
 }
+
+/** Bytes read between two progress reports inside one line. */
+const PROGRESS_STEP_BYTES = 32 * 1024 * 1024;
 
 const linePrescan = new CallLinePrescan();
 const partSpans = new Int32Array(8);
@@ -197,6 +189,8 @@ export interface LoadOptions {
    * Infinity keeps every load on one thread.
    */
   parallelMinBytes?: number;
+  /** Bytes read between two progress reports inside one line (default 32 MiB). */
+  progressStepBytes?: number;
 }
 
 /** Loads the given fixture files, in order, into `engine.store`. */
@@ -205,7 +199,7 @@ export async function loadFixtureFiles(
   source: string,
   files: readonly FixtureFile[],
   onProgress?: (p: LoadProgress) => void,
-  { parallelMinBytes = PARALLEL_MIN_BYTES }: LoadOptions = {},
+  { parallelMinBytes = PARALLEL_MIN_BYTES, progressStepBytes = PROGRESS_STEP_BYTES }: LoadOptions = {},
 ): Promise<LoadReport> {
   const report: LoadReport = { source, files: [], notices: [] };
   for (const { file, kind } of files) {
@@ -224,10 +218,17 @@ export async function loadFixtureFiles(
       records++;
       if (onProgress && (records & 0x3fff) === 0) onProgress({ ...last, file, records });
     };
+    let reportedBytes = 0;
     const onChunk = (p: ReadProgress) => {
       last = p;
+      // Counted in bytes too: a long line (a table of a million rows is one line) moves no
+      // record count for a minute. The end of the file is reported once, after its last line.
+      if (onProgress && p.bytesRead < p.totalBytes && p.bytesRead - reportedBytes >= progressStepBytes) {
+        reportedBytes = p.bytesRead;
+        onProgress({ ...p, file, records });
+      }
     };
-    const parallel = kind === 'calls' && existsSync(file) && statSync(file).size >= parallelMinBytes;
+    const parallel = FIXTURE_KIND_REGISTRY[kind].prescanned && existsSync(file) && statSync(file).size >= parallelMinBytes;
     await (parallel ? forEachPrescannedLine(file, onLine, onChunk) : forEachLine(file, onLine, onChunk)).catch((e: unknown) => {
       const code = (e as NodeJS.ErrnoException)?.code;
       if (typeof code === 'string' && code.startsWith('Z_')) {
@@ -255,7 +256,7 @@ export async function loadFixtureText(
   source: Parameters<typeof forEachLineOf>[0],
   name = `<${kind}>`,
 ): Promise<number> {
-  if (!KINDS.includes(kind)) throw new FixtureError(name, 0, `unknown fixture kind '${String(kind)}' (${KINDS.join(', ')})`);
+  if (!isFixtureKind(kind)) throw new FixtureError(name, 0, `unknown fixture kind '${String(kind)}' (${KINDS.join(', ')})`);
   let records = 0;
   await forEachLineOf(source, (ref) => {
     if (loadLine(engine, kind, name, ref)) records++;

@@ -755,6 +755,15 @@ export class CallTable {
   }
 
   /**
+   * Reads and checks every body a snapshot restore left in the file (a no-op otherwise), so
+   * that no later read can meet a damaged byte: a front end calls it before it writes the first
+   * byte of an answer too large to build whole (SnapshotDamagedError when a chunk is damaged).
+   */
+  readRestoredBodies(): void {
+    this.restoredBodies?.readAll();
+  }
+
+  /**
    * Fills this empty table with the one an image describes, as a fixture load would have built it: the columns are
    * copied in, the indexes rebuilt row by row in insertion order. Derived caches (part spans)
    * start empty and fill on use, as after a load.

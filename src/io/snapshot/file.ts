@@ -25,7 +25,7 @@ import { closeSync, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync
 import { arenaRegionBytes, dataRegionBytes, decodeCallTables, SnapshotDamagedError, SnapshotFormatError, type DecodedFeedback, type EncodedSnapshot, type SnapshotLayout } from '../../store/snapshot.ts';
 import { crc32 } from '../../store/snapshot-checksum.ts';
 import type { Store } from '../../store/store.ts';
-import { sameKey, SNAPSHOT_FORMAT, type SnapshotKey } from './key.ts';
+import { sameKey, SNAPSHOT_FORMAT, type FileIdentity, type SnapshotKey } from './key.ts';
 
 const MAGIC = Buffer.from('tq-snap\n', 'latin1');
 const PREFIX_BYTES = 16;
@@ -41,6 +41,8 @@ interface Header {
   dataBytes: number;
   arenaBytes: number;
   dataCrc32: number;
+  /** The feedback file whose rows the snapshot holds (null: it holds none). */
+  feedbackSource: FileIdentity | null;
 }
 
 const align8 = (n: number) => (n + 7) & ~7;
@@ -59,7 +61,7 @@ function readExactly(fd: number, into: Uint8Array, position: number): boolean {
 }
 
 /** Writes the snapshot to `path` atomically; returns its size in bytes. */
-export function writeSnapshotFile(path: string, key: SnapshotKey, encoded: EncodedSnapshot): number {
+export function writeSnapshotFile(path: string, key: SnapshotKey, encoded: EncodedSnapshot, feedbackSource: FileIdentity | null = null): number {
   const pad = new Uint8Array(8);
   let dataCrc = 0;
   for (const block of encoded.data) dataCrc = crc32(pad.subarray(0, align8(block.byteLength) - block.byteLength), crc32(block, dataCrc));
@@ -69,6 +71,7 @@ export function writeSnapshotFile(path: string, key: SnapshotKey, encoded: Encod
     dataBytes: dataRegionBytes(encoded.layout),
     arenaBytes: arenaRegionBytes(encoded.layout),
     dataCrc32: dataCrc,
+    feedbackSource,
   };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
   const prefix = Buffer.alloc(PREFIX_BYTES);
@@ -106,7 +109,7 @@ export function writeSnapshotFile(path: string, key: SnapshotKey, encoded: Encod
 /** Why a snapshot file was not used. `stale` is the ordinary case (the fixtures changed). */
 export type SnapshotMiss = { kind: 'missing' } | { kind: 'stale' } | { kind: 'invalid'; reason: string };
 
-export type SnapshotRead = { kind: 'restored'; bytes: number; feedback: DecodedFeedback } | SnapshotMiss;
+export type SnapshotRead = { kind: 'restored'; bytes: number; feedback: DecodedFeedback; feedbackSource: FileIdentity | null } | SnapshotMiss;
 
 /**
  * Restores the snapshot at `path` into `store` (which must be empty) when it is whole and its
@@ -152,12 +155,41 @@ export function readSnapshotFile(path: string, key: SnapshotKey, store: Store): 
     );
     for (const project of store.projects.values()) arena.heldBy(project.calls);
     fd = -1; // the arena file owns it now
-    return { kind: 'restored', bytes: size, feedback };
+    return { kind: 'restored', bytes: size, feedback, feedbackSource: header.feedbackSource };
   } catch (e) {
     if (e instanceof SnapshotFormatError || e instanceof SyntaxError || e instanceof TypeError || e instanceof RangeError) return { kind: 'invalid', reason: e.message };
     throw e;
   } finally {
     if (fd >= 0) closeSync(fd);
+  }
+}
+
+/**
+ * The header of the snapshot at `path` (what `tq cache` lists and eviction checks), or null
+ * when the file is not a whole header of this format (checked against its checksum).
+ */
+export function readSnapshotHeader(path: string): { key: SnapshotKey; feedbackSource: FileIdentity | null } | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const prefix = Buffer.alloc(PREFIX_BYTES);
+    if (!readExactly(fd, prefix, 0) || !prefix.subarray(0, 8).equals(MAGIC) || prefix.readUInt32LE(8) !== SNAPSHOT_FORMAT) return null;
+    const headerLength = prefix.readUInt32LE(12);
+    if (headerLength > MAX_HEADER_BYTES) return null;
+    const headerAndSum = Buffer.alloc(headerLength + SHA_BYTES);
+    if (!readExactly(fd, headerAndSum, PREFIX_BYTES)) return null;
+    const headerBytes = headerAndSum.subarray(0, headerLength);
+    if (!createHash('sha256').update(headerBytes).digest().equals(headerAndSum.subarray(headerLength))) return null;
+    const header = JSON.parse(headerBytes.toString('utf8')) as Header;
+    return { key: header.key, feedbackSource: header.feedbackSource };
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
   }
 }
 

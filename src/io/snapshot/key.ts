@@ -1,9 +1,12 @@
 /**
- * What a load snapshot is keyed by: everything that changes what loading the fixtures
- * produces. Every fixture file's kind, real path, size, mtime and ctime (in nanoseconds), inode
- * and device (a feedback row's check reads objects, so any file counts); the field prefix; tq's version and a stamp of the code that ran (the build stamp of
- * dist/, or the sources' sizes and mtimes when running from src/); the snapshot format. Any
- * difference means the snapshot is not used (and is rewritten by the load that follows).
+ * What a load snapshot is keyed by: everything that changes what loading its calls file
+ * produces. The calls file's real path, size, mtime and ctime (in nanoseconds), inode and device;
+ * the field prefix; tq's version and a stamp of the code that ran (the build stamp of dist/, or
+ * the sources' sizes and mtimes when running from src/); the snapshot format. Any difference
+ * means the snapshot is not used (and is rewritten by the load that follows). The snapshot is
+ * per calls file: a directory and the calls file in it share one, whichever kinds a command
+ * loads. Feedback rows kept in it carry their own file's identity (the header's
+ * feedbackSource), checked when a load wants them.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
@@ -11,9 +14,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FieldPrefix } from '../../api/types.ts';
 import { TQ_VERSION } from '../../version.ts';
+import { FIXTURE_KIND_REGISTRY, isFixtureKind } from '../../load/fixture-kinds.ts';
 
 /** Bumped whenever the file layout or the meaning of a block changes. */
-export const SNAPSHOT_FORMAT = 2;
+export const SNAPSHOT_FORMAT = 3;
 
 export interface FileIdentity {
   kind: string;
@@ -31,7 +35,7 @@ export interface SnapshotKey {
   /** null: the running code cannot be identified (no snapshot is then used). */
   code: string | null;
   prefix: FieldPrefix;
-  /** The fixture files in load order; the first is the calls file. */
+  /** The calls file (the one file whose load the snapshot replaces in every case). */
   files: FileIdentity[];
 }
 
@@ -72,8 +76,15 @@ export function codeStamp(): string | null {
   return (codeStampMemo = `src:${hash.digest('hex').slice(0, 32)}`);
 }
 
+/** The key of the snapshot of `files`' calls file (the other files are not part of it). */
 export function snapshotKey(files: ReadonlyArray<{ kind: string; file: string }>, prefix: FieldPrefix): SnapshotKey {
-  return { format: SNAPSHOT_FORMAT, tq: TQ_VERSION, code: codeStamp(), prefix, files: files.map((f) => fileIdentity(f.kind, f.file)) };
+  const calls = files.filter((f) => isFixtureKind(f.kind) && FIXTURE_KIND_REGISTRY[f.kind].snapshot === 'calls');
+  return { format: SNAPSHOT_FORMAT, tq: TQ_VERSION, code: codeStamp(), prefix, files: calls.map((f) => fileIdentity(f.kind, f.file)) };
+}
+
+/** Two file identities are the same file, unchanged. */
+export function sameIdentity(a: FileIdentity | null, b: FileIdentity | null): boolean {
+  return a !== null && b !== null && JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** Two keys are the same key (compared as canonical JSON: the fields are in a fixed order). */

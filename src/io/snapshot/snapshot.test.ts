@@ -71,7 +71,7 @@ test('the first load writes a snapshot, the next restores it and answers exactly
   assert.deepEqual(readdirSync(s.dir).filter((n) => n.endsWith('.tqsnap')).length, 1);
 });
 
-test('feedback is in the snapshot unless its load drew ids or times; any other fixture file changing is a normal load', async () => {
+test('feedback is in the snapshot unless its load drew ids or times, and used while its file is unchanged; other files changing leave the snapshot in use', async () => {
   const dir = fixturesCopy();
   const s = settings();
   // A payload with an integer no double holds (kept as its digits) and a lone surrogate.
@@ -96,16 +96,30 @@ test('feedback is in the snapshot unless its load drew ids or times; any other f
   delete line.created_at;
   appendFileSync(feedback, JSON.stringify(line) + '\n');
   age(feedback);
+  // The calls are still those of the snapshot; its feedback rows are of another feedback file,
+  // so feedback loads from the file (and a snapshot written now would not hold it).
   const third = await load(dir, s);
-  assert.equal(third.report.snapshot.status, 'written');
-  assert.equal((third.report.snapshot as { feedback: boolean }).feedback, false);
+  assert.equal(third.report.snapshot.status === 'restored' && third.report.snapshot.feedback, false);
+  assertSameAnswers(await plain(dir), third.engine);
+  appendFileSync(join(dir, 'calls.jsonl'), '\n');
+  age(join(dir, 'calls.jsonl'));
   const fourth = await load(dir, s);
-  assert.equal(fourth.report.snapshot.status === 'restored' && fourth.report.snapshot.feedback, false);
-  assertSameAnswers(await plain(dir), fourth.engine);
-  // An objects file changing (feedback checks read objects) makes the snapshot stale.
+  assert.equal(fourth.report.snapshot.status === 'written' && fourth.report.snapshot.feedback, false);
+  const fifth = await load(dir, s);
+  assert.equal(fifth.report.snapshot.status === 'restored' && fifth.report.snapshot.feedback, false);
+  assertSameAnswers(await plain(dir), fifth.engine);
+  // The snapshot belongs to the calls file: an objects file changing leaves it in use (objects
+  // always load from their file), and so does a calls-only load of the same directory.
   appendFileSync(join(dir, 'objects.jsonl'), '\n');
   age(join(dir, 'objects.jsonl'));
-  assert.equal((await load(dir, s)).report.snapshot.status, 'written');
+  const objectsChanged = await load(dir, s);
+  assert.equal(objectsChanged.report.snapshot.status, 'restored');
+  assertSameAnswers(await plain(dir), objectsChanged.engine);
+  const callsOnly = engine();
+  const only = await loadFixtureFilesWithSnapshot(callsOnly, dir, filesOf(dir).filter((f) => f.kind === 'calls'), s);
+  assert.equal(only.snapshot.status, 'restored');
+  assert.deepEqual(only.files.map((f) => f.kind), ['calls']);
+  assert.deepEqual(readdirSync(s.dir).filter((n) => n.endsWith('.tqsnap')).length, 1);
 });
 
 test('generated data through a snapshot, with each prefix: one snapshot per prefix, identical answers', async () => {
@@ -325,16 +339,101 @@ test('a byte changed inside the bodies: the query that reads it fails with a cle
   assert.throws(everything, /load snapshot .* is damaged \((arena chunk \d+|the body of row \d+) of project .* fails its checksum\); it was removed/);
   assert.equal(existsSync(file), false);
   assert.equal((await load(dir, s)).report.snapshot.status, 'written');
-  // The command line: one error line, exit 1; the run after it answers from the fixture files.
+  // The command line: the damage is found before the first byte is written; the answer comes
+  // whole from the fixture files, with one line on stderr saying so.
   const reference = await plain(dir);
   const projectId = [...reference.store.projects.keys()].at(-1)!;
   flip(file, statSync(file).size - 20);
   const env = { TQ_SNAPSHOT_DIR: s.dir, TQ_SNAPSHOT_MIN_BYTES: '0' };
   const args = ['calls', '--fixtures', dir, '--project', projectId];
-  const failed = await runTq(args, env);
-  assert.equal(failed.code, 1, failed.err);
-  assert.match(failed.err, /^error: load snapshot .* is damaged/);
+  const healed = await runTq(args, env);
+  assert.equal(healed.code, 0, healed.err);
+  assert.match(healed.err, /^load snapshot .* is damaged \(.*\); it was removed, the next run loads the fixture files; loading the fixture files\n$/);
+  assert.equal(healed.out.trimEnd(), answer(reference, '/calls/stream_query', { project_id: projectId }));
   const next = await runTq(args, env);
   assert.equal(next.code, 0, next.err);
-  assert.equal(next.out.trimEnd(), answer(reference, '/calls/stream_query', { project_id: projectId }));
+  assert.equal(next.err, '');
+  assert.equal(next.out, healed.out);
+});
+
+test('a damaged snapshot and a full read larger than what is built whole: stdout holds the whole exact answer, never a part', async () => {
+  const dir = join(scratch, 'big-damaged');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'calls.jsonl'), [...generateCalls({ calls: 12000, seed: 5, prefix: 'svc_', startUs: 1.7e15 })].join('\n') + '\n');
+  age(join(dir, 'calls.jsonl'));
+  const cache = join(scratch, 'big-damaged-cache');
+  const env = { TQ_SNAPSHOT_DIR: cache, TQ_SNAPSHOT_MIN_BYTES: '0' };
+  const args = ['calls', '--fixtures', dir, '--project', 'bench/gen'];
+  const reference = await runTq([...args, '--no-snapshot'], env);
+  assert.equal(reference.code, 0, reference.err);
+  assert.ok(reference.out.length > 8 * 1024 * 1024, `${reference.out.length} bytes: more than is built whole`);
+  assert.equal((await runTq(args, env)).out, reference.out); // writes the snapshot
+  const [name] = readdirSync(cache);
+  const file = join(cache, name);
+  const good = readFileSync(file);
+  // The last chunk (read only by the check before writing) and the first (read while building).
+  for (const at of [good.length - 20, dataStart(good) + readSnapshotArenaStart(good) + 100]) {
+    writeFileSync(file, good);
+    flip(file, at);
+    const run = await runTq(args, env);
+    assert.equal(run.code, 0, run.err);
+    assert.match(run.err, /^load snapshot .* is damaged .*; loading the fixture files\n$/);
+    assert.ok(run.out === reference.out, `byte ${at}: stdout holds ${run.out.length} of ${reference.out.length} bytes`);
+    assert.equal(existsSync(file), true, 'the reload wrote a new snapshot');
+  }
+});
+
+/** Where the arena region starts, counted from the data region's start (the header says). */
+function readSnapshotArenaStart(snapshot: Buffer): number {
+  const header = JSON.parse(snapshot.subarray(16, 16 + snapshot.readUInt32LE(12)).toString('utf8')) as { dataBytes: number };
+  return header.dataBytes;
+}
+
+test('readBodies (tq serve): a damaged body is found at restore, said once, and the fixture files load instead', async () => {
+  const dir = fixturesCopy();
+  const s = settings({ readBodies: true });
+  assert.equal((await load(dir, s)).report.snapshot.status, 'written');
+  const whole = await load(dir, s);
+  assert.equal(whole.report.snapshot.status, 'restored');
+  const file = join(s.dir, snapshotFileName(snapshotKey(filesOf(dir), 'svc_')));
+  flip(file, statSync(file).size - 20);
+  const { engine: healed, report } = await load(dir, s);
+  assert.equal(report.snapshot.status, 'written', 'loaded from the fixture files, and a new snapshot written');
+  assert.equal(report.notices.length, 1);
+  assert.match(report.notices[0], /^load snapshot .* is damaged \(.*fails its checksum\); it was removed, the next run loads the fixture files; loading the fixture files$/);
+  assertSameAnswers(await plain(dir), healed);
+  assert.equal((await load(dir, s)).report.snapshot.status, 'restored');
+});
+
+test('tq serve over a damaged snapshot: the start says so and loads the fixture files; every answer is whole', async () => {
+  const dir = fixturesCopy();
+  const cache = join(scratch, 'serve-damaged-cache');
+  const env = { TQ_SNAPSHOT_DIR: cache, TQ_SNAPSHOT_MIN_BYTES: '0' };
+  assert.equal((await runTq(['calls', '--fixtures', dir, '--project', 'acme/evals'], env)).code, 0);
+  const [name] = readdirSync(cache);
+  flip(join(cache, name), statSync(join(cache, name)).size - 20);
+  const child = spawn(process.execPath, [TQ_BIN, 'serve', '--port', '0', '--fixtures', dir, '--quiet'], {
+    env: { ...process.env, ...env, NO_COLOR: '1', TQ_PASSWORD: 'pw', TQ_USER: 'u' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  try {
+    const deadline = Date.now() + 30_000;
+    while (!/tq listening on (\S+)/.test(err)) {
+      assert.ok(child.exitCode === null && Date.now() < deadline, err);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.match(err, /load snapshot .* is damaged \(.*\); it was removed, the next run loads the fixture files; loading the fixture files\n/);
+    const base = /tq listening on (\S+)/.exec(err)![1];
+    const reference = await plain(dir);
+    for (const projectId of reference.store.projects.keys()) {
+      const res = await fetch(base + '/calls/stream_query', { method: 'POST', headers: { Authorization: `Basic ${Buffer.from('u:pw').toString('base64')}` }, body: JSON.stringify({ project_id: projectId }) });
+      assert.equal(res.status, 200, projectId);
+      assert.equal((await res.text()).trimEnd(), answer(reference, '/calls/stream_query', { project_id: projectId }), projectId);
+    }
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
 });
