@@ -103,11 +103,13 @@ export const ERROR_CATALOGUE = {
   // Weave's NotFoundError / ValueError wordings of object deletion, file reads and refs.
   TQ_NOT_FOUND_REASON: { kind: 'notFound', status: 404, message: (a) => String(a.reason) },
 
-  // 403: a field that may not be queried, sorted or selected.
-  TQ_FIELD_NOT_ALLOWED: { kind: 'field', status: 403, message: (a) => `Field ${a.field} is not allowed` },
+  // 422 with `reason`: a field that may not be queried, sorted or selected (the newest error
+  // registry maps Weave's InvalidFieldError to 422; older servers answered 403). A 422 with
+  // `detail` is a request-schema error instead.
+  TQ_FIELD_NOT_ALLOWED: { kind: 'field', status: 422, message: (a) => `Field ${a.field} is not allowed` },
   TQ_SUMMARY_FIELD_NOT_ALLOWED: {
     kind: 'field',
-    status: 403,
+    status: 422,
     // `supported`: the computed summary fields, listed (query/calls/summary-fields.ts).
     message: (a) => `Summary field '${a.field}' is not allowed. Supported fields are: ${a.supported}`,
   },
@@ -192,7 +194,7 @@ export class InvalidRequestError extends TqError {
   }
 }
 
-/** 403: a field that may not be queried, sorted or selected. */
+/** 422 (with `reason`): a field that may not be queried, sorted or selected. */
 export class InvalidFieldError extends TqError {
   constructor(code: CodeOf<'field'>, args?: MessageArgs, path?: ErrorPath) {
     super(code, args, path);
