@@ -19,7 +19,7 @@ export interface CostInput {
   cache_creation_input_token_cost?: number;
 }
 
-/** Adds the price rows; returns `{ids: [[llm_id, cost_id], ...]}` in request order. */
+/** Adds the price rows; returns `{ids: [[cost_id, llm_id], ...]}` in request order (production's pairs). */
 export function createCosts(
   engine: Engine,
   projectId: string,
@@ -40,15 +40,15 @@ export function createCosts(
       effective_date: cost.effective_date ?? createdAtUs,
       prompt_token_cost: cost.prompt_token_cost,
       completion_token_cost: cost.completion_token_cost,
-      prompt_token_cost_unit: cost.prompt_token_cost_unit ?? 'USD',
-      completion_token_cost_unit: cost.completion_token_cost_unit ?? 'USD',
+      prompt_token_cost_unit: cost.prompt_token_cost_unit || 'USD',
+      completion_token_cost_unit: cost.completion_token_cost_unit || 'USD',
       cache_read_input_token_cost: cost.cache_read_input_token_cost ?? 0,
       cache_creation_input_token_cost: cost.cache_creation_input_token_cost ?? 0,
       created_by: userId,
       created_at: createdAtUs,
     };
     engine.store.prices.push(row);
-    ids.push([llmId, row.id]);
+    ids.push([row.id, llmId]);
   }
   return { ids };
 }
