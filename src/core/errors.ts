@@ -90,6 +90,15 @@ export const ERROR_CATALOGUE = {
     message: (a) => `Request body is nested more than ${a.max} levels deep${a.where}`,
   },
   TQ_MISSING_USER_ID: { kind: 'invalid', status: 400, message: fixed('wb_user_id cannot be None') },
+  // Weave's ObjectNameTypeCollision: an object id is bound to one base object class per kind.
+  // `object`: the id as Python's repr; `new`, `existing`: "a <class>" or "a generic (untyped) object".
+  TQ_OBJECT_NAME_TYPE_COLLISION: {
+    kind: 'invalid',
+    status: 400,
+    message: (a) =>
+      `Cannot publish ${a.object} as ${a.new}: that name is already used by ${a.existing} in this project. ` +
+      'Object versions cannot share types, publish this object under a different name.',
+  },
   // Weave's DigestMismatchError (409): a client-computed expected_digest differs from the server's.
   TQ_EXPECTED_DIGEST_MISMATCH: {
     kind: 'conflict',
