@@ -109,6 +109,13 @@ export const ERROR_CATALOGUE = {
   TQ_OBJECT_NOT_FOUND: { kind: 'notFound', status: 404, message: (a) => `Obj ${a.object}:${a.digest} not found` },
   // Weave's ObjectDeletedError: the body also carries `deleted_at` (ObjectDeletedError below).
   TQ_OBJECT_DELETED: { kind: 'notFound', status: 404, message: (a) => `${a.object}:v${a.index} was deleted at ${a.when}` },
+  // Weave's RefObjectsNotFoundError: a ref read names object digests that do not exist; the body
+  // also carries `missing_object_digests` (RefObjectsNotFoundError below). `diff`: a Python set.
+  TQ_REF_OBJECTS_NOT_FOUND: {
+    kind: 'notFound',
+    status: 404,
+    message: (a) => `Ref read contains ${a.asked} digests, but found ${a.found} objects. Diff digests: ${a.diff}`,
+  },
   // Weave's NotFoundError / ValueError wordings of object deletion, file reads and refs.
   TQ_NOT_FOUND_REASON: { kind: 'notFound', status: 404, message: (a) => String(a.reason) },
 
@@ -227,6 +234,19 @@ export class ObjectDeletedError extends NotFoundError {
   }
   override body(): Record<string, unknown> {
     return { reason: this.message, deleted_at: this.deletedAt };
+  }
+}
+
+/** 404 for a ref read naming object digests that do not exist, listing them as Weave does. */
+export class RefObjectsNotFoundError extends NotFoundError {
+  constructor(
+    args: { asked: number; found: number; diff: string },
+    readonly missingObjectDigests: readonly string[],
+  ) {
+    super('TQ_REF_OBJECTS_NOT_FOUND', args);
+  }
+  override body(): Record<string, unknown> {
+    return { reason: this.message, missing_object_digests: [...this.missingObjectDigests] };
   }
 }
 
