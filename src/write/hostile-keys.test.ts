@@ -50,6 +50,6 @@ test('hostile keys survive calls, summaries, usage, costs, feedback, tables and 
 test('a fixture price row for a model named __proto__ is stored', () => {
   const e = createEngine();
   const out = loadCostRecord(e, '{"project_id":"e/p","costs":{"__proto__":{"prompt_token_cost":1,"completion_token_cost":2}}}');
-  assert.deepEqual(out.ids.map(([llm]) => llm), ['__proto__']);
+  assert.deepEqual(out.ids.map(([, llm]) => llm), ['__proto__']);
   assert.deepEqual(e.store.prices.map((p) => p.llm_id), ['__proto__']);
 });
