@@ -90,7 +90,7 @@ export function oneShotQueries(P: string): OneShotQuery[] {
       name: 'roots_page_100',
       description: 'trace roots, started_at desc, limit 100',
       body: { project_id: P, filter: { trace_roots_only: true }, sort_by: [{ field: 'started_at', direction: 'desc' }], limit: 100 },
-      duckSql: (file) => `SELECT to_json(c) FROM ${from(file)} c WHERE ${live} AND c.parent_id IS NULL ORDER BY c.started_at DESC, c.id DESC LIMIT 100`,
+      duckSql: (file) => `SELECT to_json(c) FROM ${from(file)} c WHERE ${live} AND c.parent_id IS NULL ORDER BY c.started_at DESC, c.id ASC LIMIT 100`,
       jq: `[inputs | select(${jqLive} and .parent_id == null)] | sort_by(.started_at, .id) | reverse | .[:100] | .[]`,
     },
   ];

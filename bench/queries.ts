@@ -181,7 +181,8 @@ export function benchQueries(p: QueryParams): BenchQuery[] {
   const opPrefix = `weave:///${P}/op/retrieve:`;
   const offset = Math.floor(p.calls / 2);
   const byStart = 'c.started_at ASC, c.id ASC';
-  const byStartDesc = 'c.started_at DESC, c.id DESC';
+  // Equal start times are listed by id ascending in both directions (semantics.md#calls-sort-tiebreak).
+  const byStartDesc = 'c.started_at DESC, c.id ASC';
   const calls = (q: Omit<BenchQuery, 'route' | 'engine' | 'kind' | 'sql' | 'columns'> & { sql: CallSqlSpec }): BenchQuery => ({
     ...q,
     route: '/calls/stream_query',
@@ -238,12 +239,12 @@ export function benchQueries(p: QueryParams): BenchQuery[] {
     }),
     calls({
       name: 'latency_top',
-      description: 'sort summary.weave.latency_ms desc (NULLs last, then id desc), limit 50',
+      description: 'sort summary.weave.latency_ms desc (NULLs last, then id asc), limit 50',
       body: { project_id: P, sort_by: [{ field: 'summary.weave.latency_ms', direction: 'desc' }], limit: 50 },
       sql: {
         where: 'TRUE',
-        orderBy: `${LATENCY_SORT_PLAIN} DESC NULLS LAST, c.id DESC`,
-        tunedOrderBy: 'c.t_latency_sort DESC NULLS LAST, c.id DESC',
+        orderBy: `${LATENCY_SORT_PLAIN} DESC NULLS LAST, c.id ASC`,
+        tunedOrderBy: 'c.t_latency_sort DESC NULLS LAST, c.id ASC',
         limit: 50,
       },
     }),

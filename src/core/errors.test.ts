@@ -16,6 +16,7 @@ import {
   InvalidRequestError,
   NotFoundError,
   ObjectDeletedError,
+  RefObjectsNotFoundError,
   PermissionDeniedError,
   RequestSchemaError,
   RequestTooLargeError,
@@ -33,6 +34,7 @@ const CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 const DEDICATED = {
   TQ_REQUEST_SCHEMA: () => new RequestSchemaError([{ type: 'missing', loc: ['body', 'x'], msg: 'Field required' }]),
   TQ_OBJECT_DELETED: () => new ObjectDeletedError({ object: 'o', index: 0, when: 'then' }, '2024-01-01T00:00:00Z'),
+  TQ_REF_OBJECTS_NOT_FOUND: () => new RefObjectsNotFoundError({ asked: 1, found: 0, diff: "{'d'}" }, ['d']),
   TQ_UNAUTHENTICATED: () => new AuthenticationError('no'),
   TQ_CALLS_COMPLETE_MODE_REQUIRED: () => new CallsCompleteModeRequiredError('acme/bot'),
 } as const;

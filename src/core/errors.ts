@@ -108,6 +108,15 @@ export const ERROR_CATALOGUE = {
     message: (a) =>
       `The project '${a.project}' has been created in the more performant 'complete' mode. Please upgrade your SDK to at least: 0.52.26 to write to this project.`,
   },
+  // Weave's ObjectNameTypeCollision: an object id is bound to one base object class per kind.
+  // `object`: the id as Python's repr; `new`, `existing`: "a <class>" or "a generic (untyped) object".
+  TQ_OBJECT_NAME_TYPE_COLLISION: {
+    kind: 'invalid',
+    status: 400,
+    message: (a) =>
+      `Cannot publish ${a.object} as ${a.new}: that name is already used by ${a.existing} in this project. ` +
+      'Object versions cannot share types, publish this object under a different name.',
+  },
   // Weave's DigestMismatchError (409): a client-computed expected_digest differs from the server's.
   TQ_EXPECTED_DIGEST_MISMATCH: {
     kind: 'conflict',
@@ -118,14 +127,23 @@ export const ERROR_CATALOGUE = {
   TQ_OBJECT_NOT_FOUND: { kind: 'notFound', status: 404, message: (a) => `Obj ${a.object}:${a.digest} not found` },
   // Weave's ObjectDeletedError: the body also carries `deleted_at` (ObjectDeletedError below).
   TQ_OBJECT_DELETED: { kind: 'notFound', status: 404, message: (a) => `${a.object}:v${a.index} was deleted at ${a.when}` },
+  // Weave's RefObjectsNotFoundError: a ref read names object digests that do not exist; the body
+  // also carries `missing_object_digests` (RefObjectsNotFoundError below). `diff`: a Python set.
+  TQ_REF_OBJECTS_NOT_FOUND: {
+    kind: 'notFound',
+    status: 404,
+    message: (a) => `Ref read contains ${a.asked} digests, but found ${a.found} objects. Diff digests: ${a.diff}`,
+  },
   // Weave's NotFoundError / ValueError wordings of object deletion, file reads and refs.
   TQ_NOT_FOUND_REASON: { kind: 'notFound', status: 404, message: (a) => String(a.reason) },
 
-  // 403: a field that may not be queried, sorted or selected.
-  TQ_FIELD_NOT_ALLOWED: { kind: 'field', status: 403, message: (a) => `Field ${a.field} is not allowed` },
+  // 422 with `reason`: a field that may not be queried, sorted or selected (the newest error
+  // registry maps Weave's InvalidFieldError to 422; older servers answered 403). A 422 with
+  // `detail` is a request-schema error instead.
+  TQ_FIELD_NOT_ALLOWED: { kind: 'field', status: 422, message: (a) => `Field ${a.field} is not allowed` },
   TQ_SUMMARY_FIELD_NOT_ALLOWED: {
     kind: 'field',
-    status: 403,
+    status: 422,
     // `supported`: the computed summary fields, listed (query/calls/summary-fields.ts).
     message: (a) => `Summary field '${a.field}' is not allowed. Supported fields are: ${a.supported}`,
   },
@@ -250,7 +268,7 @@ export class CallsCompleteModeRequiredError extends InvalidRequestError {
   }
 }
 
-/** 403: a field that may not be queried, sorted or selected. */
+/** 422 (with `reason`): a field that may not be queried, sorted or selected. */
 export class InvalidFieldError extends TqError {
   constructor(code: CodeOf<'field'>, args?: MessageArgs, path?: ErrorPath) {
     super(code, args, path);
@@ -274,6 +292,19 @@ export class ObjectDeletedError extends NotFoundError {
   }
   override body(): Record<string, unknown> {
     return { reason: this.message, deleted_at: this.deletedAt };
+  }
+}
+
+/** 404 for a ref read naming object digests that do not exist, listing them as Weave does. */
+export class RefObjectsNotFoundError extends NotFoundError {
+  constructor(
+    args: { asked: number; found: number; diff: string },
+    readonly missingObjectDigests: readonly string[],
+  ) {
+    super('TQ_REF_OBJECTS_NOT_FOUND', args);
+  }
+  override body(): Record<string, unknown> {
+    return { reason: this.message, missing_object_digests: [...this.missingObjectDigests] };
   }
 }
 

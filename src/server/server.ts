@@ -6,7 +6,7 @@
  * 405 (with `Allow`), credentials 401 (all but `GET /health`), body over the limit 413, then
  * the route itself (422 / 400 / 403 / 200). Routes validate everything before they return, so every
  * error is a status and a JSON body sent before the first byte of a stream
- * (semantics.md#errors-422, semantics.md#errors-400, semantics.md#errors-403-field,
+ * (semantics.md#errors-422, semantics.md#errors-400, semantics.md#errors-422-field,
  * semantics.md#auth-401, semantics.md#errors-transport). Paths are matched exactly (a query string
  * is ignored): the semantics reference names no normalisation, so `//calls/stream_query` (what a
  * trailing slash in WF_TRACE_SERVER_URL produces) is a 404, as in Starlette's routing. Request

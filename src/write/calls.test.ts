@@ -261,7 +261,10 @@ test('calls/delete soft-deletes the calls and their descendants in the same trac
   t.start({ ...base, id: 'kid', trace_id: 't', parent_id: 'root' });
   t.start({ ...base, id: 'grandkid', trace_id: 't', parent_id: 'kid' });
   t.start({ ...base, id: 'other', trace_id: 't2', parent_id: null });
-  deleteCalls(engine, 'e/p', ['kid', 'missing']);
+  assert.deepEqual(deleteCalls(engine, 'e/p', ['kid', 'missing', 'kid']), { num_deleted: 3 }, 'kid, grandkid and the unknown id, each once');
+  assert.deepEqual(deleteCalls(engine, 'e/p', ['kid']), { num_deleted: 1 }, 'a named call is counted even when already deleted');
+  assert.deepEqual(deleteCalls(engine, 'e/p', []), { num_deleted: 0 });
+  assert.deepEqual(deleteCalls(engine, 'nobody/here', ['a', 'b', 'a']), { num_deleted: 2 });
   const result = callsStreamQueryRoute.run(engine, { kind: 'value', value: { project_id: 'e/p' } }, { userId: 'u', authorize() {}, canRead: () => true });
   const ids = [...(result as { lines: Iterable<string> }).lines].map((l) => JSON.parse(l).id);
   assert.deepEqual(ids, ['other', 'root'], 'started_at ties break by id');

@@ -152,26 +152,35 @@ export function updateCall(engine: Engine, projectId: string, callId: string, di
 export const MAX_DELETE_CALLS = 1000;
 
 /**
- * `calls_delete`: soft-deletes the given calls and every descendant in their traces. Ids that
- * name no live call are ignored, as Weave's server ignores them. More than 1000 ids is a 413.
+ * `calls_delete`: soft-deletes the given calls and their descendants, and answers
+ * `{num_deleted}` counted as production counts (semantics.md#writes-calls-delete): every
+ * distinct id named, known or not, and every live call reached from one through parent links
+ * inside the traces of the named live calls (inside any trace when no named call is live, as
+ * production's empty trace filter reads them all). More than 1000 ids is a 413.
  */
-export function deleteCalls(engine: Engine, projectId: string, callIds: readonly string[]): Record<string, never> {
+export function deleteCalls(engine: Engine, projectId: string, callIds: readonly string[]): { num_deleted: number } {
   if (callIds.length > MAX_DELETE_CALLS) throw tqError('TQ_DELETE_TOO_MANY', { max: MAX_DELETE_CALLS });
   const calls = engine.store.project(projectId)?.calls;
-  if (!calls) return {};
-  const doomed = new Set<number>();
-  const pending = callIds.map((id) => calls.rowOf(id)).filter((r): r is number => r !== undefined && !calls.isDeleted(r));
+  if (!calls) return { num_deleted: new Set(callIds).size };
+  const isLive = (row: number | undefined): row is number => row !== undefined && !calls.isDeleted(row);
+  const named = callIds.map((id) => calls.rowOf(id)).filter(isLive);
+  const traces = named.length > 0 ? new Set(named.map((r) => calls.traceIds[r])) : null;
+  const counted = new Set<string>();
+  const doomed: number[] = [];
+  const pending = [...callIds];
   while (pending.length > 0) {
-    const row = pending.pop()!;
-    if (doomed.has(row)) continue;
-    doomed.add(row);
-    for (const child of calls.byParent.get(calls.ids[row]) ?? []) {
-      if (!calls.isDeleted(child) && calls.traceIds[child] === calls.traceIds[row]) pending.push(child);
+    const id = pending.pop()!;
+    if (counted.has(id)) continue;
+    counted.add(id);
+    const row = calls.rowOf(id);
+    if (isLive(row)) doomed.push(row);
+    for (const child of calls.byParent.get(id) ?? []) {
+      if (!calls.isDeleted(child) && (traces === null || traces.has(calls.traceIds[child]))) pending.push(calls.ids[child]);
     }
   }
   const at = engine.options.now();
   for (const row of doomed) calls.markDeleted(row, at);
-  return {};
+  return { num_deleted: counted.size };
 }
 
 /** Turns a batch item's mode and request into a BatchItem; a mode that does not fit is a 400. */

@@ -19,7 +19,7 @@ export interface CostInput {
   cache_creation_input_token_cost?: number;
 }
 
-/** Adds the price rows; returns `{ids: [[llm_id, cost_id], ...]}` in request order. */
+/** Adds the price rows; returns `{ids: [[cost_id, llm_id], ...]}` in request order (production's pairs). */
 export function createCosts(
   engine: Engine,
   projectId: string,
@@ -40,8 +40,8 @@ export function createCosts(
       effective_date: cost.effective_date ?? createdAtUs,
       prompt_token_cost: cost.prompt_token_cost,
       completion_token_cost: cost.completion_token_cost,
-      prompt_token_cost_unit: cost.prompt_token_cost_unit ?? 'USD',
-      completion_token_cost_unit: cost.completion_token_cost_unit ?? 'USD',
+      prompt_token_cost_unit: cost.prompt_token_cost_unit || 'USD',
+      completion_token_cost_unit: cost.completion_token_cost_unit || 'USD',
       cache_read_input_token_cost: cost.cache_read_input_token_cost ?? 0,
       cache_creation_input_token_cost: cost.cache_creation_input_token_cost ?? 0,
       created_by: userId,
@@ -51,5 +51,5 @@ export function createCosts(
   }
   // Stored only once every row is built (an id draw that throws stores none of them).
   for (const row of rows) engine.store.prices.push(row);
-  return { ids: rows.map((row) => [row.llm_id, row.id]) };
+  return { ids: rows.map((row) => [row.id, row.llm_id]) };
 }

@@ -82,7 +82,7 @@ test('422: FeedbackCreateReq is strict and payload must be an object', () => {
   );
 });
 
-test('semantics.md#writes-costs /cost/create adds project-level price rows with defaults and answers [[llm_id, id]]', () => {
+test('semantics.md#writes-costs /cost/create adds project-level price rows with defaults and answers [[id, llm_id]] as production does', () => {
   const e = testEngine();
   const res = call(e, '/cost/create', {
     project_id: P,
@@ -91,7 +91,7 @@ test('semantics.md#writes-costs /cost/create adds project-level price rows with 
       'gpt-y': { prompt_token_cost: 3, completion_token_cost: 4, provider_id: 'openai', effective_date: '2024-01-01T00:00:00Z', prompt_token_cost_unit: 'EUR' },
     },
   });
-  assert.deepEqual(res, { status: 200, body: { ids: [['gpt-x', 'id-1'], ['gpt-y', 'id-2']] } });
+  assert.deepEqual(res, { status: 200, body: { ids: [['id-1', 'gpt-x'], ['id-2', 'gpt-y']] } });
   const [x, y] = e.store.prices;
   assert.deepEqual(x, {
     id: 'id-1',
@@ -140,6 +140,18 @@ test('semantics.md#writes-file /file/create stores bytes under their digest (sem
   assert.deepEqual(call(e, '/file/create', multipart({ project_id: P }, { file: hello })), { status: 200, body: { digest } });
   assert.deepEqual(call(e, '/files/create', multipart({ project_id: P }, { file: hello })), { status: 200, body: { digest } });
   assert.deepEqual([...e.store.project(P)!.files.keys()], [digest]);
+});
+
+test('semantics.md#writes-file-expected-digest /file/create with a differing expected_digest is a 409 and stores nothing', () => {
+  const e = testEngine();
+  const hello = new TextEncoder().encode('hello');
+  const digest = 'LPJNulXwow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ';
+  assert.deepEqual(call(e, '/file/create', multipart({ project_id: P, expected_digest: 'nope' }, { file: hello })), {
+    status: 409,
+    body: { reason: `Client file digest nope != server digest ${digest}` },
+  });
+  assert.equal(e.store.project(P)?.files.size ?? 0, 0);
+  assert.deepEqual(call(e, '/file/create', multipart({ project_id: P, expected_digest: digest }, { file: hello })), { status: 200, body: { digest } });
 });
 
 test('/file/create without its form parts is a 422 naming them', () => {

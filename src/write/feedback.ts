@@ -4,8 +4,10 @@
  * row is stored with a generated id unless the client sent one. The user is the one the
  * client named or, when it named none, the authenticated user (semantics.md#writes-user-id).
  *
- * Not reproduced: the alias/detoned fields Weave adds to `wandb.reaction.1` payloads (they need
- * the Python `emoji` name table) and the annotation-spec check of annotation payloads.
+ * A `wandb.reaction.1` payload gets `alias`, `detoned` and `detoned_alias` as Weave's
+ * `process_feedback_payload` adds them, from Python's `emoji` data (semantics.md#feedback-reactions).
+ *
+ * Not reproduced: the annotation-spec check of annotation payloads.
  */
 import type { Engine } from '../api/types.ts';
 import { formatMicros } from '../core/datetime.ts';
@@ -13,6 +15,7 @@ import { invalidRequest, type ValidationIssue } from '../core/errors.ts';
 import { INVALID, model, str, type Schema } from '../core/schema.ts';
 import { parseRef, type ParsedRef } from '../core/refs.ts';
 import type { FeedbackRow } from '../store/project.ts';
+import { demojize, detoneEmojis, emojiCount } from './emoji/emoji.ts';
 
 export interface FeedbackInput {
   id?: string | null;
@@ -38,20 +41,12 @@ const MAX_NOTE_LENGTH = 1024;
 
 const bad = (reason: string) => invalidRequest('TQ_INVALID_REQUEST', { reason });
 
-const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
-// Built on first need: constructing a Segmenter costs 10-20 ms of ICU set-up at every start.
-let graphemes: Intl.Segmenter | undefined;
-
-/** How many emoji a text holds, a multi-code-point emoji counting once. */
-function emojiCount(text: string): number {
-  // One code point is one grapheme: the usual reaction needs no segmenter.
-  const codePoint = text.codePointAt(0);
-  if (codePoint !== undefined && String.fromCodePoint(codePoint).length === text.length) return EMOJI.test(text) ? 1 : 0;
-  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-  let n = 0;
-  for (const { segment } of graphemes.segment(text)) if (EMOJI.test(segment)) n++;
-  return n;
-}
+/**
+ * Production refuses a feedback payload whose `json.dumps` is over 1 MiB. Every UTF-16 unit of a
+ * string dumps to at least one character, so a longer emoji text is refused before it is
+ * scanned (semantics.md#feedback-reactions).
+ */
+const MAX_FEEDBACK_PAYLOAD_CHARS = 1024 * 1024;
 
 /** The payload models of the two reserved types (`FEEDBACK_PAYLOAD_SCHEMAS`); other keys are kept. */
 const reactionPayload = model('ReactionPayload', { emoji: str() }, { strict: false });
@@ -67,12 +62,26 @@ function validPayload<T>(schema: Schema<T>, type: string, payload: Record<string
 
 /** The payload checks of the two reserved types. */
 function checkReservedPayload(type: string, payload: Record<string, unknown>): void {
-  if (type === REACTION) {
-    const { emoji } = validPayload(reactionPayload, type, payload);
-    if (emojiCount(emoji) !== 1) throw bad('Value of emoji key in payload must be exactly one emoji');
-  } else if (type === NOTE) {
-    validPayload(notePayload, type, payload);
-  }
+  if (type === REACTION) validPayload(reactionPayload, type, payload);
+  else if (type === NOTE) validPayload(notePayload, type, payload);
+}
+
+/**
+ * `process_feedback_payload`: a reaction must hold exactly one emoji (other text may surround
+ * it) and gains `alias` (its `:name:`), `detoned` (skin tones removed) and `detoned_alias`.
+ * Other payloads are stored as sent.
+ */
+function processedPayload(type: string, payload: Record<string, unknown>): Record<string, unknown> {
+  if (type !== REACTION) return payload;
+  const emoji = payload.emoji as string;
+  if (emoji.length > MAX_FEEDBACK_PAYLOAD_CHARS) throw bad('Feedback payload too large');
+  if (emojiCount(emoji) !== 1) throw bad('Value of emoji key in payload must be exactly one emoji');
+  const detoned = detoneEmojis(emoji);
+  const processed: Record<string, unknown> = { ...payload };
+  processed.alias = demojize(emoji);
+  processed.detoned = detoned;
+  processed.detoned_alias = demojize(detoned);
+  return processed;
 }
 
 /** `ensure_ref_is_valid`: the ref parses and is one of the expected kinds. */
@@ -122,6 +131,7 @@ function checkRefs(req: FeedbackInput): void {
 export function createFeedback(engine: Engine, req: FeedbackInput, userId: string): Record<string, unknown> {
   checkReservedPayload(req.feedback_type, req.payload);
   checkRefs(req);
+  const payload = processedPayload(req.feedback_type, req.payload);
   const user = req.user_id ?? userId;
   if (!user) throw invalidRequest('TQ_MISSING_USER_ID');
   const row: FeedbackRow = {
@@ -129,7 +139,7 @@ export function createFeedback(engine: Engine, req: FeedbackInput, userId: strin
     project_id: req.project_id,
     weave_ref: req.weave_ref,
     feedback_type: req.feedback_type,
-    payload: req.payload,
+    payload,
     creator: req.creator ?? null,
     created_at: req.created_at ?? engine.options.now(),
     user_id: user,

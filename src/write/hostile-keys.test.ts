@@ -25,7 +25,7 @@ test('hostile keys survive calls, summaries, usage, costs, feedback, tables and 
   send(e, '/call/start', `{"start":{"project_id":"e/p","id":"c1","op_name":"op","trace_id":"t","started_at":"2024-01-01T00:00:00Z","attributes":{${HOSTILE}},"inputs":{${HOSTILE}}}}`);
   send(e, '/call/end', `{"end":{"project_id":"e/p","id":"c1","ended_at":"2024-01-01T00:00:01Z","output":{${HOSTILE}},"summary":{${HOSTILE},"usage":{"__proto__":{"requests":1,"prompt_tokens":5}},"weave":{"__proto__":{"x":1}}}}}`);
   const costs = send(e, '/cost/create', '{"project_id":"e/p","costs":{"__proto__":{"prompt_token_cost":1,"completion_token_cost":2,"effective_date":"2023-01-01T00:00:00Z"}}}') as { ids: Array<[string, string]> };
-  assert.deepEqual(costs.ids.map(([llm]) => llm), ['__proto__']);
+  assert.deepEqual(costs.ids.map(([, llm]) => llm), ['__proto__']);
   send(e, '/feedback/create', `{"project_id":"e/p","weave_ref":"weave:///e/p/call/c1","feedback_type":"x","payload":{${HOSTILE}}}`);
   const table = send(e, '/table/create', `{"table":{"project_id":"e/p","rows":[{${HOSTILE}}]}}`) as { digest: string };
   assert.deepEqual((send(e, '/table/query', `{"project_id":"e/p","digest":"${table.digest}"}`) as { rows: Array<{ val: unknown }> }).rows[0].val, hostile());
@@ -50,6 +50,6 @@ test('hostile keys survive calls, summaries, usage, costs, feedback, tables and 
 test('a fixture price row for a model named __proto__ is stored', () => {
   const e = createEngine();
   const out = loadCostRecord(e, '{"project_id":"e/p","costs":{"__proto__":{"prompt_token_cost":1,"completion_token_cost":2}}}');
-  assert.deepEqual(out.ids.map(([llm]) => llm), ['__proto__']);
+  assert.deepEqual(out.ids.map(([, llm]) => llm), ['__proto__']);
   assert.deepEqual(e.store.prices.map((p) => p.llm_id), ['__proto__']);
 });

@@ -135,3 +135,23 @@ test('semantics.md#writes-user-id for objects: the sent user id wins over the au
   const obj = (read(e, 'o', 'latest').body as { obj: Record<string, unknown> }).obj;
   assert.equal(obj.wb_user_id, 'carol');
 });
+
+test('semantics.md#writes-obj-type-collision a version of another base class is a 400 that stores nothing; deleted versions and other kinds do not bind', () => {
+  const e = testEngine();
+  const prompt = { _type: 'StringPrompt', _class_name: 'StringPrompt', _bases: ['Prompt', 'Object', 'BaseModel'], content: 'hi' };
+  const dataset = { _type: 'Dataset', _class_name: 'Dataset', _bases: ['Object', 'BaseModel'], rows: 'x' };
+  assert.equal(create(e, 'thing', { a: 1 }).status, 200);
+  assert.equal(create(e, 'thing', { a: 2 }).status, 200);
+  const before = JSON.stringify(e.store.project(P)!.objects.get('thing'));
+  assert.deepEqual(create(e, 'thing', prompt), {
+    status: 400,
+    body: { reason: "Cannot publish 'thing' as a Prompt: that name is already used by a generic (untyped) object in this project. Object versions cannot share types, publish this object under a different name." },
+  });
+  assert.equal(JSON.stringify(e.store.project(P)!.objects.get('thing')), before, 'the refused version is not stored');
+  assert.equal(create(e, 'mixed', dataset).status, 200);
+  assert.equal(create(e, 'mixed', { a: 1 }).status, 400);
+  assert.equal(create(e, 'other', prompt).status, 200);
+  assert.equal(create(e, 'op-named', OP_VAL).status, 200);
+  assert.equal(create(e, 'op-named', prompt).status, 200, 'an op and an object are different kinds');
+  assert.equal(create(e, 'other', { ...prompt, content: 'again' }).status, 200, 'same class, new version');
+});

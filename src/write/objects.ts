@@ -75,6 +75,27 @@ function makeLatest(versions: ObjectVersion[], v: ObjectVersion): void {
   versions.push(v);
 }
 
+/** How production names a base object class in its collision message (`_describe_object_class`). */
+const describeClass = (baseObjectClass: string | null) => (baseObjectClass === null ? 'a generic (untyped) object' : `a ${baseObjectClass}`);
+
+/**
+ * Production's ObjectNameTypeCollision (semantics.md#writes-obj-type-collision): a new version
+ * may not bind an object id to a base object class other than that of its live versions of the
+ * same kind. Classes are listed in the order their versions were written.
+ */
+function checkNameTypeCollision(versions: readonly ObjectVersion[], objectId: string, kind: 'op' | 'object', baseObjectClass: string | null): void {
+  const other: Array<string | null> = [];
+  for (const v of versions) {
+    if (v.deletedAtUs === null && v.kind === kind && v.baseObjectClass !== baseObjectClass && !other.includes(v.baseObjectClass)) other.push(v.baseObjectClass);
+  }
+  if (other.length === 0) return;
+  throw invalidRequest('TQ_OBJECT_NAME_TYPE_COLLISION', {
+    object: pyStrRepr(objectId),
+    new: describeClass(baseObjectClass),
+    existing: [...new Set(other.map(describeClass))].join(' or '),
+  });
+}
+
 /** `obj_create`: `{digest, object_id}`. */
 export function createObject(engine: Engine, input: ObjectCreateInput): { digest: string; object_id: string } {
   const { digest, baseObjectClass, leafObjectClass } = objectDigest(input.val, input.builtinObjectClass ?? null);
@@ -89,6 +110,9 @@ export function createObject(engine: Engine, input: ObjectCreateInput): { digest
     makeLatest(existing, same);
     return { digest, object_id: input.objectId };
   }
+  const kind = objectKind(input.val);
+  // Checked before anything is written, so a refused version leaves no trace.
+  checkNameTypeCollision(existing, input.objectId, kind, baseObjectClass);
   const valText = storedObjectText(input.val);
   const version: StoredObjectVersion = {
     projectId: input.projectId,
@@ -97,7 +121,7 @@ export function createObject(engine: Engine, input: ObjectCreateInput): { digest
     versionIndex: existing.length,
     createdAtUs: input.createdAtUs ?? engine.options.now(),
     deletedAtUs: null,
-    kind: objectKind(input.val),
+    kind,
     baseObjectClass,
     leafObjectClass,
     // Plain form of the stored text (NaN/Infinity are already `null` there).

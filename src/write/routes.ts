@@ -152,8 +152,8 @@ function missingFormFields(fields: readonly string[]): RequestSchemaError {
 }
 
 /**
- * `/file/create` (alias `/files/create`): multipart form with `project_id` and `file`
- * (semantics.md#wire-routes).
+ * `/file/create` (alias `/files/create`): multipart form with `project_id`, `file` and an
+ * optional `expected_digest` (semantics.md#wire-routes, semantics.md#writes-file-expected-digest).
  */
 function fileUploadRoute(path: string): Route {
   return {
@@ -169,7 +169,7 @@ function fileUploadRoute(path: string): Route {
         throw missingFormFields([...(projectId === undefined ? ['project_id'] : []), ...(file === undefined ? ['file'] : [])]);
       }
       ctx.authorize(projectId);
-      return exactJson(createFile(engine, projectId, file));
+      return exactJson(createFile(engine, projectId, file, body.fields.get('expected_digest') ?? null));
     },
   };
 }

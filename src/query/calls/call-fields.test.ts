@@ -25,9 +25,9 @@ const refusal = (path: string) => {
   assert.fail(`${path} resolved`);
 };
 
-test('semantics.md#errors-403-field: names of Object.prototype members are unknown fields (403), not methods', () => {
+test('semantics.md#errors-422-field: names of Object.prototype members are unknown fields (422), not methods', () => {
   for (const path of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
-    assert.deepEqual(refusal(path), { status: 403, code: 'TQ_FIELD_NOT_ALLOWED', body: { reason: `Field ${path} is not allowed` }, path: ['body', 'sort_by', 0, 'field'] });
+    assert.deepEqual(refusal(path), { status: 422, code: 'TQ_FIELD_NOT_ALLOWED', body: { reason: `Field ${path} is not allowed` }, path: ['body', 'sort_by', 0, 'field'] });
   }
 });
 
@@ -40,10 +40,10 @@ test('semantics.md#calls-summary-filter: the three computed summary fields read 
   assert.deepEqual([status.get(0), latency.get(0), name.get(0)], ['success', 1500, 'chat']);
 });
 
-test('semantics.md#calls-summary-filter: any other summary.weave field is a 403 listing the supported ones', () => {
+test('semantics.md#calls-summary-filter: any other summary.weave field is a 422 listing the supported ones', () => {
   for (const field of ['costs', 'feedback', 'display_name', 'constructor', '']) {
     assert.deepEqual(refusal(`summary.weave.${field}`), {
-      status: 403,
+      status: 422,
       code: 'TQ_SUMMARY_FIELD_NOT_ALLOWED',
       body: { reason: `Summary field '${field}' is not allowed. Supported fields are: latency_ms, status, trace_name` },
       path: ['body', 'sort_by', 0, 'field'],

@@ -11,12 +11,12 @@ import { fieldNotAllowed, InvalidFieldError, type ErrorPath } from '../../core/e
 import { parseLossless, type LosslessValue } from '../../core/json/lossless.ts';
 import { callRefUri } from '../../core/refs.ts';
 import { BODY_PARTS, type CallBody, type CallTable } from '../../store/call-table.ts';
-import type { ProjectStore } from '../../store/project.ts';
+import type { FeedbackRow, ProjectStore } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
 import { jsonValueString } from '../ch/values.ts';
 import type { FieldAccessor, FieldResolver, FillNumbers } from './expr/fields.ts';
 import { hasNegativeIndex, isIndexPart, MISSING, readPath, splitFieldPath, type PathReading } from './json-path.ts';
-import { jsonAccessor, PathMemo, pathMemos, type RawReader } from './path-memo.ts';
+import { jsonAccessor, PathMemo, pathMemos, unmemoizedJsonAccessor, type RawReader } from './path-memo.ts';
 import { resolveObjectRef, type CanRead } from '../resolve-ref.ts';
 import { COMPUTED_SUMMARY_FIELDS, COMPUTED_SUMMARY_FIELDS_LISTED, COMPUTED_SUMMARY_PREFIX, isComputedSummaryField } from './summary-fields.ts';
 
@@ -54,6 +54,13 @@ export interface CallFieldOptions {
 export class CallFieldResolver implements FieldResolver {
   private readonly table: CallTable;
   private readonly plain: Record<string, () => FieldAccessor>;
+  /**
+   * The feedback row a filter is being evaluated against (semantics.md#calls-feedback-join):
+   * typed feedback fields read it, and nothing, when it is of another type.
+   */
+  private joined: { row: number; feedback: FeedbackRow } | null = null;
+  /** Whether some typed feedback field was resolved, so filters need the join. */
+  private readsTypedFeedback = false;
   /** One parsed body at a time: successive accessors usually read the same row. */
   private lastRow = -1;
   private lastBody: ReturnType<CallTable['body']> | null = null;
@@ -200,7 +207,11 @@ export class CallFieldResolver implements FieldResolver {
     if (!isRefField && restParts[0] !== 'payload') throw fieldNotAllowed(path, loc);
     const project = this.opts.project;
     const t = this.table;
+    if (type !== '*') this.readsTypedFeedback = true;
+    /** The call's feedback row of the type: the joined one under a filter, else its first. */
     const first = (row: number) => {
+      const joined = this.joined;
+      if (joined !== null && joined.row === row && type !== '*') return joined.feedback.feedback_type === type ? joined.feedback : undefined;
       const rows = project.feedbackByRef.get(callRefUri(project.projectId, t.id(row)));
       return rows?.find((f) => type === '*' || f.feedback_type === type);
     };
@@ -225,6 +236,34 @@ export class CallFieldResolver implements FieldResolver {
             const fb = first(row);
             return fb ? readPath(fb.payload, payloadPath, reading) : MISSING;
           };
-    return jsonAccessor(reader, new PathMemo(t.version), t.size);
+    return type === '*' ? jsonAccessor(reader, new PathMemo(t.version), t.size) : unmemoizedJsonAccessor(reader);
+  }
+
+  /**
+   * A filter under production's feedback join (semantics.md#calls-feedback-join): when it reads
+   * a typed feedback field, a call matches if the filter holds with any one of its feedback
+   * rows joined (typed fields of another type read as missing); a call without feedback is
+   * tested once, with none. Without such a field the filter is returned as it is.
+   */
+  joinFeedback(filter: (row: number) => boolean | null): (row: number) => boolean | null {
+    if (!this.readsTypedFeedback) return filter;
+    const project = this.opts.project;
+    const t = this.table;
+    return (row) => {
+      const rows = project.feedbackByRef.get(callRefUri(project.projectId, t.id(row)));
+      if (rows === undefined || rows.length === 0) return filter(row);
+      let answer: boolean | null = null;
+      try {
+        for (const feedback of rows) {
+          this.joined = { row, feedback };
+          const r = filter(row);
+          if (r === true) return true;
+          if (r === false) answer = false;
+        }
+      } finally {
+        this.joined = null;
+      }
+      return answer;
+    };
   }
 }

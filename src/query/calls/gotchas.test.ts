@@ -103,17 +103,29 @@ test('semantics.md#calls-sort-dynamic: dynamic sort puts existing values first b
   assert.deepEqual(ids({ sort_by: [{ field: 'ended_at', direction: 'desc' }] }), ['c4', 'c2', 'c1', 'c3']);
 });
 
-test('semantics.md#calls-sort-tiebreak: the implicit id tie-break is id desc unless the last term is started_at', () => {
-  // c1, c2, c3 tie on exception (NULL, last); id desc orders them.
-  assert.deepEqual(ids({ sort_by: [{ field: 'exception', direction: 'asc' }] }), ['c4', 'c3', 'c2', 'c1']);
+test('semantics.md#calls-sort-tiebreak: the implicit id tie-break is id asc whatever the terms and directions', () => {
+  // c1, c2, c3 tie on exception (NULL, last); id asc orders them.
+  assert.deepEqual(ids({ sort_by: [{ field: 'exception', direction: 'asc' }] }), ['c4', 'c1', 'c2', 'c3']);
+  assert.deepEqual(ids({ sort_by: [{ field: 'exception', direction: 'desc' }] }), ['c4', 'c1', 'c2', 'c3']);
   const same = BASE.slice(0, 4).map((r) => ({ ...r, started_at: at(1) }));
-  assert.deepEqual(ids({ sort_by: [{ field: 'started_at', direction: 'desc' }] }, same), ['c4', 'c3', 'c2', 'c1']);
+  // started_at desc is a walk of the start-order index that turns each run of equal starts around.
+  assert.deepEqual(ids({ sort_by: [{ field: 'started_at', direction: 'desc' }] }, same), ['c1', 'c2', 'c3', 'c4']);
   assert.deepEqual(ids({ sort_by: [{ field: 'started_at', direction: 'asc' }] }, same), ['c1', 'c2', 'c3', 'c4']);
+  assert.deepEqual(ids({ sort_by: [{ field: 'started_at', direction: 'desc' }, { field: 'id', direction: 'desc' }] }, same), ['c4', 'c3', 'c2', 'c1']);
+  assert.deepEqual(ids({ sort_by: [{ field: 'started_at', direction: 'asc' }, { field: 'id', direction: 'desc' }] }, same), ['c4', 'c3', 'c2', 'c1']);
+  // Two runs of equal starts, walked newest first with ids ascending inside each run, paged.
+  const runs = BASE.slice(0, 4).map((r, i) => ({ ...r, started_at: at(i < 2 ? 1 : 2) })); // c2,c1 at 1; c4,c3 at 2
+  const desc = { sort_by: [{ field: 'started_at', direction: 'desc' }] };
+  assert.deepEqual(ids(desc, runs), ['c3', 'c4', 'c1', 'c2']);
+  assert.deepEqual(ids({ ...desc, offset: 1, limit: 2 }, runs), ['c4', 'c1']);
+  assert.deepEqual(ids({ ...desc, ...expr({ $not: [{ $eq: [field('id'), lit('c4')] }] }) }, runs), ['c3', 'c1', 'c2']);
 });
 
-test('semantics.md#calls-sort-empty: sort_by [] is insertion order, unlike an omitted sort_by', () => {
-  assert.deepEqual(ids({ sort_by: [] }), ['c2', 'c1', 'c4', 'c3']);
-  assert.deepEqual(ids({}), ['c1', 'c2', 'c3', 'c4']);
+test('semantics.md#calls-sort-empty: sort_by [] orders by id asc, unlike an omitted sort_by', () => {
+  assert.deepEqual(ids({ sort_by: [] }), ['c1', 'c2', 'c3', 'c4']);
+  const late = BASE.slice(0, 4).map((r) => ({ ...r, started_at: at(r.id === 'c1' ? 9 : 1) }));
+  assert.deepEqual(ids({ sort_by: [] }, late), ['c1', 'c2', 'c3', 'c4']);
+  assert.deepEqual(ids({}, late), ['c2', 'c3', 'c4', 'c1']);
 });
 
 test('semantics.md#paging-limits: limit 0 returns nothing; negative limit or offset is a 400', () => {
@@ -187,9 +199,9 @@ test('semantics.md#calls-storage-size: total_storage_size_bytes appears only on 
   assert.equal(root.total_storage_size_bytes, (root.storage_size_bytes as number) + (child.storage_size_bytes as number));
 });
 
-test('semantics.md#errors-403-field: unknown fields are 403, empty $and/$or 400, unknown keys 422', () => {
-  assert.deepEqual(error(expr({ $eq: [field('nope'), lit(1)] })), { status: 403, body: { reason: 'Field nope is not allowed' } });
-  assert.deepEqual(error({ sort_by: [{ field: 'nope', direction: 'asc' }] }), { status: 403, body: { reason: 'Field nope is not allowed' } });
+test('semantics.md#errors-422-field: unknown fields are 422 with a reason, empty $and/$or 400, unknown keys 422', () => {
+  assert.deepEqual(error(expr({ $eq: [field('nope'), lit(1)] })), { status: 422, body: { reason: 'Field nope is not allowed' } });
+  assert.deepEqual(error({ sort_by: [{ field: 'nope', direction: 'asc' }] }), { status: 422, body: { reason: 'Field nope is not allowed' } });
   assert.deepEqual(error(expr({ $and: [] })), { status: 400, body: { reason: 'Empty AND operation' } });
   assert.deepEqual(error(expr({ $or: [] })), { status: 400, body: { reason: 'Empty OR operation' } });
   const unknown = error({ bogus: 1 });

@@ -13,20 +13,19 @@ const NOT_SORTABLE = new Set(['storage_size_bytes', 'total_storage_size_bytes'])
 
 /**
  * The effective sort terms (semantics.md#calls-sort-default, semantics.md#calls-sort-tiebreak):
- * null → default; an `id` term is appended when absent.
+ * null → default; an `id` term, always ascending, is appended when absent (production's "add id
+ * as secondary sort"), so `[]` orders by `id` asc.
  */
 export function effectiveSortTerms(sortBy: SortTerm[] | null): SortTerm[] {
   if (sortBy === null) return [
     { field: 'started_at', direction: 'asc' },
     { field: 'id', direction: 'asc' },
   ];
-  if (sortBy.length === 0) return [];
   if (sortBy.some((t) => t.field === 'id')) return sortBy;
-  const last = sortBy[sortBy.length - 1];
-  return [...sortBy, { field: 'id', direction: last.field === 'started_at' ? last.direction : 'desc' }];
+  return [...sortBy, { field: 'id', direction: 'asc' }];
 }
 
-/** Checks sort fields before any row is read: 400 for storage sizes, 403 for unknown fields. */
+/** Checks sort fields before any row is read: 400 for storage sizes, 422 for unknown fields. */
 export function validateSortTerms(terms: SortTerm[], resolver: FieldResolver): void {
   terms.forEach((t, i) => {
     if (NOT_SORTABLE.has(t.field)) throw invalidRequest('TQ_SORT_FIELD_NOT_ALLOWED', { field: t.field }, ['body', 'sort_by', i, 'field']);

@@ -187,3 +187,25 @@ export function jsonAccessor(read: RawReader, memo: PathMemo, size: number, read
     },
   };
 }
+
+/**
+ * A JSON accessor that reads afresh every time: for values that depend on more than the row
+ * (a typed feedback field under the feedback join, semantics.md#calls-feedback-join).
+ */
+export function unmemoizedJsonAccessor(read: RawReader): JsonAccessor {
+  const text = (row: number): string => {
+    const v = read(row);
+    const s = v === MISSING ? '' : jsonValueString(v);
+    return s === 'null' ? '' : s;
+  };
+  return {
+    kind: 'json',
+    str: text,
+    float: (row) => toFloat64OrNull(text(row)),
+    int: (row) => toInt64OrNull(text(row)),
+    exists(row) {
+      const v = read(row);
+      return v !== MISSING && v !== null;
+    },
+  };
+}

@@ -34,7 +34,7 @@ function allowedColumns(prefix: string): Set<string> {
 
 /**
  * The set of selected columns (null = all), validated: each entry is cut at its first dot,
- * `x_dump` means `x`, unknown names are 403 (ClickHouse's get_field_by_name).
+ * `x_dump` means `x`, unknown names are 422 (ClickHouse's get_field_by_name).
  */
 export function selectColumns(req: CallsQuery, prefix: string): Set<string> | null {
   if (req.columns === null) return null;

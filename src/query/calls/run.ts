@@ -41,7 +41,7 @@ export function planCallsQuery(engine: Engine, req: CallsQuery, canRead: CanRead
   const resolver = new CallFieldResolver({ store: engine.store, project, fieldPrefix: prefix, expandColumns, canRead });
 
   selectColumns(req, prefix);
-  const expr = req.query ? compileExpr(req.query, resolver) : null;
+  const expr = req.query ? resolver.joinFeedback(compileExpr(req.query, resolver)) : null;
   const terms = effectiveSortTerms(req.sort_by);
   validateSortTerms(terms, resolver);
 

@@ -28,11 +28,15 @@ function engineWithCalls() {
   return { engine, t };
 }
 
-/** What the query must return: filter, sort by (started_at, id), page. */
-function expectedIds(t: ReturnType<typeof engineWithCalls>['t'], keep: (row: number) => boolean, desc: boolean, offset: number, limit: number | null): string[] {
+/**
+ * What the query must return: filter, sort by started_at (desc or not), then id (ascending
+ * unless `idDesc`: semantics.md#calls-sort-tiebreak), page.
+ */
+function expectedIds(t: ReturnType<typeof engineWithCalls>['t'], keep: (row: number) => boolean, desc: boolean, offset: number, limit: number | null, idDesc = false): string[] {
   const rows = Array.from({ length: t.size }, (_, r) => r).filter((r) => !t.isDeleted(r) && keep(r));
-  const cmp = (a: number, b: number) => t.startedAt.data[a] - t.startedAt.data[b] || (t.ids[a] < t.ids[b] ? -1 : 1);
-  rows.sort((a, b) => (desc ? -cmp(a, b) : cmp(a, b)));
+  const byStart = (a: number, b: number) => (desc ? -1 : 1) * (t.startedAt.data[a] - t.startedAt.data[b]);
+  const byId = (a: number, b: number) => (idDesc ? -1 : 1) * (t.ids[a] < t.ids[b] ? -1 : 1);
+  rows.sort((a, b) => byStart(a, b) || byId(a, b));
   return rows.slice(offset, limit === null ? undefined : offset + limit).map((r) => t.ids[r]);
 }
 
@@ -65,15 +69,25 @@ test('start-order walks: default and newest-first pages, offsets, filters and $e
         expectedIds(t, (r) => r > 200, desc, offset, limit),
         `expr ${desc} ${offset} ${limit}`,
       );
+      // An explicit id term in either direction is walked too.
+      for (const idDesc of [false, true]) {
+        const both = { sort_by: [{ field: 'started_at', direction: desc ? 'desc' : 'asc' }, { field: 'id', direction: idDesc ? 'desc' : 'asc' }] };
+        assert.deepEqual(ids(engine, { ...both, ...page }), expectedIds(t, () => true, desc, offset, limit, idDesc), `explicit id ${desc} ${idDesc} ${offset} ${limit}`);
+        assert.deepEqual(
+          ids(engine, { ...both, ...page, filter: { trace_roots_only: true } }),
+          expectedIds(t, (r) => t.parentIds[r] === null, desc, offset, limit, idDesc),
+          `explicit id roots ${desc} ${idDesc} ${offset} ${limit}`,
+        );
+      }
     }
   }
 });
 
-test('startOrderPage: only (started_at, id) in one direction, and not for a small candidate list', () => {
+test('startOrderPage: only (started_at, id), in any directions, and not for a small candidate list', () => {
   const { t } = engineWithCalls();
   const asc = [{ field: 'started_at', direction: 'asc' as const }, { field: 'id', direction: 'asc' as const }];
   assert.equal(isStartOrder(asc), true);
-  assert.equal(isStartOrder([asc[0], { field: 'id', direction: 'desc' }]), false);
+  assert.equal(isStartOrder([asc[0], { field: 'id', direction: 'desc' }]), true);
   assert.equal(isStartOrder([{ field: 'ended_at', direction: 'asc' }, asc[1]]), false);
   assert.equal(isStartOrder([asc[0]]), false);
   const all = planFilter(t, null, []);

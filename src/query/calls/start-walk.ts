@@ -1,8 +1,9 @@
 /**
- * Pages in (started_at, id) order, asc or desc, as walks of the table's start-order index:
- * rows are tested in order until `offset + limit` have passed, so the UI's newest-first pages
- * and deep OFFSETs touch a few thousand rows instead of sorting every match. The result is the
- * same as filtering and then sorting by those two keys (ids are unique: the order is total).
+ * Pages in (started_at, id) order, each key asc or desc, as walks of the table's start-order
+ * index: rows are tested in order until `offset + limit` have passed, so the UI's newest-first
+ * pages (`started_at desc`, then `id` asc: semantics.md#calls-sort-tiebreak) and deep OFFSETs
+ * touch a few thousand rows instead of sorting every match. The result is the same as
+ * filtering and then sorting by those two keys (ids are unique: the order is total).
  */
 import type { CallTable } from '../../store/call-table.ts';
 import { hasDeletedRows, rootStartOrder, startOrder } from '../../store/start-order.ts';
@@ -12,9 +13,32 @@ import type { SortTerm } from './request.ts';
 /** Below this share of the table, an index candidate list is cheaper to sort than to walk past. */
 const WALK_MIN_CANDIDATE_SHARE = 1 / 32;
 
-/** True when the effective order is exactly (started_at, id) in one direction. */
+/** True when the effective order is exactly (started_at, id), in any directions. */
 export function isStartOrder(terms: readonly SortTerm[]): boolean {
-  return terms.length === 2 && terms[0].field === 'started_at' && terms[1].field === 'id' && terms[0].direction === terms[1].direction;
+  return terms.length === 2 && terms[0].field === 'started_at' && terms[1].field === 'id';
+}
+
+/**
+ * Maps a position of the walk to a position of the ascending index. The walk visits the index
+ * forwards (`started_at` asc) or backwards (desc); when `id` runs the other way, each run of
+ * equal start times is visited in reverse, so position p of the run [first, last] maps to
+ * first + last - p. Runs are found by looking at neighbours, once per run when walked in order.
+ */
+function walkPosition(order: Int32Array, started: Float64Array, startDesc: boolean, idDesc: boolean): (i: number) => number {
+  const n = order.length;
+  if (startDesc === idDesc) return startDesc ? (i) => n - 1 - i : (i) => i;
+  let first = 0, last = -1;
+  return (i) => {
+    const p = startDesc ? n - 1 - i : i;
+    if (p < first || p > last) {
+      const t = started[order[p]];
+      first = p;
+      while (first > 0 && started[order[first - 1]] === t) first--;
+      last = p;
+      while (last < n - 1 && started[order[last + 1]] === t) last++;
+    }
+    return first + last - p;
+  };
 }
 
 /**
@@ -37,20 +61,20 @@ export function startOrderPage(
   // The residual checks every other clause, the indexed ones included: candidates only narrow.
   const residual = plan.residual;
   const deleted = table.deletedAt.data;
-  const desc = terms[0].direction === 'desc';
+  const position = walkPosition(order, table.startedAt.data, terms[0].direction === 'desc', terms[1].direction === 'desc');
   const n = order.length;
   const want = limit ?? n;
   if (plan.candidates === null && residual === null && expr === null && !hasDeletedRows(table)) {
     // Every indexed row is in the result: the page is a slice of the index.
     const from = Math.min(offset, n), to = Math.min(n, offset + want);
     const out = new Array<number>(to - from);
-    for (let i = from; i < to; i++) out[i - from] = order[desc ? n - 1 - i : i];
+    for (let i = from; i < to; i++) out[i - from] = order[position(i)];
     return out;
   }
   const out: number[] = [];
   let skip = offset;
   for (let i = 0; i < n && out.length < want; i++) {
-    const row = order[desc ? n - 1 - i : i];
+    const row = order[position(i)];
     const d = deleted[row];
     if (d === d) continue; // deleted (not NaN)
     if (residual !== null && !residual(row)) continue;

@@ -1,7 +1,7 @@
 /**
  * The computed `summary.weave.*` fields of the filter and sort side
  * (semantics.md#calls-summary-filter): computed from a call's columns, never read from its stored
- * summary. The one list: the field resolver, its 403 message, the response's discarding of
+ * summary. The one list: the field resolver, its 422 message, the response's discarding of
  * stored copies (summary.ts) and tq fuzz read it.
  */
 import type { CallTable } from '../../store/call-table.ts';
@@ -68,5 +68,5 @@ export const COMPUTED_SUMMARY_FIELD_NAMES = Object.keys(COMPUTED_SUMMARY_FIELDS)
 export const isComputedSummaryField = (name: string): name is ComputedSummaryField =>
   (COMPUTED_SUMMARY_FIELD_NAMES as readonly string[]).includes(name);
 
-/** The names as the server's 403 lists them: alphabetical, comma-separated. */
+/** The names as the server's 422 lists them: alphabetical, comma-separated. */
 export const COMPUTED_SUMMARY_FIELDS_LISTED = [...COMPUTED_SUMMARY_FIELD_NAMES].sort().join(', ');

@@ -248,18 +248,18 @@ test('semantics.md#calls-expr-logic: a one-operand $and/$or is its operand; oper
   assert.deepEqual(ids({ $and: [{ $eq: [f('trace_id'), l('t1')] }, { $eq: [f('parent_id'), l(null)] }] }), ['a']);
 });
 
-test('semantics.md#errors-403-field, semantics.md#calls-expr-logic: empty $and / $or are 400s with Weave\'s messages, wherever they are', () => {
+test('semantics.md#errors-422-field, semantics.md#calls-expr-logic: empty $and / $or are 400s with Weave\'s messages, wherever they are', () => {
   assert.deepEqual(error({ $and: [] }), { status: 400, body: { reason: 'Empty AND operation' }, path: ['body', 'query', '$expr', '$and'] });
   assert.deepEqual(error({ $or: [] }).body, { reason: 'Empty OR operation' });
   assert.deepEqual(error({ $not: [{ $or: [{ $and: [] }, l(true)] }] }).path, ['body', 'query', '$expr', '$not', 0, '$or', 0, '$and']);
 });
 
-test('semantics.md#errors-403-field, semantics.md#calls-expr-fields: an unknown field is a 403 raised while compiling, before any row is read', () => {
-  assert.deepEqual(error({ $eq: [f('nope'), l(1)] }), { status: 403, body: { reason: 'Field nope is not allowed' }, path: ['body', 'query', '$expr', '$eq', 0, '$getField'] });
+test('semantics.md#errors-422-field, semantics.md#calls-expr-fields: an unknown field is a 422 raised while compiling, before any row is read', () => {
+  assert.deepEqual(error({ $eq: [f('nope'), l(1)] }), { status: 422, body: { reason: 'Field nope is not allowed' }, path: ['body', 'query', '$expr', '$eq', 0, '$getField'] });
   const resolver = new FakeResolver([]);
-  assert.throws(() => compileExpr(parseQuery({ $expr: { $in: [f('id'), [l('a'), f('bad')]] } }, []), resolver), { status: 403 });
+  assert.throws(() => compileExpr(parseQuery({ $expr: { $in: [f('id'), [l('a'), f('bad')]] } }, []), resolver), { status: 422 });
   // Errors come in the order the builder meets them: left to right, depth first.
-  assert.equal(error({ $and: [{ $eq: [f('nope'), l(1)] }, { $or: [] }] }).status, 403);
+  assert.equal(error({ $and: [{ $eq: [f('nope'), l(1)] }, { $or: [] }] }).status, 422);
   assert.equal(error({ $and: [{ $or: [] }, { $eq: [f('nope'), l(1)] }] }).status, 400);
 });
 

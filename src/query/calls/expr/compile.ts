@@ -1,7 +1,7 @@
 /**
  * Expr → row predicate, compiled once per request into closures (semantics.md#calls-expr).
  *
- * Every `$getField` is resolved while compiling, so an unknown field raises its 403 before any
+ * Every `$getField` is resolved while compiling, so an unknown field raises its 422 before any
  * row is read; empty `$and`/`$or` (400) and dict/list literals (400) are raised in the same walk,
  * in the order Weave's builder meets them (left to right, depth first).
  *
@@ -654,7 +654,7 @@ class Compiler {
 /**
  * Compiles `e` (the request's `query.$expr`, found at `loc`) against `resolver`. The result is
  * the row's truth value: true, false or null (NULL); callers keep a row only on `true`.
- * @throws InvalidFieldError (403) for fields the resolver refuses, InvalidRequestError (400) for
+ * @throws InvalidFieldError (422) for fields the resolver refuses, InvalidRequestError (400) for
  *   empty `$and`/`$or` and dict/list literals.
  */
 export function compileExpr(

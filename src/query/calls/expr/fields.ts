@@ -1,7 +1,7 @@
 /**
  * The contract between the expression compiler (and the sorter) and whoever knows the rows:
  * `resolve(path)` turns a `$getField` / sort path into a typed accessor over row numbers, or
- * throws the field's 403 (semantics.md#calls-expr-fields).
+ * throws the field's 422 (semantics.md#calls-expr-fields).
  *
  * Kinds:
  *  - 'string' / 'number': plain columns (NULL as null), and computed fields;

@@ -82,7 +82,7 @@ test('smart union: with several operator keys, the first model in union order th
   assert.deepEqual(operand, lit.int(1), 'LiteralOperation comes before GetFieldOperator');
 });
 
-test('semantics.md#errors-403-field: an unknown operator key is a 422 listing every Operation model as missing', () => {
+test('semantics.md#errors-422-field: an unknown operator key is a 422 listing every Operation model as missing', () => {
   const list = issues({ $expr: { $ne: [f('id'), l('a')] } });
   assert.deepEqual(brief(list), OPERATIONS.map((cls, i) => ['missing', `body.query.$expr.${cls}.${ALIASES[i]}`]));
   assert.equal(list[0].msg, 'Field required');

@@ -1,7 +1,7 @@
 /**
  * `query` of a calls request → Expr, validated as Weave's pydantic `Query` model does it
  * (weave/trace_server/interface/query.py; semantics.md#calls-expr-grammar,
- * semantics.md#calls-expr-literals, semantics.md#errors-403-field).
+ * semantics.md#calls-expr-literals, semantics.md#errors-422-field).
  *
  * What pydantic v2 does there, and so what this does:
  *  - `Query` forbids extra keys; the operation models ignore them (plain BaseModel).
@@ -15,7 +15,7 @@
  *
  * Only shape errors (422) are raised here. Value errors (empty `$and`/`$or`, dict/list literals)
  * are raised by the compiler, in the order Weave meets them while building SQL, interleaved with
- * unknown-field 403s.
+ * unknown-field 422s.
  */
 import { RequestSchemaError, type ValidationIssue } from '../../../core/errors.ts';
 import { LosslessNumber } from '../../../core/json/lossless.ts';
