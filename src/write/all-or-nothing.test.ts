@@ -11,6 +11,7 @@ import type { Engine, RequestBody } from '../api/types.ts';
 import { createEngine } from '../engine.ts';
 import { answers } from '../journal/journal.testing.ts';
 import { allRoutes, findRoute } from '../routes.ts';
+import { otlpExport, protobufOf } from '../otel/otlp.testing.ts';
 import { testContext } from './writes.testing.ts';
 
 const P = 'acme/one';
@@ -54,6 +55,8 @@ const WRITES: Array<[string, unknown | RequestBody]> = [
   ['/cost/purge', { project_id: P, query: { $expr: { $eq: [{ $getField: 'id' }, { $literal: 'COST' }] } } }],
   ['/file/create', { kind: 'multipart', fields: new Map([['project_id', P]]), files: new Map([['file', new Uint8Array([1, 2, 3])]]) }],
   ['/files/create', { kind: 'multipart', fields: new Map([['project_id', 'acme/new']]), files: new Map([['file', new Uint8Array([4])]]) }],
+  ['/otel/v1/traces', { kind: 'binary', bytes: protobufOf(otlpExport([{ 'wandb.entity': 'acme', 'wandb.project': 'otel' }, [{ id: '00000000000000a1' }, { id: '00000000000000a2', parent: '00000000000000a1' }]])), headers: { 'content-type': 'application/x-protobuf' } }],
+  ['/test/reset', { kind: 'text', text: '' }],
 ];
 
 class Injected extends Error {}

@@ -68,7 +68,9 @@ export const testResetRoute: Route = {
     for (const id of [...store.projects.keys()]) if (forget(id)) store.projects.delete(id);
     // Project-level prices go with their project; the default list is configuration, not data.
     const kept = store.prices.filter((row) => row.pricing_level !== 'project' || !forget(row.pricing_level_id));
-    store.prices.splice(0, store.prices.length, ...kept);
+    // Refilled in place, never spread into arguments (a price list can be longer than the stack).
+    store.prices.length = 0;
+    for (const row of kept) store.prices.push(row);
     store.derived.clear();
     return { kind: 'json', body: { ok: true } };
   },
