@@ -28,11 +28,11 @@ function engineWithCalls() {
   return { engine, t };
 }
 
-/** What the query must return: filter, sort by (started_at, id), page. */
+/** What the query must return: filter, sort by started_at then id ascending (semantics.md#calls-sort-tiebreak), page. */
 function expectedIds(t: ReturnType<typeof engineWithCalls>['t'], keep: (row: number) => boolean, desc: boolean, offset: number, limit: number | null): string[] {
   const rows = Array.from({ length: t.size }, (_, r) => r).filter((r) => !t.isDeleted(r) && keep(r));
-  const cmp = (a: number, b: number) => t.startedAt.data[a] - t.startedAt.data[b] || (t.ids[a] < t.ids[b] ? -1 : 1);
-  rows.sort((a, b) => (desc ? -cmp(a, b) : cmp(a, b)));
+  const sign = desc ? -1 : 1;
+  rows.sort((a, b) => sign * (t.startedAt.data[a] - t.startedAt.data[b]) || (t.ids[a] < t.ids[b] ? -1 : 1));
   return rows.slice(offset, limit === null ? undefined : offset + limit).map((r) => t.ids[r]);
 }
 
@@ -69,11 +69,11 @@ test('start-order walks: default and newest-first pages, offsets, filters and $e
   }
 });
 
-test('startOrderPage: only (started_at, id) in one direction, and not for a small candidate list', () => {
+test('startOrderPage: only (started_at, id), in any directions, and not for a small candidate list', () => {
   const { t } = engineWithCalls();
   const asc = [{ field: 'started_at', direction: 'asc' as const }, { field: 'id', direction: 'asc' as const }];
   assert.equal(isStartOrder(asc), true);
-  assert.equal(isStartOrder([asc[0], { field: 'id', direction: 'desc' }]), false);
+  assert.equal(isStartOrder([asc[0], { field: 'id', direction: 'desc' }]), true);
   assert.equal(isStartOrder([{ field: 'ended_at', direction: 'asc' }, asc[1]]), false);
   assert.equal(isStartOrder([asc[0]]), false);
   const all = planFilter(t, null, []);
