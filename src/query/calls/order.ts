@@ -98,11 +98,13 @@ export function orderRows(
         const present = new Uint8Array(n);
         const nums = new Float64Array(n);
         const strs = new Array<string | null>(n);
+        // The text first: it is memoised with the existence it implies, and the float cast is
+        // then read from it, so a path's first use reads each row's value once, not three times.
         for (let i = 0; i < n; i++) {
           const r = rows[i];
+          strs[i] = acc.str(r);
           present[i] = acc.exists(r) ? 1 : 0;
           nums[i] = acc.float(r) ?? NaN;
-          strs[i] = acc.str(r);
         }
         keys.push(presenceKey(present), numericKey(nums, desc), stringKey(strs, desc));
         break;
