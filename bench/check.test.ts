@@ -38,10 +38,11 @@ test('canonicalRow: key order, datetime spelling and an omitted versus null late
   assert.equal(canonicalRow('call', tqCall, ['id', 'trace_id']), canonicalRow('call', { id: 'c1', trace_id: 't', inputs: {} }, ['id', 'trace_id']));
 });
 
-test('canonicalRow: threads compare percentiles to 12 digits; table rows leave the digest out', () => {
+test('canonicalRow: threads compare percentiles to 12 digits; table rows compare the digest too (DuckDB renders it)', () => {
   const t = { thread_id: 'a', p50_turn_duration_ms: 0.1 + 0.2, start_time: '2025-01-01T00:00:00Z' };
   assert.equal(canonicalRow('thread', t, null), canonicalRow('thread', { ...t, p50_turn_duration_ms: 0.3, start_time: '2025-01-01 00:00:00' }, null));
-  assert.equal(canonicalRow('table_row', { digest: 'd', val: { x: 1 }, original_index: 3 }, null), canonicalRow('table_row', { val: { x: 1 }, original_index: 3 }, null));
+  assert.equal(canonicalRow('table_row', { digest: 'd', val: { x: 1 }, original_index: 3 }, null), '{"digest":"d","original_index":3,"val":{"x":1}}');
+  assert.notEqual(canonicalRow('table_row', { digest: 'd', val: { x: 1 }, original_index: 3 }, null), canonicalRow('table_row', { digest: 'e', val: { x: 1 }, original_index: 3 }, null));
   assert.equal(canonicalRow('stats', { count: 3 }, null), '{"count":3}');
   assert.equal(rowKey('table_row', { original_index: 3 }), '3');
   assert.equal(rowKey('thread', { thread_id: 'a' }), 'a');

@@ -80,7 +80,7 @@ export function canonicalRow(kind: RowKind, row: unknown, columns: readonly stri
       return stableStringify(out);
     }
     case 'table_row':
-      return stableStringify({ val: row.val, original_index: row.original_index });
+      return stableStringify({ digest: row.digest, val: row.val, original_index: row.original_index });
     case 'stats':
       return stableStringify(row);
   }

@@ -9,6 +9,9 @@
  * dropped (kept only when the caller asks, for the cross-check).
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { BenchData } from './generate.ts';
 import { TUNED_COLUMNS } from './queries.ts';
 
@@ -37,7 +40,11 @@ const CALLS_DDL =
   'exception VARCHAR, attributes JSON, inputs JSON, output JSON, summary JSON, svc_user_id VARCHAR, svc_run_id VARCHAR, ' +
   'svc_run_step BIGINT, svc_run_step_end BIGINT)';
 
-export async function openDuckDb(data: BenchData, withTable: boolean, objectRefs: ReadonlyMap<string, string>): Promise<DuckDbSide> {
+/**
+ * `rowDigests`: the table's row digests in table order (tq computed them on load; a DuckDB user
+ * would have them from the server that stored the rows), so DuckDB's rows carry `digest` too.
+ */
+export async function openDuckDb(data: BenchData, withTable: boolean, objectRefs: ReadonlyMap<string, string>, rowDigests: readonly string[] = []): Promise<DuckDbSide> {
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
   let t0 = performance.now();
@@ -68,6 +75,13 @@ export async function openDuckDb(data: BenchData, withTable: boolean, objectRefs
         `FROM read_json(${sqlPath(data.tablesFile)}, format = 'newline_delimited', ` +
         `columns = {project_id: 'VARCHAR', rows: 'JSON[]'}, maximum_object_size = 2000000000)`,
     );
+    const digestFile = join(mkdtempSync(join(tmpdir(), 'tq-bench-digests-')), 'digests.csv');
+    writeFileSync(digestFile, 'idx,digest\n' + rowDigests.map((d, i) => `${i},${d}`).join('\n') + '\n');
+    await conn.run(
+      `ALTER TABLE table_rows ADD COLUMN digest VARCHAR; UPDATE table_rows SET digest = d.digest ` +
+        `FROM read_csv(${sqlPath(digestFile)}, header = true, columns = {idx: 'BIGINT', digest: 'VARCHAR'}) d WHERE d.idx = table_rows.idx`,
+    );
+    rmSync(dirname(digestFile), { recursive: true, force: true });
     // Tuned: the three sort readings of meta.difficulty, precomputed (tq caches them per path).
     await conn.run(
       `ALTER TABLE table_rows ADD COLUMN t_present BOOLEAN; ALTER TABLE table_rows ADD COLUMN t_float DOUBLE; ` +

@@ -3,7 +3,7 @@
  * files, start to exit, as a user at a shell would run it:
  *   - tq:     `bin/tq calls --fixtures DIR --request BODY` (load everything, one query, lines out);
  *   - DuckDB: `read_json_auto` over calls.jsonl through @duckdb/node-api, in a child process
- *             started the same way as tq (node + tsx);
+ *             started as plain node (no tsx), so its start-up carries no TypeScript transform;
  *   - jq:     `jq -c -n` with the filter and sort written in jq, when jq is installed.
  * Runs are interleaved per query (tq, DuckDB, jq, tq, ...); every process's stdout is counted
  * (rows, bytes) and checked: the same ids in the same order from every tool. Those tq runs load
@@ -22,7 +22,8 @@ import { sqlString } from './queries.ts';
 import { median, round } from './stats.ts';
 
 const TQ_BIN = fileURLToPath(new URL('../bin/tq', import.meta.url));
-const DUCKDB_CHILD = fileURLToPath(new URL('./oneshot-duckdb.ts', import.meta.url));
+/** Plain JavaScript: the DuckDB child starts without tsx's transform (node alone). */
+const DUCKDB_CHILD = fileURLToPath(new URL('./oneshot-duckdb.mjs', import.meta.url));
 
 export interface ProcessRun {
   ms: number;
@@ -168,7 +169,7 @@ export async function measureOneShot(data: BenchData, runs: number, log: (m: str
       writeFileSync(request, JSON.stringify(q.body));
       const tools: Array<[string, string, string[]]> = [
         ['tq', TQ_BIN, ['calls', '--fixtures', data.dir, '--request', request, '--no-snapshot']],
-        ['duckdb', process.execPath, ['--import', 'tsx', DUCKDB_CHILD, q.duckSql(data.callsFile)]],
+        ['duckdb', process.execPath, [DUCKDB_CHILD, q.duckSql(data.callsFile)]],
       ];
       if (jq.ok) tools.push(['jq', jqCommand, ['-c', '-n', q.jq, data.callsFile]]);
       const got = new Map<string, ProcessRun[]>(tools.map(([name]) => [name, []]));

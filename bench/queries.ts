@@ -18,12 +18,16 @@ import type { CallTable } from '../src/store/call-table.ts';
  * The query parameters from a loaded calls table: ten ids spread over it, and among their
  * traces the one with the most calls (the trace filter's trace).
  */
-export function paramsFromTable(table: CallTable, projectId: string, calls: number, tableDigest: string): QueryParams {
+export function paramsFromTable(table: CallTable, projectId: string, calls: number, tableDigest: string, rowDigests: readonly string[] = []): QueryParams {
   const sampleIds = Array.from({ length: Math.min(10, table.size) }, (_, i) => table.ids[Math.floor(((i + 0.5) * table.size) / 10)]);
   const traceId = sampleIds
     .map((id) => table.traceIds[table.rowOf(id)!])
     .reduce((best, t) => ((table.byTrace.get(t)?.length ?? 0) > (table.byTrace.get(best)?.length ?? 0) ? t : best), table.traceIds[0] ?? '');
-  return { projectId, calls, sampleIds, traceId, tableDigest };
+  // The UI's time window: whole seconds around the middle tenth of the start times.
+  const starts = Float64Array.from(table.startedAt.data.subarray(0, table.size)).sort();
+  const at = (q: number) => starts[Math.min(starts.length - 1, Math.floor(q * starts.length))] ?? 0;
+  const startRange: [number, number] = [Math.floor(at(0.45) / 1e6), Math.floor(at(0.55) / 1e6)];
+  return { projectId, calls, sampleIds, traceId, tableDigest, startRange, rowDigests: rowDigests.slice(0, 1000) };
 }
 
 export interface QueryParams {
@@ -36,6 +40,10 @@ export interface QueryParams {
   traceId: string;
   /** Digest of the generated table. */
   tableDigest: string;
+  /** A started_at window, unix seconds [from, to): about a tenth of the calls. */
+  startRange?: [number, number];
+  /** Row digests for the table's digest filter (up to 1000, spread over the table). */
+  rowDigests?: string[];
 }
 
 export type QueryRoute = '/calls/stream_query' | '/threads/stream_query' | '/table/query_stream' | '/calls/query_stats';
@@ -54,6 +62,12 @@ export interface BenchQuery {
   /** Columns the content check compares (null: every column). */
   columns: readonly string[] | null;
   sql: { plain: string; tuned: string };
+  /**
+   * The query reads JSON paths no other query of the mix reads: it also gets first-use runs,
+   * each right after the path caches are dropped (the first of them on a path nothing touched
+   * before), against DuckDB's plain SQL.
+   */
+  firstUse?: boolean;
 }
 
 /** Sizes of the one-shot section's queries: a filter and a sorted page (issue #12 §1). */
@@ -81,6 +95,28 @@ const LATENCY_PLAIN = '(epoch_us(c.ended_at) - epoch_us(c.started_at)) // 1000';
 /** The sort/filter side's latency: ClickHouse's dateDiff of whole ms, each end floored first. */
 const LATENCY_SORT_PLAIN = '(epoch_us(c.ended_at) // 1000) - (epoch_us(c.started_at) // 1000)';
 const TRACE_NAME_PLAIN = `regexp_extract(c.op_name, '/([^/:]*):[^/]*$', 1)`;
+
+/**
+ * ORDER BY of a dynamic-field sort (semantics.md#calls-sort-dynamic) in plain SQL: present and
+ * not JSON null first, then the float reading, then the string reading, then id.
+ */
+function dynamicSortSql(column: string, path: string, direction: 'ASC' | 'DESC'): string {
+  const p = sqlString(path);
+  return (
+    `coalesce(json_type(${column}, ${p}) <> 'NULL', false) DESC, TRY_CAST(json_extract_string(${column}, ${p}) AS DOUBLE) ${direction} NULLS LAST, ` +
+    `json_extract_string(${column}, ${p}) ${direction} NULLS LAST, c.id ASC`
+  );
+}
+
+/**
+ * Threads by p50 turn duration, descending, NULLs last, then thread_id (semantics.md#threads-sort).
+ * The median, not p99: a linear p99 is rounded differently by DuckDB and tq in the last bits, so
+ * equal p99s could order apart; a median is a whole or half millisecond on both sides.
+ */
+const P50_DESC = 'quantile_cont(dur, 0.5) DESC NULLS LAST, thread_id ASC';
+
+/** A started_at bound in SQL: unix seconds as a TIMESTAMP. */
+const sqlTime = (seconds: number) => `make_timestamp(${seconds * 1_000_000})`;
 
 /** The precomputed columns of the tuned variant (bench/duckdb.ts adds them after the load). */
 export const TUNED_COLUMNS: ReadonlyArray<[string, string, string]> = [
@@ -276,7 +312,7 @@ export function benchQueries(p: QueryParams): BenchQuery[] {
       // reading, then the text, then table order.
       sql: {
         plain:
-          `SELECT to_json({val: t.val, original_index: t.idx}) FROM (SELECT rowid AS r FROM table_rows ORDER BY ` +
+          `SELECT to_json({digest: t.digest, val: t.val, original_index: t.idx}) FROM (SELECT rowid AS r FROM table_rows ORDER BY ` +
           `coalesce(json_type(val, '$.meta.difficulty') <> 'NULL', false) DESC, ` +
           `TRY_CAST(json_extract_string(val, '$.meta.difficulty') AS DOUBLE) DESC NULLS LAST, ` +
           `json_extract_string(val, '$.meta.difficulty') DESC NULLS LAST, idx ASC LIMIT 100) p JOIN table_rows t ON t.rowid = p.r ` +
@@ -284,10 +320,159 @@ export function benchQueries(p: QueryParams): BenchQuery[] {
           `TRY_CAST(json_extract_string(t.val, '$.meta.difficulty') AS DOUBLE) DESC NULLS LAST, ` +
           `json_extract_string(t.val, '$.meta.difficulty') DESC NULLS LAST, t.idx ASC`,
         tuned:
-          `SELECT to_json({val: t.val, original_index: t.idx}) FROM (SELECT rowid AS r FROM table_rows ORDER BY ` +
+          `SELECT to_json({digest: t.digest, val: t.val, original_index: t.idx}) FROM (SELECT rowid AS r FROM table_rows ORDER BY ` +
           `t_present DESC, t_float DESC NULLS LAST, t_text DESC NULLS LAST, idx ASC LIMIT 100) p JOIN table_rows t ON t.rowid = p.r ` +
           `ORDER BY t.t_present DESC, t.t_float DESC NULLS LAST, t.t_text DESC NULLS LAST, t.idx ASC`,
       },
+    },
+  ];
+}
+
+/**
+ * A table sort page in plain SQL (semantics.md#table-sort-keys: presence first in both
+ * directions, the float reading, the text, then table order), rows chosen first by rowid.
+ */
+function tableSortSql(path: string, direction: 'ASC' | 'DESC', limit: number, where = 'TRUE'): string {
+  const p = sqlString(`$.${path}`);
+  const order = (t: string) =>
+    `coalesce(json_type(${t}val, ${p}) <> 'NULL', false) DESC, TRY_CAST(json_extract_string(${t}val, ${p}) AS DOUBLE) ${direction} NULLS LAST, ` +
+    `json_extract_string(${t}val, ${p}) ${direction} NULLS LAST, ${t}idx ASC`;
+  return (
+    `SELECT to_json({digest: t.digest, val: t.val, original_index: t.idx}) FROM (SELECT rowid AS r FROM table_rows WHERE ${where} ORDER BY ${order('')} ` +
+    `LIMIT ${limit}) p JOIN table_rows t ON t.rowid = p.r ORDER BY ${order('t.')}`
+  );
+}
+
+/** A `/calls/query_stats` count in SQL. */
+function countSql(P: string, where: string): string {
+  return `SELECT to_json({count: count(*), total_storage_size_bytes: NULL}) FROM calls c WHERE c.project_id = ${sqlString(P)} AND c.deleted_at IS NULL AND ${where}`;
+}
+
+/**
+ * The first-use queries (each reads JSON paths no other query reads) and the UI-shaped requests
+ * of issue #25: time windows with roots only, counts over them, a deep offset under a computed
+ * sort, two nested input paths, threads by a percentile, a table digest filter with a nested sort.
+ */
+export function uiQueries(p: QueryParams): BenchQuery[] {
+  const P = p.projectId;
+  const [from, to] = p.startRange ?? [0, 0];
+  const rowDigests = p.rowDigests ?? [];
+  const calls = (q: Omit<BenchQuery, 'route' | 'engine' | 'kind' | 'sql' | 'columns'> & { sql: CallSqlSpec }): BenchQuery => ({
+    ...q,
+    route: '/calls/stream_query',
+    engine: 'calls',
+    kind: 'call',
+    columns: q.sql.columns ?? null,
+    sql: callSql(q.sql, P, JOINED),
+  });
+  const latencyDesc = `${LATENCY_SORT_PLAIN} DESC NULLS LAST, c.id ASC`;
+  const window = { $and: [{ $gte: [{ $getField: 'started_at' }, { $literal: from }] }, { $lt: [{ $getField: 'started_at' }, { $literal: to }] }] };
+  const windowSql = `c.started_at >= ${sqlTime(from)} AND c.started_at < ${sqlTime(to)}`;
+  const stats = (name: string, description: string, body: Record<string, unknown>, where: string): BenchQuery => ({
+    name,
+    description,
+    route: QUERY_STATS_ROUTE,
+    engine: 'calls',
+    body: { project_id: P, ...body },
+    kind: 'stats',
+    columns: null,
+    sql: { plain: countSql(P, where), tuned: countSql(P, where) },
+  });
+  const nested = {
+    $and: [
+      { $gte: [{ $convert: { input: { $getField: 'inputs.config.retries' }, to: 'double' } }, { $literal: 2 }] },
+      { $eq: [{ $getField: 'inputs.config.stream' }, { $literal: 'true' }] },
+    ],
+  };
+  const digests = rowDigests.map(sqlString).join(', ') || 'NULL';
+  // 10,000 deep, or half the calls on a small data set (the smoke test's), so the page has rows.
+  const deep = Math.min(10_000, Math.floor(p.calls / 2));
+  return [
+    calls({
+      name: 'first_sort_calls',
+      description: 'first use: sort by output.score desc (a path no other query reads), limit 50, UI columns',
+      firstUse: true,
+      body: { project_id: P, sort_by: [{ field: 'output.score', direction: 'desc' }], limit: 50, columns: UI_COLUMNS },
+      sql: { where: 'TRUE', orderBy: dynamicSortSql('c.output', '$.score', 'DESC'), limit: 50, columns: UI_COLUMNS },
+    }),
+    calls({
+      name: 'first_expr_calls',
+      description: 'first use: $expr inputs.model = "gpt-4o-mini" AND double(inputs.max_tokens) > 256, sort latency desc, limit 50',
+      firstUse: true,
+      body: {
+        project_id: P,
+        query: {
+          $expr: {
+            $and: [
+              { $eq: [{ $getField: 'inputs.model' }, { $literal: 'gpt-4o-mini' }] },
+              { $gt: [{ $convert: { input: { $getField: 'inputs.max_tokens' }, to: 'double' } }, { $literal: 256 }] },
+            ],
+          },
+        },
+        sort_by: [{ field: 'summary.weave.latency_ms', direction: 'desc' }],
+        limit: 50,
+      },
+      sql: {
+        where: `coalesce(json_extract_string(c.inputs, '$.model'), '') = 'gpt-4o-mini' AND TRY_CAST(json_extract_string(c.inputs, '$.max_tokens') AS DOUBLE) > 256`,
+        orderBy: latencyDesc,
+        tunedOrderBy: 'c.t_latency_sort DESC NULLS LAST, c.id ASC',
+        limit: 50,
+      },
+    }),
+    {
+      name: 'first_sort_table',
+      description: '/table/query_stream, first use: sort expected desc (a path no other query reads), limit 100',
+      route: '/table/query_stream',
+      engine: 'table',
+      firstUse: true,
+      body: { project_id: P, digest: p.tableDigest, sort_by: [{ field: 'expected', order: 'desc' }], limit: 100 },
+      kind: 'table_row',
+      columns: null,
+      sql: { plain: tableSortSql('expected', 'DESC', 100), tuned: tableSortSql('expected', 'DESC', 100) },
+    },
+    calls({
+      name: 'ui_roots_window',
+      description: `UI: trace roots started in [${from}, ${to}) s, started_at desc, limit 50, UI columns`,
+      body: { project_id: P, filter: { trace_roots_only: true }, query: { $expr: window }, sort_by: [{ field: 'started_at', direction: 'desc' }], limit: 50, columns: UI_COLUMNS },
+      sql: { where: `c.parent_id IS NULL AND ${windowSql}`, orderBy: 'c.started_at DESC, c.id ASC', limit: 50, columns: UI_COLUMNS },
+    }),
+    stats('ui_count_roots_window', '/calls/query_stats: trace roots in the time window', { filter: { trace_roots_only: true }, query: { $expr: window } }, `c.parent_id IS NULL AND ${windowSql}`),
+    stats('ui_count_window', '/calls/query_stats: calls in the time window', { query: { $expr: window } }, windowSql),
+    calls({
+      name: 'ui_offset_latency',
+      description: `UI: sort summary.weave.latency_ms desc, offset ${deep}, limit 50, UI columns`,
+      body: { project_id: P, sort_by: [{ field: 'summary.weave.latency_ms', direction: 'desc' }], offset: deep, limit: 50, columns: UI_COLUMNS },
+      sql: { where: 'TRUE', orderBy: latencyDesc, tunedOrderBy: 'c.t_latency_sort DESC NULLS LAST, c.id ASC', limit: 50, offset: deep, columns: UI_COLUMNS },
+    }),
+    calls({
+      name: 'ui_nested_inputs',
+      description: 'UI: double(inputs.config.retries) >= 2 AND inputs.config.stream = "true", started_at desc, limit 50',
+      body: { project_id: P, query: { $expr: nested }, sort_by: [{ field: 'started_at', direction: 'desc' }], limit: 50 },
+      sql: {
+        where: `TRY_CAST(json_extract_string(c.inputs, '$.config.retries') AS DOUBLE) >= 2 AND coalesce(json_extract_string(c.inputs, '$.config.stream'), '') = 'true'`,
+        orderBy: 'c.started_at DESC, c.id ASC',
+        limit: 50,
+      },
+    }),
+    {
+      name: 'ui_threads_p50',
+      description: '/threads/stream_query sorted by p50_turn_duration_ms desc',
+      route: '/threads/stream_query',
+      engine: 'calls',
+      body: { project_id: P, sort_by: [{ field: 'p50_turn_duration_ms', direction: 'desc' }] },
+      kind: 'thread',
+      columns: null,
+      sql: { plain: threadsSql(P, P50_DESC), tuned: threadsSql(P, P50_DESC) },
+    },
+    {
+      name: 'ui_table_digests',
+      description: `/table/query_stream, row_digests (${rowDigests.length}) and sort meta.difficulty asc, limit 100`,
+      route: '/table/query_stream',
+      engine: 'table',
+      body: { project_id: P, digest: p.tableDigest, filter: { row_digests: rowDigests }, sort_by: [{ field: 'meta.difficulty', order: 'asc' }], limit: 100 },
+      kind: 'table_row',
+      columns: null,
+      sql: { plain: tableSortSql('meta.difficulty', 'ASC', 100, `digest IN (${digests})`), tuned: tableSortSql('meta.difficulty', 'ASC', 100, `digest IN (${digests})`) },
     },
   ];
 }
@@ -313,7 +498,7 @@ export function queryStatsQuery(P: string): BenchQuery {
  * threads without a finished turn left out, whole-ms durations as ClickHouse's dateDiff
  * counts them (floor of each end), linear percentiles; one JSON text per thread.
  */
-export function threadsSql(P: string): string {
+export function threadsSql(P: string, orderBy = 'max(ended_at) DESC, thread_id ASC'): string {
   return (
     `WITH turns AS (SELECT thread_id, id, started_at, ended_at, ` +
     `(epoch_us(ended_at) // 1000) - (epoch_us(started_at) // 1000) AS dur FROM calls ` +
@@ -321,6 +506,6 @@ export function threadsSql(P: string): string {
     `SELECT to_json({thread_id: thread_id, turn_count: count(*), start_time: min(started_at), last_updated: max(ended_at), ` +
     `first_turn_id: arg_min(id, started_at), last_turn_id: arg_max(id, ended_at), ` +
     `p50_turn_duration_ms: quantile_cont(dur, 0.5), p99_turn_duration_ms: quantile_cont(dur, 0.99)}) ` +
-    `FROM turns GROUP BY thread_id HAVING max(ended_at) IS NOT NULL ORDER BY max(ended_at) DESC, thread_id ASC`
+    `FROM turns GROUP BY thread_id HAVING max(ended_at) IS NOT NULL ORDER BY ${orderBy}`
   );
 }

@@ -11,12 +11,14 @@
  *      (first run after every derived query cache is dropped, as after a load); keys, order and a canonical sample of row
  *      content cross-checked against both DuckDB variants (bench/check.ts); the calls engine
  *      holds only calls, objects and feedback, the table lives in an engine of its own;
+ *      First-use queries (issue #25: a path no earlier query read) run first, and also get
+ *      --first-use-runs runs each right after the caches are dropped, against DuckDB plain SQL;
  *   4. HTTP stream throughput of /calls/stream_query from the tq server;
  *   5. one-shot: whole processes (tq, DuckDB read_json_auto, jq when installed) at each size
  *      of --oneshot-calls.
  * Prints a report (with markdown tables for the README) and writes bench/results.json.
  *
- * Options: --calls N (100000), --runs N (7), --warmup N (1), --seed N (1), --out FILE,
+ * Options: --calls N (100000), --runs N (7), --warmup N (1), --first-use-runs N (3), --seed N (1), --out FILE,
  * --http-calls N (100000), --queries a,b (a subset), --skip duckdb,cold,http,oneshot,
  * --oneshot-calls a,b (100000 and --calls), --oneshot-runs N (3), --data-root DIR, --no-reexec.
  */
@@ -39,7 +41,7 @@ import { ensureBenchData, type BenchData } from './generate.ts';
 import { measureHttp, type HttpResult } from './http.ts';
 import { gc, heapBytes, settledHeapBytes } from './memory.ts';
 import { measureOneShot, type OneShotResult } from './oneshot.ts';
-import { benchQueries, paramsFromTable, QUERY_STATS_ROUTE, queryStatsQuery, type BenchQuery } from './queries.ts';
+import { benchQueries, paramsFromTable, QUERY_STATS_ROUTE, queryStatsQuery, uiQueries, type BenchQuery } from './queries.ts';
 import { geometricMean, median, round } from './stats.ts';
 
 export type SkipPart = 'duckdb' | 'cold' | 'http' | 'oneshot';
@@ -51,6 +53,8 @@ export interface BenchOptions {
   runs?: number;
   /** Untimed runs per query and side before the timed ones; the first is also the checked one. */
   warmup?: number;
+  /** First-use samples per first-use query (BenchQuery.firstUse); at least 3 by default. */
+  firstUseRuns?: number;
   httpCalls?: number;
   httpRuns?: number;
   /** Query names to run (default: all). */
@@ -89,6 +93,12 @@ export interface QueryResult {
   duckdb: { plain: Timing | null; tuned: Timing | null };
   ratios: { warm_over_plain: number | null; warm_over_tuned: number | null; cold_over_plain: number | null; cold_over_tuned: number | null };
   check: { plain: CheckResult | null; tuned: CheckResult | null };
+  /**
+   * First-use queries only (BenchQuery.firstUse): tq runs each right after every derived cache
+   * is dropped (the first on a path no query touched before), interleaved with DuckDB's plain
+   * SQL, which keeps no per-path state.
+   */
+  first_use: { tq: Timing | null; plain: Timing | null; first_ms: number | null; tq_over_plain: number | null } | null;
   errors: string[];
 }
 
@@ -132,6 +142,9 @@ export interface BenchResults {
   mismatches: Array<{ query: string; against: string; detail: string }>;
   errors: string[];
 }
+
+/** The queries the table engine answers: it is loaded when any of them runs. */
+const TABLE_QUERIES = ['table_sort', 'first_sort_table', 'ui_table_digests'];
 
 const CTX: RequestContext = { userId: 'bench', authorize() {}, canRead: () => true };
 
@@ -222,6 +235,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   const seed = o.seed ?? 1;
   const runs = Math.max(1, o.runs ?? 7);
   const warmup = Math.max(1, o.warmup ?? 1);
+  const firstUseRuns = Math.max(1, o.firstUseRuns ?? 3);
   const skip = o.skip ?? new Set<SkipPart>();
   const errors: string[] = [];
   const mismatches: BenchResults['mismatches'] = [];
@@ -262,7 +276,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   // The table lives in an engine of its own: the calls engine's heap holds no table.
   let tableEngine: Engine | null = null;
   let tableLoadMs: number | null = null;
-  if (wanted('table_sort')) {
+  if (TABLE_QUERIES.some(wanted)) {
     tableEngine = createEngine();
     t0 = performance.now();
     await loadFixtures(tableEngine, data.tableOnlyDir);
@@ -271,7 +285,12 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   const tableDigest = tableEngine ? ([...(tableEngine.store.project(P)?.tables.keys() ?? [])][0] ?? 'no-table') : 'no-table';
 
   const routes = new Map(allRoutes().map((r) => [r.path, r]));
-  const queries = benchQueries(paramsFromTable(callTable, P, data.calls, tableDigest)).filter((q) => wanted(q.name));
+  const rowDigests = tableEngine?.store.project(P)?.tables.get(tableDigest) ?? [];
+  // Row digests for the digest filter, spread over the table.
+  const sampleDigests = Array.from({ length: Math.min(1000, rowDigests.length) }, (_, i) => rowDigests[Math.floor(((i + 0.5) * rowDigests.length) / Math.min(1000, rowDigests.length))]);
+  const params = paramsFromTable(callTable, P, data.calls, tableDigest, sampleDigests);
+  // First-use queries run first: their paths are met here for the first time.
+  const queries = [...uiQueries(params).filter((q) => q.firstUse), ...benchQueries(params), ...uiQueries(params).filter((q) => !q.firstUse)].filter((q) => wanted(q.name));
   // The hook for /calls/query_stats: measured once the route exists.
   if (routes.has(QUERY_STATS_ROUTE) && wanted('query_stats_roots')) queries.push(queryStatsQuery(P));
 
@@ -279,7 +298,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   if (!skip.has('duckdb')) {
     log('DuckDB: loading ...');
     try {
-      duck = await openDuckDb(data, tableEngine !== null, objectRefs(engine, P));
+      duck = await openDuckDb(data, tableEngine !== null, objectRefs(engine, P), rowDigests);
     } catch (e) {
       errors.push(`DuckDB unavailable: ${(e as Error).message.split('\n')[0]}`);
     }
@@ -303,6 +322,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
       duckdb: { plain: null, tuned: null },
       ratios: { warm_over_plain: null, warm_over_tuned: null, cold_over_plain: null, cold_over_tuned: null },
       check: { plain: null, tuned: null },
+      first_use: null,
       errors: [],
     };
     results[q.name] = r;
@@ -313,6 +333,27 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
       continue;
     }
     try {
+      if (q.firstUse) {
+        log(`${q.name}: ${firstUseRuns} first-use runs ...`);
+        const wall = { tq: [] as number[], plain: [] as number[] };
+        const cpu = { tq: [] as number[], plain: [] as number[] };
+        for (let i = 0; i < firstUseRuns; i++) {
+          dropQueryCaches(warmEngine.store);
+          gc();
+          const t = await timed(() => runRoute(route, warmEngine!, q.body, false));
+          wall.tq.push(t.ms);
+          cpu.tq.push(t.cpu);
+          if (duck) {
+            const conn = duck.conn;
+            const d = await timed(() => runJsonSql(conn, q.sql.plain));
+            wall.plain.push(d.ms);
+            cpu.plain.push(d.cpu);
+          }
+        }
+        const tq = timingOf(wall.tq, cpu.tq);
+        const plain = timingOf(wall.plain, cpu.plain);
+        r.first_use = { tq, plain, first_ms: round(wall.tq[0]), tq_over_plain: ratio(tq?.median_ms, plain?.median_ms) };
+      }
       if (!skip.has('cold')) {
         // Cold: every derived cache dropped first, as right after a load (reloading a 1M-call
         // engine per query would take most of the run's time budget).
@@ -490,6 +531,10 @@ function computeTargets(f: {
   const warmTuned = Object.entries(f.results).filter(([, r]) => r.ratios.warm_over_tuned !== null);
   const worst = warmTuned.reduce<[string, number] | null>((w, [n, r]) => (w === null || r.ratios.warm_over_tuned! > w[1] ? [n, r.ratios.warm_over_tuned!] : w), null);
   const wild = f.results.op_wildcard?.tq.warm?.median_ms;
+  const firstUse = Object.entries(f.results).filter(([, r]) => r.first_use?.tq_over_plain != null);
+  const worstFirst = firstUse.reduce<[string, number] | null>((w, [n, r]) => (w === null || r.first_use!.tq_over_plain! > w[1] ? [n, r.first_use!.tq_over_plain!] : w), null);
+  const ui = Object.entries(f.results).filter(([n, r]) => n.startsWith('ui_') && r.ratios.warm_over_tuned !== null);
+  const worstUi = ui.reduce<[string, number] | null>((w, [n, r]) => (w === null || r.ratios.warm_over_tuned! > w[1] ? [n, r.ratios.warm_over_tuned!] : w), null);
   const pages = ['roots_page_50', 'roots_page_100'].map((n) => f.results[n]?.tq.warm?.median_ms).filter((v): v is number => v != null);
   const sizes = Object.keys(f.oneshot).map(Number).sort((a, b) => a - b);
   const largest = sizes.length ? f.oneshot[String(sizes[sizes.length - 1])] : null;
@@ -498,6 +543,8 @@ function computeTargets(f: {
   return [
     t('every warm query, tq / tuned DuckDB (the worst)', '<= 1.0', worst?.[1] ?? null, (v) => v <= 1, worst ? `worst: ${worst[0]}` : ''),
     t('geomean warm tq / tuned DuckDB', '<= 0.5', f.geomean.warm_over_tuned, (v) => v <= 0.5),
+    t('first use of a new path, tq / DuckDB plain SQL (the worst median)', '<= 1.0', worstFirst?.[1] ?? null, (v) => v <= 1, worstFirst ? `worst: ${worstFirst[0]}` : ''),
+    t('every UI-shaped query, tq warm / tuned DuckDB (the worst)', '<= 1.0', worstUi?.[1] ?? null, (v) => v <= 1, worstUi ? `worst: ${worstUi[0]}` : ''),
     t('op_wildcard, tq warm / memcpy of its result bytes', '<= 3', wild != null && f.copy ? wild / f.copy.ms : null, (v) => v <= 3),
     t('roots page (limit 50/100), tq warm ms (the slower)', '<= 1', pages.length ? Math.max(...pages) : null, (v) => v <= 1),
     t(`one-shot at ${largest?.calls ?? 'n/a'} calls, tq / DuckDB read_json_auto (the worst)`, '<= 1.0', oneShotRatios.length ? Math.max(...oneShotRatios) : null, (v) => v <= 1),
@@ -551,6 +598,24 @@ export function formatTables(r: BenchResults, markdown: boolean): string {
       markdown,
     ),
   );
+  const firsts = Object.entries(r.queries).filter(([, q]) => q.first_use !== null);
+  if (firsts.length) {
+    out.push('');
+    out.push(
+      table(
+        ['first use', 'tq ms (range)', 'tq first-ever ms', 'DuckDB plain ms (range)', 'tq/DuckDB', 'CPU ms tq/DuckDB'],
+        firsts.map(([name, q]) => [
+          name,
+          span(q.first_use!.tq),
+          fmt(q.first_use!.first_ms),
+          span(q.first_use!.plain),
+          fmt(q.first_use!.tq_over_plain, 3),
+          [q.first_use!.tq, q.first_use!.plain].map((t) => fmt(t?.cpu_median_ms)).join(' / '),
+        ]),
+        markdown,
+      ),
+    );
+  }
   out.push('');
   out.push(
     `geomean tq/DuckDB: warm ${fmt(r.geomean.warm_over_plain, 3)}, warm vs tuned ${fmt(r.geomean.warm_over_tuned, 3)}, ` +
@@ -664,6 +729,7 @@ export function parseArgs(argv: readonly string[]): CliOptions {
     seed: int('--seed', 1),
     runs: Math.max(1, int('--runs', 7)),
     warmup: Math.max(1, int('--warmup', 1)),
+    firstUseRuns: Math.max(1, int('--first-use-runs', 3)),
     httpCalls: int('--http-calls', 100_000),
     queries: list('--queries'),
     skip: skip as Set<SkipPart>,

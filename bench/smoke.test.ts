@@ -10,11 +10,13 @@ import { formatReport, parseArgs, runBench } from './run.ts';
 import { jqAvailable } from './oneshot.ts';
 
 const QUERY_NAMES = [
+  'first_sort_calls', 'first_expr_calls', 'first_sort_table',
   'id_filter', 'trace_filter', 'roots_page_50', 'roots_page_100', 'roots_expand', 'roots_feedback',
   'op_wildcard', 'expr_scan', 'latency_top', 'offset_page', 'threads_all', 'table_sort',
+  'ui_roots_window', 'ui_count_roots_window', 'ui_count_window', 'ui_offset_latency', 'ui_nested_inputs', 'ui_threads_p50', 'ui_table_digests',
 ];
 
-test('issue #12: the bench at 2000 calls runs every query and the one-shots, with every cross-check passing', { timeout: 120_000 }, async () => {
+test('issue #12: the bench at 2000 calls runs every query and the one-shots, with every cross-check passing', { timeout: 600_000 }, async () => {
   const r = await runBench({ calls: 2000, runs: 1, warmup: 1, httpCalls: 2000, httpRuns: 1, oneShotCalls: [2000], oneShotRuns: 1 });
   assert.deepEqual(r.mismatches, [], formatReport(r));
   assert.deepEqual(r.errors, []);
@@ -60,7 +62,19 @@ test('issue #12: the bench at 2000 calls runs every query and the one-shots, wit
   for (const q of Object.values(shot.queries)) assert.ok(q.tq_snapshot_first!.runs === 1 && q.tq_repeat!.runs > 0 && q.tq_repeat!.rows === q.tq!.rows);
   assert.equal(shot.queries.op_wildcard.tq!.rows, r.queries.op_wildcard.rows);
 
-  assert.equal(r.targets.length, 9);
+  // First use (issue #25): three samples each, the first the first-ever read of its path.
+  for (const name of ['first_sort_calls', 'first_expr_calls', 'first_sort_table']) {
+    const f = r.queries[name].first_use!;
+    assert.equal(f.tq!.runs, 3, name);
+    assert.equal(f.plain!.runs, 3, name);
+    assert.ok(f.first_ms! > 0 && f.tq!.min_ms <= f.first_ms! && f.first_ms! <= f.tq!.max_ms && f.tq_over_plain! > 0, name);
+  }
+  assert.equal(r.queries.table_sort.first_use, null);
+  assert.equal(r.queries.ui_table_digests.rows, 100);
+  assert.equal(r.queries.ui_offset_latency.rows, 50);
+  assert.match(formatReport(r), /first_sort_table +\d/);
+
+  assert.equal(r.targets.length, 11);
   for (const t of r.targets) assert.notEqual(t.value, null, t.name);
   assert.ok(r.machine.cores > 0 && r.machine.node.startsWith('v') && r.machine.duckdb_threads! > 0);
   assert.match(formatReport(r), /\| roots_page_50 \| 50 \|/);

@@ -9,6 +9,7 @@
  */
 import { fieldNotAllowed, InvalidFieldError, type ErrorPath } from '../../core/errors.ts';
 import { parseLossless, type LosslessValue } from '../../core/json/lossless.ts';
+import { locatePathBytes, pathSteps, readJsonSpanBytes } from '../../core/json/path-extract.ts';
 import { callRefUri } from '../../core/refs.ts';
 import { BODY_PARTS, type CallBody, type CallTable } from '../../store/call-table.ts';
 import type { FeedbackRow, ProjectStore } from '../../store/project.ts';
@@ -48,6 +49,27 @@ export interface CallFieldOptions {
    * Which projects refs may be followed into (the caller's grants; semantics.md#auth-grants-refs).
    */
   canRead: CanRead;
+}
+
+/**
+ * Raw reader of `parts` below body part `part` (JSON_VALUE reading) straight from the stored
+ * bytes (core/json/path-extract.ts): only the value at the path is decoded, not the part. It
+ * reads what parsing the part and walking it gives (a part the body lacks, or JSON null, reads
+ * as missing below it, as `{}` / null do). Null when the path cannot be walked over bytes.
+ */
+function pathBytesReader(t: CallTable, part: keyof CallBody, parts: readonly string[]): RawReader | null {
+  const steps = pathSteps(parts, isIndexPart);
+  if (steps === null) return null;
+  const k = BODY_PARTS.indexOf(part);
+  const spans = new Int32Array(8);
+  const found = new Int32Array(2);
+  return (row) => {
+    const bytes = t.bodyChunkBytes(row);
+    t.partByteSpans(row, spans);
+    const start = spans[2 * k];
+    if (start < 0 || !locatePathBytes(bytes, start, spans[2 * k + 1], steps, found)) return MISSING;
+    return readJsonSpanBytes(bytes, found[0], found[1]);
+  };
 }
 
 /** The FieldResolver of one calls query. */
@@ -117,6 +139,10 @@ export class CallFieldResolver implements FieldResolver {
   private rootReader(root: string, parts: string[], reading: PathReading): RawReader {
     const part = root as keyof CallBody;
     const t = this.table;
+    if (reading === 'json-value' && parts.length > 0) {
+      const direct = pathBytesReader(t, part, parts);
+      if (direct !== null) return direct;
+    }
     const docOf = reading === 'hops' ? (row: number) => lossless(t.bodyPartText(row, part)) : (row: number) => t.bodyPart(row, part);
     return (row) => {
       const doc = docOf(row);

@@ -56,9 +56,15 @@ export interface FilterPlan {
   predicate: (row: number) => boolean;
   /**
    * The same clauses split for fused loops: `predicate` is "not deleted" and, when
-   * `rootsOnly`, "parent_id is null", and `residual` (null: nothing else).
+   * `rootsOnly`, "parent_id is null", `opMatch`, and `residual` (null: nothing else).
    */
   rootsOnly: boolean;
+  /**
+   * The op filter as a bitmap over op ids (opMatch[table.opIndex[row]] === 1 keeps the row),
+   * read inline by the scans rather than through a closure per row; null: no op filter. Not
+   * part of `residual`.
+   */
+  opMatch: Uint8Array | null;
   residual: RowPredicate;
 }
 
@@ -101,20 +107,20 @@ export function planFilter(table: CallTable, filter: CallsFilter | null, exprEqu
   idClause(f.thread_ids, table.byThread, (row) => table.threadId(row), true);
   idClause(f.turn_ids, table.byTurn, (row) => table.turnId(row), true);
 
+  let opMatch: Uint8Array | null = null;
   if (f.op_names?.length) {
     const { exact, prefixes } = splitWildcards(f.op_names);
-    const opMatch = new Uint8Array(table.opNames.values.length);
+    const ops = (opMatch = new Uint8Array(table.opNames.values.length));
     const opIds: number[] = [];
     table.opNames.values.forEach((name, i) => {
       if (matchesAny(name, exact, prefixes)) {
-        opMatch[i] = 1;
+        ops[i] = 1;
         opIds.push(i);
       }
     });
     const rows: number[] = [];
     for (const op of opIds) for (const r of table.byOp.get(op) ?? []) rows.push(r);
     candidateLists.push(rows.sort((a, b) => a - b));
-    checks.push((row) => opMatch[table.opIndex.data[row]] === 1);
   }
 
   const rootsOnly = f.trace_roots_only === true;
@@ -162,7 +168,8 @@ export function planFilter(table: CallTable, filter: CallsFilter | null, exprEqu
           };
   // semantics.md#calls-base-deleted: deleted calls are never visible.
   const deleted = table.deletedAt;
+  const ops = opMatch;
   const predicate = (row: number) =>
-    Number.isNaN(deleted.data[row]) && (!rootsOnly || table.isRoot(row)) && (residual === null || residual(row));
-  return { candidates, predicate, rootsOnly, residual };
+    Number.isNaN(deleted.data[row]) && (!rootsOnly || table.isRoot(row)) && (ops === null || ops[table.opIndex.data[row]] === 1) && (residual === null || residual(row));
+  return { candidates, predicate, rootsOnly, opMatch, residual };
 }

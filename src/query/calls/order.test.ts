@@ -41,7 +41,7 @@ const FIELDS = {
   started_at: (t: CallTable, r: number) => t.startedAt.data[r],
 };
 
-/** semantics.md#calls-sort: the field (NULLs last both ways), then id ascending (semantics.md#calls-sort-tiebreak). */
+/** semantics.md#calls-sort-tiebreak: the field (NULLs last both ways), then id ascending whatever the direction. */
 function bruteForce(t: CallTable, field: keyof typeof FIELDS, desc: boolean, roots: boolean, offset: number, limit: number | null): string[] {
   const read = FIELDS[field];
   const rows = Array.from({ length: t.size }, (_, r) => r).filter((r) => !t.isDeleted(r) && (!roots || t.parentIds[r] === null));
@@ -50,8 +50,7 @@ function bruteForce(t: CallTable, field: keyof typeof FIELDS, desc: boolean, roo
     if (x === null || y === null) {
       if (x !== y) return x === null ? 1 : -1;
     } else if (x !== y) return desc ? y - x : x - y;
-    const c = t.ids[a] < t.ids[b] ? -1 : t.ids[a] > t.ids[b] ? 1 : 0;
-    return c;
+    return t.ids[a] < t.ids[b] ? -1 : t.ids[a] > t.ids[b] ? 1 : 0;
   });
   return rows.slice(offset, limit === null ? undefined : offset + limit).map((r) => t.ids[r]);
 }

@@ -34,6 +34,12 @@ export function validateSortTerms(terms: SortTerm[], resolver: FieldResolver): v
 }
 
 /**
+ * The first sort key's values for the pruning pass (primaryCandidates keeps positions, not the
+ * values), reused by every query: a top-k over a million calls allocates no 8 MB array each time.
+ */
+let primaryScratch = new Float64Array(0);
+
+/**
  * Orders `matches` by `terms` and returns the window [offset, offset + limit). Keys are
  * computed once per row into arrays; selection is a bounded top-k or a quickselect of the
  * window (sort.ts selectWindow), never a full sort of rows before the window.
@@ -54,7 +60,9 @@ export function orderRows(
   // compares about a hundred rows). The kept rows stay in insertion order.
   const first = resolver.resolve(terms[0].field);
   if ((first.kind === 'number' || first.kind === 'datetime') && end < n) {
-    const values = numericValues(first, rows);
+    // Read once by primaryCandidates and dropped: a scratch reused across queries.
+    if (primaryScratch.length < n) primaryScratch = new Float64Array(Math.max(n, Math.ceil(primaryScratch.length * 1.25)));
+    const values = numericValues(first, rows, primaryScratch.subarray(0, n));
     const kept = primaryCandidates(values, terms[0].direction === 'desc', end);
     if (kept !== null) {
       const all = rows;
@@ -90,11 +98,13 @@ export function orderRows(
         const present = new Uint8Array(n);
         const nums = new Float64Array(n);
         const strs = new Array<string | null>(n);
+        // The text first: it is memoised with the existence it implies, and the float cast is
+        // then read from it, so a path's first use reads each row's value once, not three times.
         for (let i = 0; i < n; i++) {
           const r = rows[i];
+          strs[i] = acc.str(r);
           present[i] = acc.exists(r) ? 1 : 0;
           nums[i] = acc.float(r) ?? NaN;
-          strs[i] = acc.str(r);
         }
         keys.push(presenceKey(present), numericKey(nums, desc), stringKey(strs, desc));
         break;
@@ -107,9 +117,8 @@ export function orderRows(
 }
 
 /** A numeric key of every row (NaN for NULL): the accessor's bulk read when it has one. */
-function numericValues(acc: Extract<FieldAccessor, { kind: 'number' | 'datetime' }>, rows: ArrayLike<number>): Float64Array {
+function numericValues(acc: Extract<FieldAccessor, { kind: 'number' | 'datetime' }>, rows: ArrayLike<number>, values = new Float64Array(rows.length)): Float64Array {
   const n = rows.length;
-  const values = new Float64Array(n);
   if (acc.fill !== undefined) acc.fill(rows, values);
   else for (let i = 0; i < n; i++) values[i] = acc.get(rows[i]) ?? NaN;
   return values;

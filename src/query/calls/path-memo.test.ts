@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { CallTable } from '../../store/call-table.ts';
 import { jsonAccessor, MEMO_PATHS_PER_TABLE, PathMemo, PathMemos } from './path-memo.ts';
 import { MISSING } from './json-path.ts';
+import { orderRows } from './order.ts';
 
 const values: unknown[] = [5, '7.5', 'null', null, MISSING, 'abc', '1152921504606846976', { a: 1 }];
 
@@ -54,4 +55,14 @@ test('path memos: bounded per table (least recently used goes), a changed table 
   memos.clear();
   assert.deepEqual(memos.paths(t), []);
   assert.equal(memos.bytes(), 0);
+});
+
+test('a sort on a path not read before reads each row once (the text first, the cast and existence from it)', () => {
+  const { acc, reads } = counted(new PathMemo(0));
+  const resolver = { resolve: () => acc };
+  const rows = Int32Array.from(values.keys());
+  const page = orderRows(rows, [{ field: 'inputs.x', direction: 'desc' }], resolver, 0, 3);
+  assert.equal(reads(), values.length);
+  // Present numbers first, largest first (semantics.md#calls-sort-dynamic).
+  assert.deepEqual(page, [6, 1, 0]);
 });

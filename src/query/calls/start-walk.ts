@@ -9,6 +9,7 @@ import type { CallTable } from '../../store/call-table.ts';
 import { hasDeletedRows, rootStartOrder, startOrder } from '../../store/start-order.ts';
 import type { FilterPlan } from './filter.ts';
 import type { SortTerm } from './request.ts';
+import { windowRun, type StartWindow } from './start-window.ts';
 
 /** Below this share of the table, an index candidate list is cheaper to sort than to walk past. */
 const WALK_MIN_CANDIDATE_SHARE = 1 / 32;
@@ -53,18 +54,29 @@ export function startOrderPage(
   terms: readonly SortTerm[],
   offset: number,
   limit: number | null,
+  window: StartWindow | null = null,
 ): number[] | null {
   if (!isStartOrder(terms)) return null;
   if (plan.candidates !== null && plan.candidates.length < table.size * WALK_MIN_CANDIDATE_SHARE) return null;
-  const order = plan.rootsOnly ? rootStartOrder(table) : startOrder(table);
-  if (order === null) return null;
+  const index = plan.rootsOnly ? rootStartOrder(table) : startOrder(table);
+  if (index === null) return null;
+  // A started_at window: only its run of the index is walked (start-window.ts), and when the
+  // window is the whole expression, the expression needs no evaluation.
+  let order = index;
+  if (window !== null) {
+    const [from, to] = windowRun(index, table.startedAt.data, window);
+    order = index.subarray(from, to);
+    if (window.whole) expr = null;
+  }
   // The residual checks every other clause, the indexed ones included: candidates only narrow.
   const residual = plan.residual;
+  const opMatch = plan.opMatch;
+  const opIndex = table.opIndex.data;
   const deleted = table.deletedAt.data;
   const position = walkPosition(order, table.startedAt.data, terms[0].direction === 'desc', terms[1].direction === 'desc');
   const n = order.length;
   const want = limit ?? n;
-  if (plan.candidates === null && residual === null && expr === null && !hasDeletedRows(table)) {
+  if (plan.candidates === null && residual === null && opMatch === null && expr === null && !hasDeletedRows(table)) {
     // Every indexed row is in the result: the page is a slice of the index.
     const from = Math.min(offset, n), to = Math.min(n, offset + want);
     const out = new Array<number>(to - from);
@@ -77,6 +89,7 @@ export function startOrderPage(
     const row = order[position(i)];
     const d = deleted[row];
     if (d === d) continue; // deleted (not NaN)
+    if (opMatch !== null && opMatch[opIndex[row]] !== 1) continue;
     if (residual !== null && !residual(row)) continue;
     if (expr !== null && expr(row) !== true) continue;
     if (skip > 0) skip--;

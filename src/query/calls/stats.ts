@@ -15,7 +15,7 @@ import type { Engine, RequestContext } from '../../api/types.ts';
 import { any, bool, int, list, maybe, model, str, validateBody } from '../../core/schema.ts';
 import { parseCallsQuery } from './request.ts';
 import { traceStorageSize } from './storage-size.ts';
-import { matchingRows, planCallsQuery } from './run.ts';
+import { countFromIndexes, matchingRows, planCallsQuery } from './run.ts';
 import { queryBody } from '../../api/body.ts';
 
 /** The model's keys (strict); `filter` and `query` are checked in depth by parseCallsQuery. */
@@ -43,6 +43,11 @@ function callsQueryStats(engine: Engine, body: unknown, ctx: RequestContext): Ca
   ctx.authorize(req.project_id);
   // Counting needs no order: an empty sort list skips the default sort's checks and work.
   const plan = planCallsQuery(engine, { ...req, sort_by: [] }, (p) => ctx.canRead(p));
+  if (!req.include_total_storage_size) {
+    // Roots and time windows: the start-order indexes count them without a scan.
+    const indexed = countFromIndexes(plan);
+    if (indexed !== null) return { count: req.limit === null ? indexed : Math.min(indexed, req.limit), total_storage_size_bytes: null };
+  }
   const matches = matchingRows(plan);
   const project = plan.project;
   const counted = req.limit === null ? matches : matches.slice(0, req.limit);

@@ -27,6 +27,7 @@ import { isPlainObject } from '../../core/plain-object.ts';
 import { pyNumber } from '../../core/json/pyjson.ts';
 import { compareStrings, toFloat64OrNull } from '../ch/values.ts';
 import { combine, type PositionComparator } from '../sort.ts';
+import { locatePathText, pathSteps, readJsonSpanText, type PathStep } from '../../core/json/path-extract.ts';
 import type { SortOrder } from './request.ts';
 
 /** What one sort path reads from one row. */
@@ -73,8 +74,11 @@ function jsonPathValue(root: unknown, path: readonly string[]): unknown {
  * `1` and `1.0`, as ClickHouse does.
  */
 export function rowSortValue(root: unknown, path: readonly string[]): RowSortValue {
-  const present = isPresent(root, path);
-  const v = jsonPathValue(root, path);
+  return sortReadings(isPresent(root, path), jsonPathValue(root, path));
+}
+
+/** The readings of value `v` (undefined: the path does not resolve). */
+function sortReadings(present: boolean, v: unknown): RowSortValue {
   // An integer beyond 2^53 (core/json/exact.ts): its text keeps every digit.
   if (v instanceof LosslessNumber) return { present, text: pyNumber(v), float: Number(v.lexeme) };
   switch (typeof v) {
@@ -87,6 +91,37 @@ export function rowSortValue(root: unknown, path: readonly string[]): RowSortVal
     default:
       return { present, text: v === null ? 'null' : '', float: null };
   }
+}
+
+/** The walks rowSortValueOfText takes: presence (every part a key) and JSON_VALUE's. */
+export interface RowSortSteps {
+  presence: PathStep[];
+  value: PathStep[];
+}
+
+/** Steps for `path`, or null when it cannot be walked over text (core/json/path-extract.ts). */
+export function rowSortSteps(path: readonly string[]): RowSortSteps | null {
+  const presence = pathSteps(path, () => false);
+  const value = pathSteps(path, (part) => ARRAY_INDEX.test(part));
+  return presence === null || value === null ? null : { presence, value };
+}
+
+const spanScratch = new Int32Array(2);
+
+/**
+ * rowSortValue of the row stored as `text`, read without parsing the row: the path is walked
+ * over the text and only the value it reaches is parsed. The same readings as rowSortValue of
+ * the parsed row.
+ */
+export function rowSortValueOfText(text: string, steps: RowSortSteps): RowSortValue {
+  const span = spanScratch;
+  let present = false;
+  if (locatePathText(text, 0, text.length, steps.presence, span)) {
+    // Present unless JSON null (the walk went through objects only).
+    present = !(span[1] - span[0] === 4 && text.startsWith('null', span[0]));
+  }
+  const v = locatePathText(text, 0, text.length, steps.value, span) ? readJsonSpanText(text, span[0], span[1]) : undefined;
+  return sortReadings(present, v);
 }
 
 /** Float tiers: numbers, then NaN, then no float reading (ClickHouse NULLS LAST with NaN). */

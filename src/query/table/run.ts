@@ -17,7 +17,7 @@ import type { Store } from '../../store/store.ts';
 import { selectWindow } from '../sort.ts';
 import type { TableQuery, TableQueryStats } from './request.ts';
 import { firstKeyCandidates } from './sort-candidates.ts';
-import { columnsComparator, rowSortValue, setSortColumns, type RowSortValue, type SortColumns } from './row-sort.ts';
+import { columnsComparator, rowSortSteps, rowSortValue, rowSortValueOfText, setSortColumns, type RowSortValue, type SortColumns } from './row-sort.ts';
 
 /** One result row: the stored body and its position in the table. */
 export interface TableRowHit {
@@ -176,6 +176,7 @@ function tableSortColumns(caches: TableCaches, digests: readonly string[], rows:
   const n = digests.length;
   cols = { present: new Uint8Array(n), tier: new Uint8Array(n), float: new Float64Array(n), text: new Array<string>(n) };
   const byDigest = new Map<string, RowSortValue>();
+  const steps = rowSortSteps(path);
   let complete = true;
   for (let i = 0; i < n; i++) {
     const row = rows.get(digests[i]);
@@ -184,8 +185,12 @@ function tableSortColumns(caches: TableCaches, digests: readonly string[], rows:
       continue;
     }
     let v = byDigest.get(row.digest);
-    // Parsed here without keeping the parse on the row: the readings are what is kept.
-    if (v === undefined) byDigest.set(row.digest, (v = rowSortValue(row.parsed ?? parseRowText(row.text), path)));
+    // A row not parsed yet is not parsed here: the path is walked over its text
+    // (rowSortValueOfText), and only the readings are kept.
+    if (v === undefined) {
+      v = row.parsed !== undefined || steps === null ? rowSortValue(row.parsed ?? parseRowText(row.text), path) : rowSortValueOfText(row.text, steps);
+      byDigest.set(row.digest, v);
+    }
     setSortColumns(cols, i, v);
   }
   if (complete) remember(perPath, key, cols, SORT_PATHS_PER_TABLE);

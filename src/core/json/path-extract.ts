@@ -1,0 +1,312 @@
+/**
+ * Where the value at a dot path sits in stored JSON, found without parsing the document: the
+ * first query on a new path (a sort or filter on `inputs.model.name`) reads one value per row,
+ * and parsing each row's whole part to walk three keys was most of its time.
+ *
+ * The walk goes down one member per path step. At each level it scans the container's members,
+ * skipping every value it does not descend into as the load scanner does (strings by their
+ * quotes, containers by their depth), without building anything; a repeated key is resolved to
+ * its last occurrence, as JSON.parse keeps the last value. Only the value found is then decoded
+ * (readJsonSpan*), so a sort on a short string decodes that string and nothing else.
+ *
+ * Two twins: over UTF-8 bytes (stored call parts) and over JS strings (stored table rows). The
+ * input is known-valid JSON (it was parsed when stored), so only strings, nesting and
+ * whitespace are tracked; every byte or code unit below 0x80 is a real structural one (UTF-8
+ * continuation bytes and UTF-16 surrogates are all ≥ 0x80).
+ */
+import { exactPlain, parseExact } from './exact.ts';
+import { parseLossless } from './lossless.ts';
+
+const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c, COLON = 0x3a;
+const OPEN_OBJ = 0x7b, CLOSE_OBJ = 0x7d, OPEN_ARR = 0x5b, CLOSE_ARR = 0x5d;
+
+/**
+ * One step of a path: the object key it names (null when the step never reads an object key)
+ * and the array element it names (-1 when it never indexes an array).
+ */
+export interface PathStep {
+  key: string | null;
+  /** `key` in UTF-8, for the byte walk. */
+  keyBytes: Uint8Array | null;
+  index: number;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** A lone surrogate has no UTF-8 spelling: a byte comparison could not tell it from U+FFFD. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Steps for `parts`: `asIndex(part)` says whether a part indexes arrays (then it is no object
+ * key); a part that is not an index is always a key. Null when a part cannot be walked here
+ * (a lone surrogate, a negative index): the caller parses instead.
+ */
+export function pathSteps(parts: readonly string[], asIndex: (part: string) => boolean): PathStep[] | null {
+  const steps: PathStep[] = [];
+  for (const part of parts) {
+    if (LONE_SURROGATE.test(part)) return null;
+    if (asIndex(part)) {
+      const index = Number(part);
+      if (!(index >= 0)) return null; // counting from the end: not walked here
+      steps.push({ key: null, keyBytes: null, index });
+    }
+    else steps.push({ key: part, keyBytes: encoder.encode(part), index: -1 });
+  }
+  return steps;
+}
+
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+// ---------------------------------------------------------------------------------------------
+// Over UTF-8 bytes.
+
+function skipStringBytes(b: Uint8Array, i: number, end: number): number {
+  for (let j = i + 1; j < end; j++) {
+    const c = b[j];
+    if (c === QUOTE) return j + 1;
+    if (c === BACKSLASH) j++;
+  }
+  return end;
+}
+
+/** Index just past the value starting at `i` (no leading whitespace). */
+function skipValueBytes(b: Uint8Array, i: number, end: number): number {
+  const c = b[i];
+  if (c === QUOTE) return skipStringBytes(b, i, end);
+  if (c === OPEN_OBJ || c === OPEN_ARR) {
+    let depth = 0;
+    for (let j = i; j < end; j++) {
+      const d = b[j];
+      if (d === QUOTE) j = skipStringBytes(b, j, end) - 1;
+      else if (d === OPEN_OBJ || d === OPEN_ARR) depth++;
+      else if ((d === CLOSE_OBJ || d === CLOSE_ARR) && --depth === 0) return j + 1;
+    }
+    return end;
+  }
+  let j = i + 1;
+  while (j < end) {
+    const d = b[j];
+    if (d === COMMA || d === CLOSE_OBJ || d === CLOSE_ARR || isSpace(d)) break;
+    j++;
+  }
+  return j;
+}
+
+/** Whether the key string `b[quote, keyEnd)` (quotes included) names `step.key`. */
+function keyMatchesBytes(b: Uint8Array, quote: number, keyEnd: number, step: PathStep): boolean {
+  const want = step.keyBytes!;
+  const len = keyEnd - quote - 2;
+  let escaped = false;
+  for (let i = quote + 1; i < keyEnd - 1; i++) if (b[i] === BACKSLASH) escaped = true;
+  if (escaped) return JSON.parse(decoder.decode(b.subarray(quote, keyEnd))) === step.key;
+  if (len !== want.length) return false;
+  for (let k = 0; k < len; k++) if (b[quote + 1 + k] !== want[k]) return false;
+  return true;
+}
+
+/**
+ * The value at `steps` in the JSON value `b[from, to)`: writes its `[start, end)` into
+ * `out[0..2)` and returns true, or returns false when the path does not resolve (a key absent,
+ * an index past the end, a step into a scalar, a key step on an array or an index step on an
+ * object).
+ */
+export function locatePathBytes(b: Uint8Array, from: number, to: number, steps: readonly PathStep[], out: Int32Array): boolean {
+  let s = from;
+  while (s < to && isSpace(b[s])) s++;
+  let e = to;
+  for (const step of steps) {
+    const c = b[s];
+    let found = -1, foundEnd = -1;
+    if (c === OPEN_OBJ) {
+      if (step.key === null) return false;
+      let i = s + 1;
+      for (;;) {
+        while (i < e && isSpace(b[i])) i++;
+        if (i >= e || b[i] !== QUOTE) break;
+        const keyEnd = skipStringBytes(b, i, e);
+        const match = keyMatchesBytes(b, i, keyEnd, step);
+        i = keyEnd;
+        while (i < e && b[i] !== COLON) i++;
+        i++;
+        while (i < e && isSpace(b[i])) i++;
+        const valueEnd = skipValueBytes(b, i, e);
+        if (match) [found, foundEnd] = [i, valueEnd];
+        i = valueEnd;
+        while (i < e && isSpace(b[i])) i++;
+        if (b[i] === COMMA) i++;
+      }
+    } else if (c === OPEN_ARR) {
+      if (step.index < 0) return false;
+      let i = s + 1;
+      for (let n = 0; ; n++) {
+        while (i < e && isSpace(b[i])) i++;
+        if (i >= e || b[i] === CLOSE_ARR) break;
+        const valueEnd = skipValueBytes(b, i, e);
+        if (n === step.index) {
+          [found, foundEnd] = [i, valueEnd];
+          break;
+        }
+        i = valueEnd;
+        while (i < e && isSpace(b[i])) i++;
+        if (b[i] === COMMA) i++;
+      }
+    } else {
+      return false;
+    }
+    if (found < 0) return false;
+    s = found;
+    e = foundEnd;
+  }
+  while (e > s && isSpace(b[e - 1])) e--;
+  out[0] = s;
+  out[1] = e;
+  return true;
+}
+
+/** Text of `b[start, end)`: ASCII spelled out directly (short values), else UTF-8 decoded. */
+function textOfBytes(b: Uint8Array, start: number, end: number): string {
+  if (end - start <= 64) {
+    let ascii = true;
+    for (let i = start; i < end; i++) if (b[i] >= 0x80) ascii = false;
+    if (ascii) return String.fromCharCode.apply(null, b.subarray(start, end) as unknown as number[]);
+  }
+  return decoder.decode(b.subarray(start, end));
+}
+
+/**
+ * The JSON value `b[start, end)` as parseExact gives it (core/json/exact.ts: strings decoded,
+ * numbers as doubles unless an integer a double would round). Scalars skip JSON.parse.
+ */
+export function readJsonSpanBytes(b: Uint8Array, start: number, end: number): unknown {
+  const c = b[start];
+  if (c === QUOTE) {
+    let plain = true;
+    for (let i = start + 1; i < end - 1; i++) if (b[i] === BACKSLASH) plain = false;
+    return plain ? textOfBytes(b, start + 1, end - 1) : JSON.parse(textOfBytes(b, start, end));
+  }
+  if (c === 0x74) return true; // true
+  if (c === 0x66) return false; // false
+  if (c === 0x6e) return null; // null
+  const text = textOfBytes(b, start, end);
+  // A number shorter than 16 characters cannot hold a 16-digit run (exact.ts): Number() is JSON.parse's double.
+  if (c !== OPEN_OBJ && c !== OPEN_ARR && text.length < 16) return Number(text);
+  return parseExact(text);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Over JS strings (the same walk; code units instead of bytes).
+
+function skipStringText(s: string, i: number, end: number): number {
+  for (let j = i + 1; j < end; j++) {
+    const c = s.charCodeAt(j);
+    if (c === QUOTE) return j + 1;
+    if (c === BACKSLASH) j++;
+  }
+  return end;
+}
+
+function skipValueText(s: string, i: number, end: number): number {
+  const c = s.charCodeAt(i);
+  if (c === QUOTE) return skipStringText(s, i, end);
+  if (c === OPEN_OBJ || c === OPEN_ARR) {
+    let depth = 0;
+    for (let j = i; j < end; j++) {
+      const d = s.charCodeAt(j);
+      if (d === QUOTE) j = skipStringText(s, j, end) - 1;
+      else if (d === OPEN_OBJ || d === OPEN_ARR) depth++;
+      else if ((d === CLOSE_OBJ || d === CLOSE_ARR) && --depth === 0) return j + 1;
+    }
+    return end;
+  }
+  let j = i + 1;
+  while (j < end) {
+    const d = s.charCodeAt(j);
+    if (d === COMMA || d === CLOSE_OBJ || d === CLOSE_ARR || isSpace(d)) break;
+    j++;
+  }
+  return j;
+}
+
+function keyMatchesText(s: string, quote: number, keyEnd: number, step: PathStep): boolean {
+  const want = step.key!;
+  for (let i = quote + 1; i < keyEnd - 1; i++) {
+    if (s.charCodeAt(i) === BACKSLASH) return JSON.parse(s.slice(quote, keyEnd)) === want;
+  }
+  return keyEnd - quote - 2 === want.length && s.startsWith(want, quote + 1);
+}
+
+/** locatePathBytes over a JS string. */
+export function locatePathText(t: string, from: number, to: number, steps: readonly PathStep[], out: Int32Array): boolean {
+  let s = from;
+  while (s < to && isSpace(t.charCodeAt(s))) s++;
+  let e = to;
+  for (const step of steps) {
+    const c = t.charCodeAt(s);
+    let found = -1, foundEnd = -1;
+    if (c === OPEN_OBJ) {
+      if (step.key === null) return false;
+      let i = s + 1;
+      for (;;) {
+        while (i < e && isSpace(t.charCodeAt(i))) i++;
+        if (i >= e || t.charCodeAt(i) !== QUOTE) break;
+        const keyEnd = skipStringText(t, i, e);
+        const match = keyMatchesText(t, i, keyEnd, step);
+        i = keyEnd;
+        while (i < e && t.charCodeAt(i) !== COLON) i++;
+        i++;
+        while (i < e && isSpace(t.charCodeAt(i))) i++;
+        const valueEnd = skipValueText(t, i, e);
+        if (match) [found, foundEnd] = [i, valueEnd];
+        i = valueEnd;
+        while (i < e && isSpace(t.charCodeAt(i))) i++;
+        if (t.charCodeAt(i) === COMMA) i++;
+      }
+    } else if (c === OPEN_ARR) {
+      if (step.index < 0) return false;
+      let i = s + 1;
+      for (let n = 0; ; n++) {
+        while (i < e && isSpace(t.charCodeAt(i))) i++;
+        if (i >= e || t.charCodeAt(i) === CLOSE_ARR) break;
+        const valueEnd = skipValueText(t, i, e);
+        if (n === step.index) {
+          [found, foundEnd] = [i, valueEnd];
+          break;
+        }
+        i = valueEnd;
+        while (i < e && isSpace(t.charCodeAt(i))) i++;
+        if (t.charCodeAt(i) === COMMA) i++;
+      }
+    } else {
+      return false;
+    }
+    if (found < 0) return false;
+    s = found;
+    e = foundEnd;
+  }
+  while (e > s && isSpace(t.charCodeAt(e - 1))) e--;
+  out[0] = s;
+  out[1] = e;
+  return true;
+}
+
+/**
+ * The JSON value `t[start, end)` as a stored table row parses (parseExact, or the lossless
+ * parser for Python's NaN/Infinity, which JSON.parse refuses).
+ */
+export function readJsonSpanText(t: string, start: number, end: number): unknown {
+  const c = t.charCodeAt(start);
+  if (c === QUOTE) {
+    const body = t.slice(start + 1, end - 1);
+    return body.includes('\\') ? JSON.parse(t.slice(start, end)) : body;
+  }
+  if (c === 0x74) return true;
+  if (c === 0x66) return false;
+  if (c === 0x6e) return null;
+  const text = t.slice(start, end);
+  try {
+    return parseExact(text);
+  } catch {
+    return exactPlain(parseLossless(text));
+  }
+}
