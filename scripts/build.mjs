@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * Compiles src/ to dist/ (JavaScript plus .d.ts) with tsc; `npm ci`, `npm install` and
+ * Compiles src/ to dist/ (JavaScript plus .d.ts) with tsc, and the trace viewer (ui/) to dist/ui/
+ * with esbuild (scripts/build-viewer.mjs); `npm ci`, `npm install` and
  * `npm pack` run it through the `prepare` script. bin/tq runs dist/ when it is at least as new
  * as every source file, so the TypeScript is not transpiled on every start.
  *
@@ -13,6 +14,7 @@ import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildViewer } from './build-viewer.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const dist = join(root, 'dist');
@@ -32,6 +34,13 @@ const r = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.jso
 if (r.status !== 0) {
   rmSync(next, { recursive: true, force: true });
   console.error(`build failed: tsc exited with ${r.status ?? r.signal}`);
+  process.exit(1);
+}
+try {
+  await buildViewer(join(next, 'ui'));
+} catch (e) {
+  rmSync(next, { recursive: true, force: true });
+  console.error(`build failed: the viewer (ui/): ${e?.message ?? e}`);
   process.exit(1);
 }
 writeFileSync(join(next, 'BUILT'), `${started}\n`);

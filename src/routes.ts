@@ -19,6 +19,7 @@ import { objDeleteRoute } from './write/object-delete.ts';
 import { costPurgeRoute, costQueryRoute } from './query/costs/query.ts';
 import { feedbackQueryRoute } from './query/feedback/query.ts';
 import { feedbackChangeRoutes } from './write/feedback-changes.ts';
+import { projectsListRoute } from './query/projects/list.ts';
 import { routesForPath } from './api/route-path.ts';
 import type { Route } from './api/types.ts';
 import { TQ_VERSION } from './version.ts';
@@ -41,7 +42,7 @@ export const serverInfoRoute: Route = {
 const ROUTES: readonly Route[] = (() => {
   const all = [healthRoute, serverInfoRoute, callsStreamQueryRoute, ...tableRoutes, ...threadsRoutes, ...writeRoutes, ...v2CallRoutes,
     callsQueryStatsRoute, callReadRoute, refsReadBatchRoute, objsQueryRoute, objDeleteRoute, fileContentRoute, tableQueryStatsBatchRoute,
-    feedbackQueryRoute, ...feedbackChangeRoutes, costQueryRoute, costPurgeRoute];
+    feedbackQueryRoute, ...feedbackChangeRoutes, costQueryRoute, costPurgeRoute, projectsListRoute];
   const seen = new Set<string>();
   for (const r of all) {
     if (seen.has(r.path)) throw new Error(`duplicate route ${r.path}`);

@@ -26,6 +26,7 @@ import { pumpChunks } from './jsonl-stream.ts';
 import { MultipartError, multipartBoundary, parseMultipart } from './multipart.ts';
 import { createInjector, type Injector } from './inject.ts';
 import { countBytes, countLines, logEntry, newStats, observeContext, type RequestLogEntry, type RequestStats } from './request-log.ts';
+import type { ViewerAssets } from './viewer-assets.ts';
 import { applySocketLimits, DEFAULT_SOCKET_LIMITS, socketServerOptions, type SocketLimits } from './socket-limits.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -51,6 +52,8 @@ export interface TqServerOptions {
   writes?: WriteRunner;
   /** Time and count bounds of connections (src/server/socket-limits.ts); defaults for those not given. */
   socketLimits?: Partial<SocketLimits>;
+  /** The trace viewer's page and files at `/` and `/ui/` (docs/viewer.md); none when not given. */
+  viewer?: ViewerAssets;
 }
 
 export interface TqServer {
@@ -145,6 +148,13 @@ export function createTqServer(options: TqServerOptions): TqServer {
     }
   }
 
+  /** A file of the viewer (no credentials: the page holds no data, it reads through the API). */
+  function sendViewer(req: IncomingMessage, res: ServerResponse, viewer: ViewerAssets, path: string): void {
+    const { status, headers, body } = viewer.answer(req.method, path);
+    res.writeHead(status, { ...headers, 'Content-Length': typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  }
+
   /** Runs the route and writes its result; returns once the response is complete or abandoned. */
   async function respond(req: IncomingMessage, res: ServerResponse, route: Route, ctx: RequestContext, params: PathParams, stats: RequestStats): Promise<void> {
     const body = await readRequestBody(req, route);
@@ -181,7 +191,9 @@ export function createTqServer(options: TqServerOptions): TqServer {
   async function handle(req: IncomingMessage, res: ServerResponse, stats: RequestStats): Promise<void> {
     // Set first, so every answer (errors included) carries them.
     corsHeaders(req, res);
-    const found = routesForPath(options.routes, pathOf(req.url));
+    const path = pathOf(req.url);
+    if (options.viewer?.owns(path)) return sendViewer(req, res, options.viewer, path);
+    const found = routesForPath(options.routes, path);
     if (!found) {
       // Not read: the body (if any) is discarded by Node after the response.
       return sendError(res, new TransportError('TQ_NOT_FOUND', { reason: 'Not Found' }));
