@@ -49,7 +49,9 @@ export function clearSession(): void {
   sessionStorage.removeItem(SESSION_KEY);
 }
 
-async function request(method: 'GET' | 'POST', path: string, body?: unknown, session = currentSession()): Promise<Response> {
+/** `trial`: credentials being tried by the sign-in form, whose 401 is the form's own message. */
+async function request(method: 'GET' | 'POST', path: string, body?: unknown, trial?: Session): Promise<Response> {
+  const session = trial ?? currentSession();
   const headers: Record<string, string> = {};
   if (session) headers.Authorization = `Basic ${session.token}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -62,12 +64,12 @@ async function request(method: 'GET' | 'POST', path: string, body?: unknown, ses
   } catch {
     // Not JSON: keep the status text.
   }
-  if (res.status === 401) onUnauthorized(reason);
+  if (res.status === 401 && !trial) onUnauthorized(reason);
   throw new ApiError(res.status, reason, path);
 }
 
-export async function getJson<T>(path: string, session?: Session): Promise<T> {
-  return (await (await request('GET', path, undefined, session)).json()) as T;
+export async function getJson<T>(path: string, trial?: Session): Promise<T> {
+  return (await (await request('GET', path, undefined, trial)).json()) as T;
 }
 
 export async function postJson<T>(path: string, body: unknown): Promise<T> {
