@@ -207,8 +207,18 @@ test('the viewer in a real browser', { skip: SKIP, timeout: 300_000 }, async (t)
       await page.waitForFunction(`document.querySelector('.tree-row.selected')?.getAttribute('data-id') === ${JSON.stringify(order[1])}`);
       assert.ok((await hash()).endsWith(`?call=${order[1]}`));
       await page.waitForFunction(`document.querySelector('.call-detail .facts dd')?.textContent === ${JSON.stringify(order[1])}`);
+      // Left collapses an open call (its subtree leaves the tree), a second Left goes to its parent.
+      const rowsBefore = (await page.$$('.tree-row[data-id]')).length;
+      await page.keyboard.press('ArrowLeft');
+      await page.waitForFunction(`document.querySelector('.tree-row.selected')?.getAttribute('aria-expanded') === 'false'`);
+      const hidden = all.filter((c: any) => c.parent_id === order[1]).length;
+      assert.ok(hidden > 0);
+      assert.ok((await page.$$('.tree-row[data-id]')).length < rowsBefore);
       await page.keyboard.press('ArrowLeft');
       await page.waitForFunction(`document.querySelector('.tree-row.selected')?.getAttribute('data-id') === ${JSON.stringify(order[0])}`);
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowRight');
+      await page.waitForFunction(`document.querySelectorAll('.tree-row[data-id]').length === ${rowsBefore}`);
     });
 
     await t.test('follow a ref: the panel shows /refs/read_batch\'s value, and Open goes to the object', async () => {
