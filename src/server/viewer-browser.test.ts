@@ -273,6 +273,7 @@ test('the viewer in a real browser', { skip: SKIP, timeout: 300_000 }, async (t)
       const values = await texts('.call-detail [data-section=inputs] .j-str');
       assert.ok(values.includes(JSON.stringify(HOSTILE_VALUE)), values.join(' | '));
       assert.equal((await texts('.call-detail [data-section=output] .j-key'))[0], HOSTILE_VALUE);
+      assert.equal((await texts('.call-detail .facts dd'))[1], HOSTILE_OP);
       await page.click('.call-detail [data-section=attributes] > summary');
       await shot('hostile');
       assert.equal(await page.evaluate('window.__pwned'), undefined);
@@ -312,7 +313,7 @@ test('the viewer in a real browser', { skip: SKIP, timeout: 300_000 }, async (t)
       await page.type('#password', 'pw2');
       await rendered('calls', () => page.click('form.signin button[type=submit]')).catch(() => undefined);
       await page.waitForSelector('main .error.refused');
-      assert.equal((await texts('main .error.refused'))[0], "No access Project acme/evals is not granted to you. User 'bob' has no access to project 'acme/evals'");
+      assert.equal((await texts('main .error.refused'))[0], "No access Project acme/evals is not granted to you. User 'bob' has no access to project 'acme/evals' The projects you may read");
       await shot('refused');
       await visit('/#/', 'projects');
       assert.deepEqual(await texts('table.data tbody td:first-child'), ['globex/rag-search']);

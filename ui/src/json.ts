@@ -47,7 +47,7 @@ function node(key: string | null, v: unknown, depth: number, opts: JsonOptions):
     }
   };
   draw(0);
-  const count = Array.isArray(v) ? `${entries.length} items` : `${entries.length} keys`;
+  const count = `${entries.length} ${Array.isArray(v) ? 'item' : 'key'}${entries.length === 1 ? '' : 's'}`;
   return h('details', { class: 'j-node', open: depth < (opts.openDepth ?? 2) },
     h('summary', null, label, open, h('span', { class: 'j-count' }, ` ${count} `), close),
     body);

@@ -99,7 +99,8 @@ export function errorBox(e: unknown, project?: string): HTMLElement {
     return h('div', { class: 'error refused', role: 'alert' },
       h('strong', null, 'No access'), ' ',
       project ? [`Project `, h('code', null, project), ' is not granted to you. '] : null,
-      h('span', { class: 'reason' }, e.reason));
+      h('span', { class: 'reason' }, e.reason), ' ',
+      h('a', { href: '#/' }, 'The projects you may read'));
   }
   if (e instanceof ApiError) return h('div', { class: 'error', role: 'alert' }, h('strong', null, `Error ${e.status}`), ' ', h('span', { class: 'reason' }, e.reason));
   return h('div', { class: 'error', role: 'alert' }, h('strong', null, 'Error'), ' ', String(e instanceof Error ? e.message : e));

@@ -8,7 +8,7 @@
 import { postJson, postLines } from '../api.ts';
 import { h, mount } from '../dom.ts';
 import { callTitle, costOf, fmtCost, fmtInt, fmtMs, fmtTime, latencyMs, statusOf, tokensOf, userOf, type CallRow } from '../format.ts';
-import { renderJson } from '../json.ts';
+import { isRef, renderJson } from '../json.ts';
 import { hrefOf } from '../route.ts';
 import { errorBox, statusBadge, type ViewContext } from '../widgets.ts';
 
@@ -222,7 +222,7 @@ export function callDetail(call: CallRow, project: string, onRef: (ref: string) 
     h('h2', null, callTitle(call), ' ', statusBadge(statusOf(call))),
     h('dl', { class: 'facts' },
       fact('id', h('code', null, call.id)),
-      fact('op', h('a', { class: 'ref', href: '#', 'data-ref': call.op_name, onclick: (e: Event) => { e.preventDefault(); onRef(call.op_name); } }, call.op_name)),
+      fact('op', isRef(call.op_name) ? h('a', { class: 'ref', href: '#', 'data-ref': call.op_name, onclick: (e: Event) => { e.preventDefault(); onRef(call.op_name); } }, call.op_name) : call.op_name),
       fact('started', fmtTime(call.started_at)),
       fact('latency', fmtMs(latencyMs(call))),
       fact('tokens', fmtInt(tokensOf(call))),
