@@ -1,5 +1,5 @@
 /**
- * The trace viewer in a real browser (Debian's chromium, driven by puppeteer-core; nothing is
+ * The trace viewer in a real browser (Debian's chromium, driven by playwright-core; nothing is
  * downloaded): `tq serve` on the demo data, sign in, filter, sort and page the calls, open a trace
  * and check its tree and detail against the API, follow a ref, open a dataset, see a call arrive
  * live, keyboard, sign out; hostile strings render as text; a user without a grant is refused.
@@ -12,15 +12,27 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { TQ_BIN } from '../cli/run-tq.testing.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHOTS = join(ROOT, 'test-artifacts', 'viewer');
-const CANDIDATES = [process.env.TQ_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter((p): p is string => !!p);
+// TQ_CHROMIUM names the browser (and only it); otherwise the usual Debian/Ubuntu paths.
+const CANDIDATES = process.env.TQ_CHROMIUM ? [process.env.TQ_CHROMIUM] : ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 const CHROMIUM = CANDIDATES.find((p) => existsSync(p));
 const SKIP = CHROMIUM ? false : `no browser: none of ${CANDIDATES.join(', ')} exists (apt-get install -y chromium, or set TQ_CHROMIUM)`;
 if (SKIP) console.log(`# viewer-browser.test.ts skipped: ${SKIP}`);
+
+// CI (.ci/run) installs the browser and sets TQ_REQUIRE_BROWSER=1: there a missing browser fails.
+test('a browser is present where one is required', { skip: process.env.TQ_REQUIRE_BROWSER === '1' ? false : 'TQ_REQUIRE_BROWSER is not set' }, () => {
+  assert.ok(CHROMIUM, `TQ_REQUIRE_BROWSER=1 but ${SKIP}`);
+});
+
+/**
+ * The page's document, inside functions that run in the browser (this file is type-checked
+ * without the DOM library). Predicates are functions, not strings: the page's CSP forbids eval.
+ */
+declare const document: any;
 
 const basic = (user: string, password: string) => 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');
 const API = basic('api', 'pw');
@@ -70,9 +82,8 @@ test('the viewer in a real browser', { skip: SKIP, timeout: 300_000 }, async (t)
   const { base } = served;
   let browser: Browser | undefined;
   try {
-    browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-    const page: Page = await browser.newPage();
-    await page.setViewport({ width: 1280, height: 800 });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--disable-gpu', '--disable-dev-shm-usage'] });
+    const page: Page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const pageErrors: string[] = [];
     page.on('pageerror', (e) => pageErrors.push(String(e)));
     const cspViolations: string[] = [];
@@ -81,15 +92,20 @@ test('the viewer in a real browser', { skip: SKIP, timeout: 300_000 }, async (t)
     });
     const shot = async (name: string) => {
       await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
-      await page.screenshot({ path: join(SHOTS, `${name}.png`) as `${string}.png` });
+      await page.screenshot({ path: join(SHOTS, `${name}.png`) });
     };
     /** Waits until the view has drawn its data (main.ts sets data-rendered after each view). */
     const rendered = async (view: string, go?: () => Promise<unknown>) => {
       await page.evaluate('delete document.body.dataset.rendered');
       await go?.();
-      await page.waitForFunction(`(document.body.dataset.rendered || '').startsWith(${JSON.stringify(view + ':')})`, { timeout: 30_000 });
+      await page.waitForFunction((prefix) => (document.body.dataset.rendered || '').startsWith(prefix), view + ':', { timeout: 30_000 });
       assert.doesNotMatch(await page.evaluate('document.body.dataset.rendered') as string, /:error$/, `${view} ended in an error`);
     };
+    /** Waits until the first element matching `selector` has `expected` as attribute `attr` (null: as its text). */
+    const waitForValue = (selector: string, attr: string | null, expected: string) => page.waitForFunction(([sel, a, want]) => {
+      const el = document.querySelector(sel);
+      return !!el && (a === null ? el.textContent : el.getAttribute(a)) === want;
+    }, [selector, attr, expected] as const, { timeout: 30_000 });
     /** Goes to a view of the page (a different URL each time) and waits until it has drawn. */
     const visit = (path: string, view: string) => rendered(view, () => page.goto(base + path));
     const texts = (selector: string) => page.$$eval(selector, (els) => els.map((e) => (e.textContent ?? '').trim()));
@@ -100,12 +116,11 @@ test('the viewer in a real browser', { skip: SKIP, timeout: 300_000 }, async (t)
       await page.goto(base + '/');
       await page.waitForSelector('form.signin #password');
       await shot('signin');
-      await page.type('#password', 'nope');
+      await page.fill('#password', 'nope');
       await page.click('form.signin button[type=submit]');
-      await page.waitForFunction("!document.querySelector('form.signin .error').hidden");
+      await page.waitForSelector('form.signin .error:not([hidden])');
       assert.equal((await texts('form.signin .error'))[0], 'Invalid username or password');
-      await page.$eval('#password', (e) => ((e as unknown as { value: string }).value = ''));
-      await page.type('#password', 'pw');
+      await page.fill('#password', 'pw');
       await rendered('projects', () => page.click('form.signin button[type=submit]'));
       const { projects } = (await (await fetch(base + "/tq/projects", { headers: { Authorization: API } })).json()) as { projects: any[] };
       const rows = await page.$$eval('table.data tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())));
@@ -123,7 +138,7 @@ test('the viewer in a real browser', { skip: SKIP, timeout: 300_000 }, async (t)
 
       // All calls with status error: the form writes the URL, the table is the API's answer.
       await page.click('input[name=all]');
-      await page.select('select[name=status]', 'error');
+      await page.selectOption('select[name=status]', 'error');
       await rendered('calls', () => page.click('.filters button[type=submit]'));
       assert.equal(await hash(), '#/calls/acme%2Fevals?status=error&all=1&dir=desc');
       const errorQuery = { project_id: 'acme/evals', filter: {}, query: { $expr: { $eq: [{ $getField: 'summary.weave.status' }, { $literal: 'error' }] } } };
@@ -204,21 +219,21 @@ test('the viewer in a real browser', { skip: SKIP, timeout: 300_000 }, async (t)
       // Keyboard: down moves to the next call in the tree and into the URL.
       await page.focus('.tree-row.selected');
       await page.keyboard.press('ArrowDown');
-      await page.waitForFunction(`document.querySelector('.tree-row.selected')?.getAttribute('data-id') === ${JSON.stringify(order[1])}`);
+      await waitForValue('.tree-row.selected', 'data-id', order[1]);
       assert.ok((await hash()).endsWith(`?call=${order[1]}`));
-      await page.waitForFunction(`document.querySelector('.call-detail .facts dd')?.textContent === ${JSON.stringify(order[1])}`);
+      await waitForValue('.call-detail .facts dd', null, order[1]);
       // Left collapses an open call (its subtree leaves the tree), a second Left goes to its parent.
       const rowsBefore = (await page.$$('.tree-row[data-id]')).length;
       await page.keyboard.press('ArrowLeft');
-      await page.waitForFunction(`document.querySelector('.tree-row.selected')?.getAttribute('aria-expanded') === 'false'`);
+      await waitForValue('.tree-row.selected', 'aria-expanded', 'false');
       const hidden = all.filter((c: any) => c.parent_id === order[1]).length;
       assert.ok(hidden > 0);
       assert.ok((await page.$$('.tree-row[data-id]')).length < rowsBefore);
       await page.keyboard.press('ArrowLeft');
-      await page.waitForFunction(`document.querySelector('.tree-row.selected')?.getAttribute('data-id') === ${JSON.stringify(order[0])}`);
+      await waitForValue('.tree-row.selected', 'data-id', order[0]);
       await page.keyboard.press('ArrowDown');
       await page.keyboard.press('ArrowRight');
-      await page.waitForFunction(`document.querySelectorAll('.tree-row[data-id]').length === ${rowsBefore}`);
+      await page.waitForFunction(([selector, n]) => document.querySelectorAll(selector).length === n, ['.tree-row[data-id]', rowsBefore] as const);
     });
 
     await t.test('follow a ref: the panel shows /refs/read_batch\'s value, and Open goes to the object', async () => {
@@ -308,9 +323,8 @@ test('the viewer in a real browser', { skip: SKIP, timeout: 300_000 }, async (t)
     });
 
     await t.test('a user without a grant sees which project is refused; a 401 later shows the form again', async () => {
-      await page.$eval('#user', (e) => ((e as unknown as { value: string }).value = ''));
-      await page.type('#user', 'bob');
-      await page.type('#password', 'pw2');
+      await page.fill('#user', 'bob');
+      await page.fill('#password', 'pw2');
       await rendered('calls', () => page.click('form.signin button[type=submit]')).catch(() => undefined);
       await page.waitForSelector('main .error.refused');
       assert.equal((await texts('main .error.refused'))[0], "No access Project acme/evals is not granted to you. User 'bob' has no access to project 'acme/evals' The projects you may read");
