@@ -234,6 +234,13 @@ test('the viewer in a real browser', { skip: SKIP, timeout: 300_000 }, async (t)
       await page.keyboard.press('ArrowDown');
       await page.keyboard.press('ArrowRight');
       await page.waitForFunction(([selector, n]) => document.querySelectorAll(selector).length === n, ['.tree-row[data-id]', rowsBefore] as const);
+
+      // A failed call: marked in the tree, its exception shown (the README's picture).
+      await page.click(`.tree-row[data-id="${failed[0]}"]`);
+      await waitForValue('.call-detail .facts dd', null, failed[0]);
+      const exception = all.find((c: any) => c.id === failed[0]).exception;
+      assert.equal((await texts('.call-detail [data-section=exception] pre'))[0], exception);
+      await shot('trace-error');
     });
 
     await t.test('follow a ref: the panel shows /refs/read_batch\'s value, and Open goes to the object', async () => {
