@@ -241,6 +241,8 @@ test('the viewer in a real browser', { skip: SKIP, timeout: 300_000 }, async (t)
       const exception = all.find((c: any) => c.id === failed[0]).exception;
       assert.equal((await texts('.call-detail [data-section=exception] pre'))[0], exception);
       await shot('trace-error');
+      await visit('/#/trace/acme%2Fevals/no-such-trace', 'trace');
+      assert.deepEqual(await texts('main p.empty'), ['No live call of this project has this trace id.']);
     });
 
     await t.test('follow a ref: the panel shows /refs/read_batch\'s value, and Open goes to the object', async () => {

@@ -71,6 +71,10 @@ export async function renderTrace(ctx: ViewContext): Promise<void> {
     }
   }
   if (!ctx.current()) return;
+  if (roots.length === 0) {
+    mount(ctx.main, h('h1', null, 'Trace ', h('code', null, traceId)), h('p', { class: 'empty' }, 'No live call of this project has this trace id.'));
+    return;
+  }
 
   async function loadChildren(node: TreeNode): Promise<void> {
     const have = node.children ?? [];
