@@ -158,6 +158,14 @@ test('the viewer in a real browser', { skip: SKIP, timeout: 300_000 }, async (t)
       assert.ok(found.length > 0 && found.every((c: any) => /priority/i.test(c.op_name)));
       assert.deepEqual(await callIdsInTable(), found.map((c: any) => c.id));
 
+      // An op and a start time (the browser's time zone, as node's here): op_names and a $gte on started_at.
+      await visit('/#/calls/acme%2Fevals?all=1&op=priority_close&from=2025-03-17T00%3A00%3A00', 'calls');
+      assert.equal(await page.inputValue('select[name=op]'), 'priority_close');
+      const since = new Date('2025-03-17T00:00:00').getTime() / 1000;
+      const opAndTime = await api(base, '/calls/stream_query', { project_id: 'acme/evals', filter: { op_names: ['weave:///acme/evals/op/priority_close:*'] }, query: { $expr: { $gte: [{ $getField: 'started_at' }, { $literal: since }] } }, sort_by: [{ field: 'started_at', direction: 'desc' }], limit: 50 });
+      assert.ok(opAndTime.length > 0 && opAndTime.every((c: any) => c.op_name.includes('/op/priority_close:') && Date.parse(c.started_at) >= since * 1000));
+      assert.deepEqual(await callIdsInTable(), opAndTime.map((c: any) => c.id));
+
       // Sort by a column header (latency, ascending on the second click), then by an input path.
       await visit('/#/calls/acme%2Fevals?all=1', 'calls');
       await rendered('calls', () => page.click('th button[title="sort by summary.weave.latency_ms"]'));
