@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * Compiles src/ to dist/ (JavaScript plus .d.ts) with tsc; `npm ci`, `npm install` and
+ * Compiles src/ to dist/ (JavaScript plus .d.ts) with tsc, and the trace viewer (ui/) to dist/ui/
+ * with esbuild (scripts/build-viewer.mjs); `npm ci`, `npm install` and
  * `npm pack` run it through the `prepare` script. bin/tq runs dist/ when it is at least as new
  * as every source file, so the TypeScript is not transpiled on every start.
  *
@@ -13,6 +14,7 @@ import { copyFileSync, existsSync, renameSync, rmSync, writeFileSync } from 'nod
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildViewer } from './build-viewer.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const dist = join(root, 'dist');
@@ -37,6 +39,13 @@ if (r.status !== 0) {
 // tsc emits only compiled .ts: the plain .mjs modules (the compaction worker) are copied as
 // they are, so dist/ runs without the sources (before issue 22 --compact-at never compacted there).
 for (const file of ['journal/compact-worker.mjs']) copyFileSync(join(root, 'src', file), join(next, file));
+try {
+  await buildViewer(join(next, 'ui'));
+} catch (e) {
+  rmSync(next, { recursive: true, force: true });
+  console.error(`build failed: the viewer (ui/): ${e?.message ?? e}`);
+  process.exit(1);
+}
 writeFileSync(join(next, 'BUILT'), `${started}\n`);
 if (existsSync(dist)) renameSync(dist, old);
 renameSync(next, dist);

@@ -80,7 +80,7 @@ test('the packed tarball installs offline; its bin and library answer as the sou
     // 1. Pack as a publisher would: `prepare` builds dist/ first.
     const packed = JSON.parse(mustRun('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, env: userEnv() })) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const files = packed[0].files.map((f) => f.path);
-    for (const needed of ['bin/tq', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'fixtures/calls.jsonl', 'spec-tests/cases.json', 'package.json', 'README.md']) {
+    for (const needed of ['bin/tq', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/ui/index.html', 'dist/ui/viewer.js', 'dist/ui/viewer.css', 'fixtures/calls.jsonl', 'spec-tests/cases.json', 'package.json', 'README.md']) {
       assert.ok(files.includes(needed), `${needed} missing from the tarball`);
     }
     const strays = files.filter((f) => /\.test\.|\.testing\.|^src\/|^scripts\/|^bench\/|\.ts$/.test(f) && !f.endsWith('.d.ts'));
@@ -125,6 +125,10 @@ test('the packed tarball installs offline; its bin and library answer as the sou
     assert.equal(help.code, 0, help.err);
     assert.match(help.out, /^Usage: tq \[options\] \[command\]/);
     assert.match(help.out, /^ {2}calls /m);
+    // The viewer ships inside the package (offline: no CDN) and tq serve finds it there.
+    const viewer = mustRun(process.execPath, ['--input-type=module', '-e', `import { loadViewerAssets } from ${JSON.stringify(join(installed, 'dist', 'server', 'viewer-assets.js'))};
+const a = loadViewerAssets().answer('GET', '/'); console.log(a.status, a.headers['Content-Type'], Buffer.from(a.body).toString() === ${JSON.stringify(readFileSync(join(ROOT, 'ui', 'index.html'), 'utf8'))});`], { cwd: app, env: userEnv() });
+    assert.equal(viewer, '200 text/html; charset=utf-8 true\n');
 
     // 3b. The background compaction worker ships and runs from dist/ without tsx (issue 22 §5:
     //     it was missing, so --compact-at never compacted in the built package).

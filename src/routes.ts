@@ -20,6 +20,7 @@ import { costPurgeRoute, costQueryRoute } from './query/costs/query.ts';
 import { feedbackQueryRoute } from './query/feedback/query.ts';
 import { feedbackChangeRoutes } from './write/feedback-changes.ts';
 import { otelTracesRoute } from './otel/route.ts';
+import { projectsListRoute } from './query/projects/list.ts';
 import { routesForPath } from './api/route-path.ts';
 import type { Route } from './api/types.ts';
 import { TQ_VERSION } from './version.ts';
@@ -53,7 +54,7 @@ export const filesContentRoute: Route = {
 const ROUTES: readonly Route[] = (() => {
   const all = [healthRoute, serverInfoRoute, callsStreamQueryRoute, ...tableRoutes, ...threadsRoutes, ...writeRoutes, ...v2CallRoutes,
     callsQueryStatsRoute, callReadRoute, refsReadBatchRoute, objsQueryRoute, objDeleteRoute, fileContentRoute, filesContentRoute, tableQueryStatsBatchRoute,
-    feedbackQueryRoute, ...feedbackChangeRoutes, costQueryRoute, costPurgeRoute, ...testControlRoutes];
+    feedbackQueryRoute, ...feedbackChangeRoutes, costQueryRoute, costPurgeRoute, ...testControlRoutes, projectsListRoute];
   // OpenTelemetry ingest (src/otel/), kept apart so that other route additions merge cleanly.
   all.push(otelTracesRoute);
   const seen = new Set<string>();

@@ -9,40 +9,17 @@
  */
 import { Command } from 'commander';
 import type { Store } from '../store/store.ts';
+import { byName, listProjects, liveCalls, threadTurns, type ProjectSummary } from '../query/projects/list.ts';
 import type { ProjectStore } from '../store/project.ts';
 import { dataOptions, loadEngine, parsePrefix, UsageError, writeLines } from './common.ts';
 import { closestNames } from './notice.ts';
 
-export interface ProjectSummary {
-  project: string;
-  calls: number;
-  threads: number;
-  tables: number;
-  objects: number;
-}
+export { listProjects, type ProjectSummary };
 
 export type ProjectEntry =
   | { kind: 'table'; digest: string; rows: number }
   | { kind: 'object'; object_id: string; versions: number }
   | { kind: 'thread'; thread_id: string; turns: number };
-
-const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** Live (not deleted) turns of each thread that has one. */
-function threadTurns(p: ProjectStore): Array<[string, number]> {
-  const out: Array<[string, number]> = [];
-  for (const [threadId, rows] of p.calls.turnsByThread) {
-    const live = rows.filter((row) => !p.calls.isDeleted(row)).length;
-    if (live > 0) out.push([threadId, live]);
-  }
-  return out.sort((a, b) => byName(a[0], b[0]));
-}
-
-function liveCalls(p: ProjectStore): number {
-  let n = 0;
-  for (let row = 0; row < p.calls.size; row++) if (!p.calls.isDeleted(row)) n++;
-  return n;
-}
 
 /** Threads with a live turn none of whose live turns has ended (tq threads leaves them out). */
 function unfinishedThreads(p: ProjectStore): number {
@@ -69,13 +46,6 @@ export function footnotes(projects: readonly ProjectStore[]): string[] {
 }
 
 const liveVersions = (p: ProjectStore, objectId: string) => p.objects.get(objectId)!.filter((v) => v.deletedAtUs === null).length;
-
-export function listProjects(store: Store): ProjectSummary[] {
-  return [...store.projects.keys()].sort(byName).map((id) => {
-    const p = store.projects.get(id)!;
-    return { project: id, calls: liveCalls(p), threads: threadTurns(p).length, tables: p.tables.size, objects: p.objects.size };
-  });
-}
 
 /** Tables, then objects, then threads, each sorted by name. */
 export function describeProject(store: Store, projectId: string): ProjectEntry[] {

@@ -8,6 +8,7 @@ test('the banner: URL, a curl query on the first project with calls, the SDK lin
   const { store } = await demoEngine();
   assert.deepEqual(bannerLines({ url: 'http://127.0.0.1:6345', user: 'api', generatedPassword: 'g3n', fieldPrefix: 'wb_', store }), [
     'tq listening on http://127.0.0.1:6345',
+    '  browse:     http://127.0.0.1:6345/   (the trace viewer; sign in as api)',
     `  try:        curl -s -u 'api:g3n' http://127.0.0.1:6345/calls/stream_query -d '{"project_id":"acme/evals","sort_by":[{"field":"started_at","direction":"desc"}],"limit":3}'`,
     '  Weave SDK:',
     '    export WF_TRACE_SERVER_URL=http://127.0.0.1:6345',
@@ -20,6 +21,7 @@ test('a configured password is never echoed; svc_ spelling and other users get a
   const lines = bannerLines({ url: 'http://[::1]:80', user: "o'neil", fieldPrefix: 'svc_', store: new Store() });
   assert.deepEqual(lines, [
     'tq listening on http://[::1]:80',
+    "  browse:     http://[::1]:80/   (the trace viewer; sign in as o'neil)",
     `  try:        curl -s -u 'o'\\''neil:<password>' http://[::1]:80/server_info`,
     '  Weave SDK (restart with --field-prefix wb_ first):',
     '    export WF_TRACE_SERVER_URL=http://[::1]:80',

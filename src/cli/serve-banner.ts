@@ -1,5 +1,5 @@
 /**
- * What `tq serve` prints once it listens: the URL, a curl line that runs a query on the
+ * What `tq serve` prints once it listens: the URL, the viewer's address (docs/viewer.md), a curl line that runs a query on the
  * loaded data as it is (pasted into a shell), and the environment lines for the Weave SDK.
  * Passwords appear only when tq generated them (they exist nowhere else); a configured
  * password is shown as `<password>`, never echoed.
@@ -38,6 +38,7 @@ export function bannerLines(b: BannerInput): string[] {
   const sdkNote = b.fieldPrefix === 'wb_' ? '' : ' (restart with --field-prefix wb_ first)';
   return [
     `tq listening on ${b.url}`,
+    `  browse:     ${b.url}/   (the trace viewer; sign in as ${b.user})`,
     `  try:        ${curl}`,
     `  Weave SDK${sdkNote}:`,
     `    export WF_TRACE_SERVER_URL=${b.url}`,

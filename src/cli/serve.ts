@@ -15,6 +15,7 @@ import { corsEnabled } from '../server/cors.ts';
 import { createInjector, parseDelayRange } from '../server/inject.ts';
 import { requestLogger, type LogFormat } from '../server/request-log.ts';
 import { createReloader } from './reload.ts';
+import { loadViewerAssets } from '../server/viewer-assets.ts';
 import { bannerLines } from './serve-banner.ts';
 import { stderrIsTerminal } from './tty.ts';
 import { ECHO_MAX_CHARS, MAX_ISSUES } from '../core/echo.ts';
@@ -180,6 +181,8 @@ async function serve(opts: ServeOptions): Promise<void> {
     log: opts.quiet ? undefined : say,
     requestLog: logFormat ? requestLogger(logFormat, say) : undefined,
     inject: createInjector(delay),
+    // TQ_VIEWER_DIR: a viewer built elsewhere (node scripts/build-viewer.mjs DIR), for work on ui/.
+    viewer: loadViewerAssets(process.env.TQ_VIEWER_DIR || undefined),
   });
   let address: { host: string; port: number };
   try {

@@ -30,6 +30,7 @@ import { MultipartError, multipartBoundary, parseMultipart } from './multipart.t
 import { corsOriginAllowed } from './cors.ts';
 import { createInjector, type Injector } from './inject.ts';
 import { countBytes, countLines, logEntry, newStats, observeContext, type RequestLogEntry, type RequestStats } from './request-log.ts';
+import type { ViewerAssets } from './viewer-assets.ts';
 import { applySocketLimits, DEFAULT_SOCKET_LIMITS, socketServerOptions, type SocketLimits } from './socket-limits.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -63,6 +64,8 @@ export interface TqServerOptions {
   testControl?: boolean;
   /** Run by the legacy call writes: throws for a project in calls_complete mode (src/server/weave-compat.ts). */
   assertLegacyCallWrite?: (projectId: string) => void;
+  /** The trace viewer's page and files at `/` and `/ui/` (docs/viewer.md); none when not given. */
+  viewer?: ViewerAssets;
 }
 
 export interface TqServer {
@@ -190,6 +193,13 @@ export function createTqServer(options: TqServerOptions): TqServer {
     }
   }
 
+  /** A file of the viewer (no credentials: the page holds no data, it reads through the API). */
+  function sendViewer(req: IncomingMessage, res: ServerResponse, viewer: ViewerAssets, path: string): void {
+    const { status, headers, body } = viewer.answer(req.method, path);
+    res.writeHead(status, { ...headers, 'Content-Length': typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  }
+
   /** Runs the route and writes its result; returns once the response is complete or abandoned. */
   async function respond(req: IncomingMessage, res: ServerResponse, route: Route, ctx: RequestContext, params: PathParams, stats: RequestStats): Promise<void> {
     const body = await readRequestBody(req, route);
@@ -227,6 +237,7 @@ export function createTqServer(options: TqServerOptions): TqServer {
     // Set first, so every answer (errors included) carries them.
     corsHeaders(req, res);
     const path = pathOf(req.url);
+    if (options.viewer?.owns(path)) return sendViewer(req, res, options.viewer, path);
     const bare = withoutTracesPrefix(path);
     const found = routesForPath(routes, path) ?? (bare === undefined ? null : routesForPath(routes, bare));
     if (!found) {
