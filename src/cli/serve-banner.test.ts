@@ -34,6 +34,7 @@ test('with --tls-cert: https, curl --cacert and NODE_EXTRA_CA_CERTS name the cer
   const lines = bannerLines({ url: 'https://127.0.0.1:6345', user: 'api', generatedPassword: 'g3n', fieldPrefix: 'wb_', store: new Store(), tlsCert: '/tmp/my cert.pem' });
   assert.deepEqual(lines, [
     'tq listening on https://127.0.0.1:6345',
+    '  browse:     https://127.0.0.1:6345/   (the trace viewer; sign in as api)',
     `  try:        curl -s --cacert '/tmp/my cert.pem' -u 'api:g3n' https://127.0.0.1:6345/server_info`,
     '  Weave SDK:',
     '    export WF_TRACE_SERVER_URL=https://127.0.0.1:6345',
