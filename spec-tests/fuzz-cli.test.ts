@@ -7,8 +7,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +21,7 @@ import { createEngine } from '../src/engine.ts';
 import { Users } from '../src/server/basic-auth.ts';
 import { createTqServer, type TqServer } from '../src/server/server.ts';
 import { caseSchemaCheck } from './bundle.ts';
+import { listenProxy, rewritingProxy } from './proxy.testing.ts';
 
 const USER = { name: 'fuzzer', password: 'fuzz-pw' };
 const OTHER = { name: 'nobody', password: 'x' };
@@ -31,27 +31,15 @@ let dir = '';
 
 /** In front of the wb_ server: drops every line's `wb_user_id` value to null (one changed behaviour). */
 function userIdDropper(target: URL): Server {
-  return createServer((req, res) => {
-    const upstream = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (up) => {
-      const chunks: Buffer[] = [];
-      up.on('data', (c: Buffer) => chunks.push(c));
-      up.on('end', () => {
-        let body = Buffer.concat(chunks);
-        if ((up.headers['content-type'] ?? '').startsWith('application/jsonl') && req.url === '/calls/stream_query') {
-          const lines = body.toString('utf8').split('\n').filter((l) => l !== '').map((l) => {
+  return rewritingProxy(target, {
+    rewrite: (lines, path) =>
+      path !== '/calls/stream_query'
+        ? lines
+        : lines.map((l) => {
             const line = JSON.parse(l) as Record<string, unknown>;
             if ('wb_user_id' in line) line.wb_user_id = null;
-            return JSON.stringify(line) + '\n';
-          });
-          body = Buffer.from(lines.join(''), 'utf8');
-        }
-        const headers = { ...up.headers, 'content-length': String(body.length) };
-        delete headers['transfer-encoding'];
-        res.writeHead(up.statusCode ?? 502, headers);
-        res.end(body);
-      });
-    });
-    req.pipe(upstream);
+            return JSON.stringify(line);
+          }),
   });
 }
 
@@ -60,8 +48,7 @@ before(async () => {
   const { host, port } = await wb.listen('127.0.0.1', 0);
   wbUrl = `http://${host}:${port}`;
   proxy = userIdDropper(new URL(wbUrl));
-  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  proxyUrl = await listenProxy(proxy);
   dir = mkdtempSync(join(tmpdir(), 'tq-fuzz-'));
 });
 

@@ -9,13 +9,13 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { allRoutes } from '../src/routes.ts';
 import { DEVIATES_TAG } from '../src/check/target.ts';
 import { BUNDLE_PATH, type CaseBundle } from './bundle.ts';
+import { listenProxy, reversed, rewritingProxy } from './proxy.testing.ts';
 import { fuzz } from '../src/check/fuzz.ts';
 import { createHttpTarget } from '../src/check/http-target.ts';
 import { createEngine } from '../src/engine.ts';
@@ -32,29 +32,6 @@ let wrong: Server;
 let wrongUrl = '';
 
 /** Forwards to tq, reversing multi-line JSONL bodies. */
-function reversingProxy(target: URL): Server {
-  return createServer((req, res) => {
-    const upstream = request(
-      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
-      (up) => {
-        const chunks: Buffer[] = [];
-        up.on('data', (c: Buffer) => chunks.push(c));
-        up.on('end', () => {
-          let body = Buffer.concat(chunks);
-          if ((up.headers['content-type'] ?? '').startsWith('application/jsonl')) {
-            const lines = body.toString('utf8').split('\n').filter((l) => l !== '');
-            body = Buffer.from(lines.reverse().map((l) => l + '\n').join(''), 'utf8');
-          }
-          const headers = { ...up.headers, 'content-length': String(body.length) };
-          delete headers['transfer-encoding'];
-          res.writeHead(up.statusCode ?? 502, headers);
-          res.end(body);
-        });
-      },
-    );
-    req.pipe(upstream);
-  });
-}
 
 before(async () => {
   const users = new Users([
@@ -64,9 +41,8 @@ before(async () => {
   tq = createTqServer({ engine: createEngine(), routes: allRoutes(), users });
   const { host, port } = await tq.listen('127.0.0.1', 0);
   tqUrl = `http://${host}:${port}`;
-  wrong = reversingProxy(new URL(tqUrl));
-  await new Promise<void>((r) => wrong.listen(0, '127.0.0.1', r));
-  wrongUrl = `http://127.0.0.1:${(wrong.address() as AddressInfo).port}`;
+  wrong = rewritingProxy(new URL(tqUrl), { rewrite: reversed });
+  wrongUrl = await listenProxy(wrong);
 });
 
 after(async () => {

@@ -9,8 +9,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +21,7 @@ import { createEngine } from '../src/engine.ts';
 import { Users } from '../src/server/basic-auth.ts';
 import { createTqServer, type TqServer } from '../src/server/server.ts';
 import { TQ_VERSION } from '../src/version.ts';
+import { listenProxy, reversed, rewritingProxy } from './proxy.testing.ts';
 
 const USER = { name: 'checker', password: 'check-pw' };
 const credentials = ['--user', USER.name, '--password', USER.password];
@@ -34,28 +34,14 @@ let dir = '';
 
 /** Forwards to tq, reversing multi-line JSONL bodies; answers /test/health and /test/reset itself. */
 function secondImplementation(target: URL): Server {
-  return createServer((req, res) => {
-    if (req.url === '/test/health' || req.url === '/test/reset') {
+  return rewritingProxy(target, {
+    rewrite: reversed,
+    intercept(req, res) {
+      if (req.url !== '/test/health' && req.url !== '/test/reset') return false;
       controlCalls.push(`${req.method} ${req.url}`);
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
-      return;
-    }
-    const upstream = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (up) => {
-      const chunks: Buffer[] = [];
-      up.on('data', (c: Buffer) => chunks.push(c));
-      up.on('end', () => {
-        let body = Buffer.concat(chunks);
-        if ((up.headers['content-type'] ?? '').startsWith('application/jsonl')) {
-          const lines = body.toString('utf8').split('\n').filter((l) => l !== '');
-          body = Buffer.from(lines.reverse().map((l) => l + '\n').join(''), 'utf8');
-        }
-        const headers = { ...up.headers, 'content-length': String(body.length) };
-        delete headers['transfer-encoding'];
-        res.writeHead(up.statusCode ?? 502, headers);
-        res.end(body);
-      });
-    });
-    req.pipe(upstream);
+      return true;
+    },
   });
 }
 
@@ -64,8 +50,7 @@ before(async () => {
   const { host, port } = await tq.listen('127.0.0.1', 0);
   tqUrl = `http://${host}:${port}`;
   proxy = secondImplementation(new URL(tqUrl));
-  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  proxyUrl = await listenProxy(proxy);
   dir = mkdtempSync(join(tmpdir(), 'tq-reports-'));
 });
 
