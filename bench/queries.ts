@@ -211,6 +211,18 @@ const JOINED = { objects: 'objects', feedback: 'feedback_lists' };
 
 // ---------------------------------------------------------------------------------------------
 
+/** A calls stream query of project `P`, its SQL built from the spec (joined with the objects and feedback-list tables). */
+function callsQueryIn(P: string) {
+  return (q: Omit<BenchQuery, 'route' | 'engine' | 'kind' | 'sql' | 'columns'> & { sql: CallSqlSpec }): BenchQuery => ({
+    ...q,
+    route: '/calls/stream_query',
+    engine: 'calls',
+    kind: 'call',
+    columns: q.sql.columns ?? null,
+    sql: callSql(q.sql, P, JOINED),
+  });
+}
+
 /** The query mix (issue #12). */
 export function benchQueries(p: QueryParams): BenchQuery[] {
   const P = p.projectId;
@@ -219,14 +231,7 @@ export function benchQueries(p: QueryParams): BenchQuery[] {
   const byStart = 'c.started_at ASC, c.id ASC';
   // Equal start times are listed by id ascending in both directions (semantics.md#calls-sort-tiebreak).
   const byStartDesc = 'c.started_at DESC, c.id ASC';
-  const calls = (q: Omit<BenchQuery, 'route' | 'engine' | 'kind' | 'sql' | 'columns'> & { sql: CallSqlSpec }): BenchQuery => ({
-    ...q,
-    route: '/calls/stream_query',
-    engine: 'calls',
-    kind: 'call',
-    columns: q.sql.columns ?? null,
-    sql: callSql(q.sql, P, JOINED),
-  });
+  const calls = callsQueryIn(P);
   const exprBody = {
     $expr: {
       $and: [
@@ -357,14 +362,7 @@ export function uiQueries(p: QueryParams): BenchQuery[] {
   const P = p.projectId;
   const [from, to] = p.startRange ?? [0, 0];
   const rowDigests = p.rowDigests ?? [];
-  const calls = (q: Omit<BenchQuery, 'route' | 'engine' | 'kind' | 'sql' | 'columns'> & { sql: CallSqlSpec }): BenchQuery => ({
-    ...q,
-    route: '/calls/stream_query',
-    engine: 'calls',
-    kind: 'call',
-    columns: q.sql.columns ?? null,
-    sql: callSql(q.sql, P, JOINED),
-  });
+  const calls = callsQueryIn(P);
   const latencyDesc = `${LATENCY_SORT_PLAIN} DESC NULLS LAST, c.id ASC`;
   const window = { $and: [{ $gte: [{ $getField: 'started_at' }, { $literal: from }] }, { $lt: [{ $getField: 'started_at' }, { $literal: to }] }] };
   const windowSql = `c.started_at >= ${sqlTime(from)} AND c.started_at < ${sqlTime(to)}`;

@@ -118,19 +118,24 @@ export const SPAN_OVERRIDES: ReadonlyArray<readonly [string, KeyList]> = [
 export const MAX_DISPLAY_NAME_LENGTH = 1024;
 export const MAX_OP_NAME_LENGTH = 128;
 
+/** The first key of `keys` whose attribute is truthy, with its value (after the key's handler). */
+function firstTruthy(attributes: PyDict, keys: KeyList): { key: string; value: PyValue } | null {
+  for (const entry of keys) {
+    const [key, handler] = typeof entry === 'string' ? [entry, undefined] : entry;
+    const value = getAttribute(attributes, key);
+    if (value !== undefined && truthy(value)) return { key, value: (handler ? handler(value) : value) ?? null };
+  }
+  return null;
+}
+
 /** `parse_weave_values` for a list of keys: the first truthy one, under its own name. */
 function firstOf(attributes: PyDict, keys: KeyList): PyDict {
   const result = newDict();
-  for (const entry of keys) {
-    const [key, handler] = typeof entry === 'string' ? [entry, undefined] : entry;
-    let value = getAttribute(attributes, key);
-    if (value !== undefined && truthy(value)) {
-      if (handler) value = handler(value);
-      setKey(result, key, value ?? null);
-      break;
-    }
+  const found = firstTruthy(attributes, keys);
+  if (found !== null) {
+    setKey(result, found.key, found.value);
+    convertNumericKeysInPlace(result);
   }
-  if (Object.keys(result).length > 0) convertNumericKeysInPlace(result);
   return result;
 }
 
@@ -138,15 +143,8 @@ function firstOf(attributes: PyDict, keys: KeyList): PyDict {
 function tableOf(attributes: PyDict, table: ReadonlyArray<readonly [string, KeyList]>): PyDict {
   const result = newDict();
   for (const [name, keys] of table) {
-    for (const entry of keys) {
-      const [key, handler] = typeof entry === 'string' ? [entry, undefined] : entry;
-      let value = getAttribute(attributes, key);
-      if (value !== undefined && truthy(value)) {
-        if (handler) value = handler(value);
-        setKey(result, name, value ?? null);
-        break;
-      }
-    }
+    const found = firstTruthy(attributes, keys);
+    if (found !== null) setKey(result, name, found.value);
   }
   if (Object.keys(result).length > 0) convertNumericKeysInPlace(result);
   return result;
