@@ -198,6 +198,8 @@ export const ERROR_CATALOGUE = {
     message: (a) =>
       `No project for resourceSpans[${a.index}]: set the resource attributes wandb.entity and wandb.project, or send a project_id header`,
   },
+  // A span whose op object name holds ':' (production's InternalOpRef validation, a ValueError).
+  TQ_OTLP_OP_NAME: { kind: 'invalid', status: 400, message: () => "name cannot contain ':'" },
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -35,8 +35,20 @@ export interface FixtureFile {
   kind: FixtureFileKind;
 }
 
-/** The kind of data a file fills: OTLP traces become calls, so a query needs them when it needs calls. */
-export const storedKindOf = (f: FixtureFile): FixtureKind => (f.kind === OTEL_TRACES_KIND ? 'calls' : f.kind);
+/** The kinds of data a file fills: OTLP traces become calls and the op objects they refer to. */
+const kindsFilledBy = (f: FixtureFile): readonly FixtureKind[] => (f.kind === OTEL_TRACES_KIND ? ['calls', 'objects'] : [f.kind]);
+
+/**
+ * The files a load that needs `kinds` reads. An OTLP traces file is read when it fills a needed
+ * kind, and then the objects file is read too (before it, in `files` order): its spans refer to
+ * an existing op of their name (semantics.md#otel-op-objects), so the answer matches a whole load.
+ */
+export function filesForKinds(files: readonly FixtureFile[], kinds: readonly FixtureKind[]): FixtureFile[] {
+  const needed = new Set(kinds);
+  const fills = (f: FixtureFile) => kindsFilledBy(f).some((k) => needed.has(k));
+  if (files.some((f) => f.kind === OTEL_TRACES_KIND && fills(f))) needed.add('objects');
+  return files.filter(fills);
+}
 
 export interface LoadProgress extends ReadProgress {
   file: string;

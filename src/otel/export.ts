@@ -12,6 +12,7 @@ import { endCall, startCall } from '../write/calls.ts';
 import { spanToCall, RejectedSpan, type ConvertedCall } from './convert.ts';
 import { decodeProtobuf, fromOtlpJson, OtlpFormatError, type TracesRequest } from './model.ts';
 import { ExportTraceServiceResponse } from './otlp-proto.ts';
+import { applyOpRefs, planOpRefs } from './op-objects.ts';
 import { AttributePathConflict, getAttribute, unflattenKeyValues } from './values.ts';
 
 /** The most a compressed body may inflate to: tq serve's default body limit. */
@@ -131,8 +132,14 @@ export function planExport(request: TracesRequest, headerProject: string | undef
   return plan;
 }
 
-/** Stores the planned calls (start, then end, per span in order: an upsert, as production's insert). */
+/**
+ * Stores the planned calls: first the op objects their op names refer to (op-objects.ts), then
+ * start and end per span in order (an upsert, as production's insert). The op refs are decided
+ * before the first write, so a refused export stores nothing.
+ */
 export function applyExport(engine: Engine, plan: ExportPlan, userId: string | null): void {
+  const opRefs = planOpRefs(engine, plan.calls);
+  applyOpRefs(engine, opRefs, userId);
   for (const call of plan.calls) {
     // A null user (fixtures) stays null: the converted start already carries the user it wants.
     startCall(engine, call.start, userId as string);

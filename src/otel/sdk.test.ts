@@ -26,6 +26,8 @@ import { createTqServer, type TqServer } from '../server/server.ts';
 
 const TQ = fileURLToPath(new URL('../../bin/tq', import.meta.url));
 const PROJECT = 'acme/sdk';
+/** The placeholder op's digest (src/otel/op-objects.test.ts derives it). */
+const PLACEHOLDER_OP_DIGEST = 'XNI9iHYwcffKfuDa2rGjQoIxUOw7cnWmLEiNufRD8RY';
 
 let srv: TqServer;
 let base = '';
@@ -129,7 +131,7 @@ describe('the OpenTelemetry JS SDK exporting to tq serve', () => {
     const r = byId.get(ids.root)!;
     assert.deepEqual(
       { parent: r.parent_id, op: r.op_name, display: r.display_name, thread: r.thread_id, turn: r.turn_id, inputs: r.inputs, output: r.output, attributes: r.attributes, user: r.svc_user_id, status: r.summary.weave.status },
-      { parent: null, op: 'agent.run', display: 'Turn 1', thread: 'conversation-1', turn: ids.root, inputs: { 'input.value': { question: 'Weather in Paris?' } }, output: { 'output.value': 'Sunny, 24 °C' }, attributes: { kind: 'AGENT' }, user: 'api', status: 'success' },
+      { parent: null, op: `weave:///${PROJECT}/op/agent.run:${PLACEHOLDER_OP_DIGEST}`, display: 'Turn 1', thread: 'conversation-1', turn: ids.root, inputs: { 'input.value': { question: 'Weather in Paris?' } }, output: { 'output.value': 'Sunny, 24 °C' }, attributes: { kind: 'AGENT' }, user: 'api', status: 'success' },
     );
     const c = byId.get(ids.chat)!;
     assert.equal(c.parent_id, ids.root);
