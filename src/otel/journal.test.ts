@@ -68,6 +68,13 @@ async function calls(url: string): Promise<string> {
   return res.text();
 }
 
+/** The project's op objects (made by the exports, semantics.md#otel-op-objects), as /objs/query answers. */
+async function objects(url: string): Promise<string> {
+  const res = await fetch(`${url}/objs/query`, { method: 'POST', headers: { Authorization: AUTH }, body: JSON.stringify({ project_id: PROJECT }) });
+  assert.equal(res.status, 200);
+  return res.text();
+}
+
 describe('OTLP exports under tq serve --data', () => {
   it('acknowledged exports replay to byte-identical calls after kill -9; refused ones are not journaled', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tq-otel-journal-'));
@@ -80,6 +87,8 @@ describe('OTLP exports under tq serve --data', () => {
       assert.equal(refused.status, 400);
       const before = await calls(url);
       assert.equal(before.split('\n').filter(Boolean).length, 24);
+      const opsBefore = await objects(url);
+      assert.equal((JSON.parse(opsBefore) as { objs: unknown[] }).objs.length, 13);
       run.child.kill('SIGKILL');
       await run.exited;
       const journal = readFileSync(join(dir, 'journal-000001.jsonl'), 'utf8').split('\n').filter(Boolean);
@@ -88,6 +97,7 @@ describe('OTLP exports under tq serve --data', () => {
 
       run = serve(dir);
       assert.equal(await calls(await run.url), before);
+      assert.equal(await objects(await run.url), opsBefore);
     } finally {
       run.child.kill('SIGKILL');
       await run.exited;
