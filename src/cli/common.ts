@@ -191,13 +191,18 @@ export async function writeChunks(chunks: Iterable<Uint8Array>): Promise<number>
  */
 export const WHOLE_ANSWER_BYTES = 8 * 1024 * 1024;
 
+/** How a stream answer's lines are shown (`--format table`, pretty JSON); absent: its bytes as they are. */
+export type RenderLines = (lines: Iterable<string>) => Iterable<string>;
+
 /**
  * Runs a route in-process on the request text and prints its result on stdout: the whole
  * answer or nothing. A load snapshot found damaged (it is then removed) before the first byte
  * is written is said on stderr, the data is loaded again with `reload` (from the fixture files)
- * and the same request answered from it. Returns how many lines it printed.
+ * and the same request answered from it. A stream answer goes through `render` when given,
+ * with the same guarantee (the check comes before the first rendered line). Returns how many
+ * answer lines it printed.
  */
-export async function printRouteResult(engine: Engine, route: Route, text: string, reload?: () => Promise<Engine>): Promise<number> {
+export async function printRouteResult(engine: Engine, route: Route, text: string, reload?: () => Promise<Engine>, render?: RenderLines): Promise<number> {
   let answer;
   try {
     answer = firstPart(engine, route, text);
@@ -214,7 +219,33 @@ export async function printRouteResult(engine: Engine, route: Route, text: strin
     await writeLines([answer.text]);
     return 1;
   }
+  if (render !== undefined) {
+    let count = 0;
+    const counted = (function* () {
+      for (const line of linesOf([answer.head, answer.rest])) {
+        count++;
+        yield line;
+      }
+    })();
+    await writeLines(render(counted));
+    return count;
+  }
   return (await writeChunks(answer.head)) + (await writeChunks(answer.rest));
+}
+
+/** The lines of stream chunks (each chunk holds whole lines, each ending in a newline). */
+function* linesOf(parts: Iterable<Iterable<Uint8Array>>): Generator<string> {
+  const decoder = new TextDecoder();
+  for (const chunks of parts) {
+    for (const chunk of chunks) {
+      const text = decoder.decode(chunk);
+      let start = 0;
+      for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
+        yield text.slice(start, end);
+        start = end + 1;
+      }
+    }
+  }
 }
 
 type FirstPart =

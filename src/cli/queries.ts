@@ -16,10 +16,8 @@ import {
   parsePrefix,
   parseSortOption,
   readRequest,
-  localContext,
   printRouteResult,
   requestExit,
-  writeLines,
   say,
   UsageError,
   EXIT_EMPTY,
@@ -27,7 +25,6 @@ import {
 import { TqError } from '../core/errors.ts';
 import { sortableCallFields } from './hints.ts';
 import { DEFAULT_TABLE_COLUMNS, prettyJson, stdoutIsTerminal, stdoutPaint, tableLines } from './output.ts';
-import { runRoute } from '../api/run-route.ts';
 import type { Engine } from '../api/types.ts';
 import { noticeMissingData, verboseOption } from './notice.ts';
 import { composeRequest, integer, parseJsonFlag, setTo, sortTerms, strings, type FieldEdit } from './request-body.ts';
@@ -69,29 +66,21 @@ interface RunOptions {
   columns?: string;
 }
 
-/** Prints a query's answer: its bytes as they are, pretty on a terminal, or as a table; returns the line count. */
+/**
+ * Prints a query's answer: its bytes as they are, pretty on a terminal, or as a table; returns
+ * the line count. Every form is the whole answer or nothing (printRouteResult).
+ */
 async function printAnswer(engine: Engine, route: Route, text: string, opts: RunOptions, command: string, reload: () => Promise<Engine>): Promise<number> {
   const format = opts.format ?? 'jsonl';
   if (format === 'jsonl' && (opts.compact || !stdoutIsTerminal())) return printRouteResult(engine, route, text, reload);
-  const result = runRoute(route, engine, { kind: 'text', text }, localContext);
-  if (result.kind !== 'stream') return printRouteResult(engine, route, text, reload);
-  let count = 0;
-  const counted = (function* () {
-    for (const line of result.lines) {
-      count++;
-      yield line;
-    }
-  })();
   if (format === 'table') {
     const columns = opts.tableColumns !== undefined ? listOption(opts.tableColumns, '--table-columns') : opts.columns !== undefined ? listOption(opts.columns) : DEFAULT_TABLE_COLUMNS[command];
-    await writeLines(tableLines(counted, columns));
-  } else {
-    const paint = stdoutPaint();
-    await writeLines((function* () {
-      for (const line of counted) yield prettyJson(line, paint);
-    })());
+    return printRouteResult(engine, route, text, reload, (lines) => tableLines(lines, columns));
   }
-  return count;
+  const paint = stdoutPaint();
+  return printRouteResult(engine, route, text, reload, function* (lines) {
+    for (const line of lines) yield prettyJson(line, paint);
+  });
 }
 
 async function run(route: Route, opts: RunOptions, edits: Edits, command: string) {

@@ -381,6 +381,16 @@ test('a damaged snapshot and a full read larger than what is built whole: stdout
     assert.ok(run.out === reference.out, `byte ${at}: stdout holds ${run.out.length} of ${reference.out.length} bytes`);
     assert.equal(existsSync(file), true, 'the reload wrote a new snapshot');
   }
+  // --format table (as pretty output) has the same guarantee: the check precedes the first line.
+  const tableArgs = [...args, '--format', 'table'];
+  const tableReference = await runTq([...tableArgs, '--no-snapshot'], env);
+  assert.equal(tableReference.code, 0, tableReference.err);
+  writeFileSync(file, good);
+  flip(file, good.length - 20);
+  const table = await runTq(tableArgs, env);
+  assert.equal(table.code, 0, table.err);
+  assert.match(table.err, /^load snapshot .* is damaged .*; loading the fixture files\n$/);
+  assert.ok(table.out === tableReference.out, `--format table: stdout holds ${table.out.length} of ${tableReference.out.length} bytes`);
 });
 
 /** Where the arena region starts, counted from the data region's start (the header says). */
