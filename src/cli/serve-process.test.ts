@@ -5,6 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -133,6 +134,18 @@ describe('tq serve (process)', { timeout: 90_000 }, () => {
     for (const [args, message] of cases) {
       const r = await runMainCaptured(['serve', '--port', '0', ...args]);
       assert.deepEqual([r.code, r.err.split('\n')[0]], [2, message]);
+    }
+  });
+
+  it('a port in use is said before the data is loaded (here the fixtures do not even exist)', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const r = await runMainCaptured(['serve', '--port', String(port), '--fixtures', join(tmpdir(), 'tq-no-such-fixtures')]);
+      assert.deepEqual([r.code, r.err.split('\n')[0]], [2, `error: port ${port} on 127.0.0.1 is in use; choose another with --port`]);
+    } finally {
+      holder.close();
     }
   });
 });

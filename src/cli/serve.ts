@@ -9,6 +9,7 @@ import { CredentialsError, DEFAULT_USER, resolveUsers } from '../server/credenti
 import { createTqServer, DEFAULT_MAX_BODY_BYTES } from '../server/server.ts';
 import { UsersFileError } from '../server/users-file.ts';
 import { openServedData } from './serve-data.ts';
+import { probeListen } from './port-probe.ts';
 import { dataOptions, intOption, loadEngine, paint, parsePrefix, say, snapshotOptions, UsageError } from './common.ts';
 import { resolveFixturesPath } from '../io/load-fixtures.ts';
 import { corsEnabled } from '../server/cors.ts';
@@ -136,6 +137,14 @@ function untilSignal(force: () => void): { stopped: Promise<string>; dispose: ()
   };
 }
 
+/** A failure to listen as the user can act on it: the port in use, or a host not of this machine. */
+function listenError(e: unknown, host: string, port: number): unknown {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return new UsageError(`port ${port} on ${host} is in use; choose another with --port`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new UsageError(`cannot listen on host '${host}' (${code})`);
+  return e;
+}
+
 async function serve(opts: ServeOptions): Promise<void> {
   // Every usage mistake is reported before the (possibly long) fixture load.
   const fieldPrefix = parsePrefix(opts.fieldPrefix);
@@ -162,6 +171,9 @@ async function serve(opts: ServeOptions): Promise<void> {
   const compactAt = opts.compactAt === undefined ? undefined : compactAtOption(opts.compactAt, opts.data);
   // Every body a snapshot restores is read and checked before serving (cache.ts, readBodies).
   const snapshot = { ...snapshotOptions(opts), readBodies: true };
+  await probeListen(opts.host, port).catch((e: unknown) => {
+    throw listenError(e, opts.host, port);
+  });
   const data = opts.data !== undefined ? await openServedData(opts.data, fieldPrefix, say, compactAt, snapshot) : undefined;
   // With --data the directory holds the fixtures; otherwise they are resolved as for every command.
   const fixtures = data === undefined ? resolveFixturesPath(opts.fixtures, process.env, process.cwd()) : undefined;
@@ -189,10 +201,7 @@ async function serve(opts: ServeOptions): Promise<void> {
     address = await tq.listen(opts.host, port);
   } catch (e) {
     await data?.close();
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${opts.host} is in use; choose another with --port`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`cannot listen on host '${opts.host}' (${code})`);
-    throw e;
+    throw listenError(e, opts.host, port);
   }
 
   if (resolved.generated) {
