@@ -24,6 +24,7 @@ import { loadFixtures } from '../src/io/load-fixtures.ts';
 import { Users } from '../src/server/basic-auth.ts';
 import { createTqServer, type TqServer } from '../src/server/server.ts';
 import { planExport } from '../src/otel/export.ts';
+import { applyOpRefs, planOpRefs } from '../src/otel/op-objects.ts';
 import { encodeOtlpJsonAsProtobuf, fromOtlpJson } from '../src/otel/model.ts';
 import { median } from './stats.ts';
 
@@ -83,8 +84,11 @@ function exports(): unknown[] {
 
 /** The same calls as `/call/upsert_batch` bodies (what the conversion produced, as a Weave client would send them). */
 function upsertBodies(otlp: unknown[]): string[] {
+  // The op refs the export stores (semantics.md#otel-op-objects), decided on a scratch engine.
+  const scratch = createEngine();
   return otlp.map((e) => {
     const plan = planExport(fromOtlpJson(e), undefined, 'bench');
+    applyOpRefs(scratch, planOpRefs(scratch, plan.calls), 'bench');
     const batch = plan.calls.flatMap(({ start, end }) => [
       {
         mode: 'start',
