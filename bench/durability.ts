@@ -1,5 +1,5 @@
 /**
- * What durability costs (README, "Durability"):
+ * What durability costs (docs/durability.md):
  *  1. acknowledged writes/s (`/call/start`, ~300-byte bodies) with 1 and 8 concurrent writers,
  *     in memory and with --data (journal + group-commit fsync); the client shares the server's
  *     process, so these are lower bounds;

@@ -16,7 +16,7 @@
  *   4. HTTP stream throughput of /calls/stream_query from the tq server;
  *   5. one-shot: whole processes (tq, DuckDB read_json_auto, jq when installed) at each size
  *      of --oneshot-calls.
- * Prints a report (with markdown tables for the README) and writes bench/results.json.
+ * Prints a report (with markdown tables for bench/RESULTS.md) and writes bench/results.json.
  *
  * Options: --calls N (100000), --runs N (7), --warmup N (1), --first-use-runs N (3), --seed N (1), --out FILE,
  * --http-calls N (100000), --queries a,b (a subset), --skip duckdb,cold,http,oneshot,
@@ -576,7 +576,7 @@ function table(headers: string[], rows: string[][], markdown: boolean): string {
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-/** The query table and the one-shot table (plain text, or markdown for the README). */
+/** The query table and the one-shot table (plain text, or markdown for bench/RESULTS.md). */
 export function formatTables(r: BenchResults, markdown: boolean): string {
   const out: string[] = [];
   out.push(

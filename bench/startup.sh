@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Start-up cost of the tq command line next to jq, on the bundled demo data (README, "Start-up
+# Start-up cost of the tq command line next to jq, on the bundled demo data (docs/install.md, "Start-up
 # time"). Needs hyperfine and jq (apt-get install -y hyperfine jq) and a build (npm ci or
 # npm run build). Usage: bench/startup.sh [TQ] — TQ defaults to this checkout's bin/tq; pass an
 # installed one (e.g. /tmp/app/node_modules/.bin/tq) to time it instead.

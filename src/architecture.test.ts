@@ -1,6 +1,6 @@
 /**
  * The engine core imports no I/O: no fs, http, process or chalk. The CLI, the HTTP server and
- * src/io are the front ends that may (README, "How the code is laid out").
+ * src/io are the front ends that may (docs/architecture.md, "Module ownership").
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Two guards on how src/ is wired (README, "How the code is laid out"):
+ * Two guards on how src/ is wired (docs/architecture.md, "Module ownership"):
  *  - no import cycles: a module never reaches itself through its imports, type-only imports
  *    included (a cycle is a layering mistake even when it happens to load);
  *  - test helpers follow one convention: a module that only tests use is a `*.testing.ts`

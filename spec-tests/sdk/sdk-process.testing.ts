@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Starts `tq serve --port 0 ARGS` and resolves with its base URL once it prints the listening line. */
 export function startServer(args: readonly string[]): Promise<{ url: string; proc: ChildProcess }> {

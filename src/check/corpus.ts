@@ -10,7 +10,7 @@ import type { ConformanceCase } from './case.ts';
 export const BUNDLED_CASES_FILE = fileURLToPath(new URL('../../spec-tests/cases.json', import.meta.url));
 
 /** The suite's identity as bundled: its semver, the Weave source it encodes, its smoke cases. */
-export interface SuiteIdentity {
+interface SuiteIdentity {
   version: string;
   weave_source: string;
   smoke: string[];

@@ -11,7 +11,7 @@ import type { ReportedOutcome, ReportedResult } from './expect-fail.ts';
 import type { TargetResponse } from './target.ts';
 
 /** The report format's version (spec-tests/report.schema.json); bumped on incompatible change. */
-export const REPORT_FORMAT = 1;
+const REPORT_FORMAT = 1;
 const MAX_REPORTED_LINES = 50;
 const MAX_REPORTED_TEXT = 64 * 1024;
 const MAX_MARKDOWN_FAILURES = 100;
@@ -33,7 +33,7 @@ export interface ReportHeader {
   selection: { tags?: string[]; skip_tags?: string[]; smoke: boolean; expect_fail?: string };
 }
 
-export interface ReportSummary {
+interface ReportSummary {
   type: 'summary';
   ok: boolean;
   total: number;
@@ -78,7 +78,7 @@ function reportedRequest(req: CaseRequest): CaseRequest {
   return req;
 }
 
-export function countOutcomes(results: readonly ReportedResult[]): Record<ReportedOutcome, number> {
+function countOutcomes(results: readonly ReportedResult[]): Record<ReportedOutcome, number> {
   const counts: Record<ReportedOutcome, number> = { pass: 0, fail: 0, error: 0, skip: 0, 'expected-fail': 0, 'unexpected-pass': 0 };
   for (const r of results) counts[r.outcome]++;
   return counts;
@@ -113,7 +113,7 @@ export function jsonlReport(header: ReportHeader, results: readonly ReportedResu
 }
 
 /** A case's area: its name up to the first `-` (calls, threads, table, writes, auth, ...). */
-export const areaOf = (name: string) => name.split('-')[0];
+const areaOf = (name: string) => name.split('-')[0];
 
 function byArea(results: readonly ReportedResult[]): Map<string, ReportedResult[]> {
   const areas = new Map<string, ReportedResult[]>();

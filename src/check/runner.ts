@@ -15,7 +15,7 @@ import { casePrefixed } from './prefix.ts';
 import { newRunId, substituteCase } from './substitute.ts';
 import { DEVIATES_TAG, type Target, type TargetResponse } from './target.ts';
 
-export type CaseOutcome = 'pass' | 'fail' | 'error' | 'skip';
+type CaseOutcome = 'pass' | 'fail' | 'error' | 'skip';
 
 export interface CaseResult {
   name: string;
@@ -58,7 +58,7 @@ export interface RunReport {
 }
 
 /** A case's grade: the bundled one, else what its tags say (a case built in code). */
-export function gradeOf(c: ConformanceCase): CaseGrade {
+function gradeOf(c: ConformanceCase): CaseGrade {
   if (c.grade !== undefined) return c.grade;
   if (c.tags.includes(DEVIATES_TAG)) return 'deviates-from-production';
   return c.tags.includes('decision') ? 'should' : 'must';

@@ -4,13 +4,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
 const TQ = fileURLToPath(new URL('../../bin/tq', import.meta.url));
-const cwd = mkdtempSync(join(tmpdir(), 'tq-cli-')); // no ./fixtures here: the bundled demo loads
+const cwd = tempDir('tq-cli-'); // no ./fixtures here: the bundled demo loads
 
 function tq(args: string[], input?: string) {
   const r = spawnSync(process.execPath, [TQ, ...args], { cwd, input, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', TQ_FIXTURES: '' } });

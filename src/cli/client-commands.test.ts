@@ -3,14 +3,14 @@
  * routes give over HTTP.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { callRoute } from '../api/call-route.testing.ts';
 import { createEngine } from '../engine.ts';
 import { BUNDLED_FIXTURES, loadFixtures } from '../io/load-fixtures.ts';
 import { main } from './main.ts';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
 /** Runs the CLI in-process, capturing what it writes (one process for the whole file: fast). */
 async function tq(args: string[], input?: string): Promise<{ code: number; out: string; err: string }> {
@@ -21,7 +21,7 @@ async function tq(args: string[], input?: string): Promise<{ code: number; out: 
   process.stdout.write = ((chunk: string | Uint8Array) => (out.push(String(chunk)), true)) as typeof process.stdout.write;
   process.stderr.write = ((chunk: string | Uint8Array) => (err.push(String(chunk)), true)) as typeof process.stderr.write;
   try {
-    const dir = mkdtempSync(join(tmpdir(), 'tq-cli-client-'));
+    const dir = tempDir('tq-cli-client-');
     const request = input === undefined ? [] : ['--request', join(dir, 'req.json')];
     if (input !== undefined) writeFileSync(join(dir, 'req.json'), input);
     const code = await main([...args, ...request, '--fixtures', BUNDLED_FIXTURES]);

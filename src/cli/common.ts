@@ -168,7 +168,7 @@ export async function writeLines(lines: Iterable<string>): Promise<void> {
 }
 
 /** Writes a stream answer's chunks to stdout as they are, waiting for drain; stops quietly when the reader goes away. Returns the number of lines written. */
-export async function writeChunks(chunks: Iterable<Uint8Array>): Promise<number> {
+async function writeChunks(chunks: Iterable<Uint8Array>): Promise<number> {
   const out = process.stdout;
   let closed = false;
   let lines = 0;
@@ -189,7 +189,7 @@ export async function writeChunks(chunks: Iterable<Uint8Array>): Promise<number>
  * first has every body a load snapshot left on disk read and checked (readRestoredBodies).
  * Either way a damaged snapshot is found before stdout holds anything.
  */
-export const WHOLE_ANSWER_BYTES = 8 * 1024 * 1024;
+const WHOLE_ANSWER_BYTES = 8 * 1024 * 1024;
 
 /** How a stream answer's lines are shown (`--format table`, pretty JSON); absent: its bytes as they are. */
 export type RenderLines = (lines: Iterable<string>) => Iterable<string>;

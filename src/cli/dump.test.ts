@@ -3,8 +3,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
@@ -14,9 +13,10 @@ import { runRecorded } from '../journal/apply.ts';
 import { segmentName } from '../journal/data-dir.ts';
 import { encodeRecord } from '../journal/record.ts';
 import { testContext } from '../write/writes.testing.ts';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
 const TQ = fileURLToPath(new URL('../../bin/tq', import.meta.url));
-const cwd = mkdtempSync(join(tmpdir(), 'tq-dump-'));
+const cwd = tempDir('tq-dump-');
 
 function tq(args: string[]) {
   const r = spawnSync(process.execPath, [TQ, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', TQ_FIXTURES: '' } });
@@ -25,7 +25,7 @@ function tq(args: string[]) {
 
 /** A data directory whose journal holds two call starts. */
 function dataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tq-dump-data-'));
+  const dir = tempDir('tq-dump-data-');
   const engine = createEngine();
   const lines = ['a', 'b'].map((id) => {
     const body = { start: { project_id: 'acme/one', id, op_name: 'op', started_at: '2024-01-01T00:00:00Z', attributes: {}, inputs: {} } };

@@ -6,10 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseSortOption, listOption, intOption, parsePrefix } from './common.ts';
 import { parseJsonFlag } from './request-body.ts';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runMainCaptured } from './run-tq.testing.ts';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
 test('flag parsers name the flag', () => {
   assert.deepEqual(parseSortOption('started_at', 'direction'), { field: 'started_at', direction: 'asc' });
@@ -52,7 +52,7 @@ test('tq commands report flag mistakes as `error: --flag: ...`, exit 2', async (
   }
   const missing = await runMainCaptured(['calls', '-p', 'a/b', '--fixtures', '/nonexistent/fixtures']);
   assert.deepEqual([missing.code, missing.err], [1, 'fixture error: /nonexistent/fixtures: no such file or directory\n']);
-  const file = join(mkdtempSync(join(tmpdir(), 'tq-flags-')), 'body.json');
+  const file = join(tempDir('tq-flags-'), 'body.json');
   writeFileSync(file, '[1]');
   // Flags edit the body, so it must be an object (unedited, the route itself answers a 422).
   const request = await runMainCaptured(['calls', '--request', file, '--limit', '1']);

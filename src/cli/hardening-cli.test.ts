@@ -6,13 +6,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
 const TQ = fileURLToPath(new URL('../../bin/tq', import.meta.url));
-const cwd = mkdtempSync(join(tmpdir(), 'tq-cli-hard-'));
+const cwd = tempDir('tq-cli-hard-');
 
 function tq(args: string[]) {
   const r = spawnSync(process.execPath, [TQ, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', TQ_FIXTURES: '' } });

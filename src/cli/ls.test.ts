@@ -3,11 +3,12 @@ import assert from 'node:assert/strict';
 import { createEngine } from '../engine.ts';
 import { BUNDLED_FIXTURES, loadFixtures } from '../io/load-fixtures.ts';
 import { alignColumns, describeProject, listProjects } from './ls.ts';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runMainCaptured as runTq, TQ_BIN } from './run-tq.testing.ts';
 import { spawnSync } from 'node:child_process';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
 const DIGEST = '10539a35ae35030cddcb98ffcd1d555ec899184d64c3185ec8a87e91370cdf3f';
 
@@ -77,7 +78,7 @@ test('tq ls prints a table or JSON Lines; --project lists tables, objects, threa
 });
 
 test('tq ls on data without projects says so', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tq-ls-'));
+  const dir = tempDir('tq-ls-');
   writeFileSync(join(dir, 'calls.jsonl'), '');
   const r = await runTq(['ls', '--fixtures', dir]);
   assert.deepEqual([r.code, r.out], [0, '(no projects)\n']);

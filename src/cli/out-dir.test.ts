@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkOutDir, writeDirAtomically } from './out-dir.ts';
 import { runMainCaptured as runTq } from './run-tq.testing.ts';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
-const scratch = () => mkdtempSync(join(tmpdir(), 'tq-out-'));
+const scratch = () => tempDir('tq-out-');
 
 test('checkOutDir: missing or empty is fine; a file, or a non-empty folder without force, is not', () => {
   const base = scratch();

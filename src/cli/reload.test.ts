@@ -1,7 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Engine } from '../api/types.ts';
 import { createEngine } from '../engine.ts';
@@ -10,11 +9,12 @@ import { loadFixtures } from '../io/load-fixtures.ts';
 import { postJson, startDemoServer } from '../server/serving.testing.ts';
 import { writeDirAtomically } from './out-dir.ts';
 import { createReloader } from './reload.ts';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
 const callsText = (n: number, seed = 1) => [...generateCalls({ calls: n, seed, projectId: 'gen/p' })].join('\n') + '\n';
 
 function fixturesDir(n: number): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tq-reload-'));
+  const dir = tempDir('tq-reload-');
   writeFileSync(join(dir, 'calls.jsonl'), callsText(n));
   return dir;
 }

@@ -6,11 +6,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCalls } from '../gen/generate.ts';
 import { runMainCaptured, TQ_BIN } from './run-tq.testing.ts';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
 const AUTH = 'Basic ' + Buffer.from('api:pw').toString('base64');
 const callsText = (n: number) => [...generateCalls({ calls: n, seed: 1, projectId: 'gen/p' })].join('\n') + '\n';
@@ -62,7 +63,7 @@ const preflight = (base: string) =>
 
 describe('tq serve (process)', { timeout: 90_000 }, () => {
   it('on a terminal: banner with curl, request log, CORS on loopback, --watch and SIGHUP reloads', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tq-serve-watch-'));
+    const dir = tempDir('tq-serve-watch-');
     writeFileSync(join(dir, 'calls.jsonl'), callsText(2));
     const s = await serve(['--fixtures', dir, '--watch'], { TQ_FORCE_TTY: '1' });
     try {

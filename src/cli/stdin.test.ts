@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { readAll, readRequestSource } from './stdin.ts';
 import { TQ_BIN } from './run-tq.testing.ts';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
 const TQ = TQ_BIN;
 
@@ -21,7 +21,7 @@ test('readAll waits for EOF and joins a UTF-8 character split across chunks', as
 });
 
 test('readRequestSource: - is the given stdin, anything else a file', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tq-stdin-'));
+  const dir = tempDir('tq-stdin-');
   writeFileSync(join(dir, 'body.json'), '{"a":1}');
   assert.equal(await readRequestSource(join(dir, 'body.json')), '{"a":1}');
   const stdin = new PassThrough();
@@ -36,7 +36,7 @@ test('readRequestSource: - is the given stdin, anything else a file', async () =
 });
 
 const env = { ...process.env, NO_COLOR: '1', TQ_FIXTURES: '' };
-const cwd = mkdtempSync(join(tmpdir(), 'tq-stdin-cwd-'));
+const cwd = tempDir('tq-stdin-cwd-');
 const TABLE_BODY = '{"project_id":"acme/evals","digest":"10539a35ae35030cddcb98ffcd1d555ec899184d64c3185ec8a87e91370cdf3f","limit":2}';
 
 test('tq table --request - reads a slow pipe to the end', () => {

@@ -1,6 +1,6 @@
 /**
  * The error catalogue's guards (fastify's): every code's class follows from the code, every
- * code is raised somewhere in tq's sources, and the README's table lists the catalogue exactly.
+ * code is raised somewhere in tq's sources, and docs/errors.md's table lists the catalogue exactly.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -103,10 +103,9 @@ test('every catalogue code is raised somewhere in tq\'s sources (tests do not co
   assert.deepEqual(unused, [], 'codes nothing raises: raise them where production would, or remove them');
 });
 
-test('the README\'s error table lists every code with its status, class and message, in catalogue order', () => {
-  const readme = readFileSync(join(SRC, '..', 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Errors\n'));
-  const rows = section.split('\n').filter((line) => line.startsWith('| `TQ_'));
+test('docs/errors.md lists every code with its status, class and message, in catalogue order', () => {
+  const doc = readFileSync(join(SRC, '..', 'docs', 'errors.md'), 'utf8');
+  const rows = doc.split('\n').filter((line) => line.startsWith('| `TQ_'));
   // Message arguments shown as `<name>`.
   const placeholders = new Proxy({}, { get: (_t, name) => `<${String(name)}>` }) as Record<string, string>;
   const expected = CODES.map((code) => {

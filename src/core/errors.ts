@@ -2,7 +2,7 @@
  * One catalogue of every error tq can report (fastify's pattern): a stable code, its kind
  * (which picks the error's class), the HTTP status it maps to, and the message. Messages copy
  * the Weave server's wording where a client can see it, because tq is judged against that
- * server. The README's Errors table lists the catalogue; errors.test.ts keeps the two equal
+ * server. docs/errors.md's table lists the catalogue; errors.test.ts keeps the two equal
  * and checks that every code is raised somewhere.
  *
  * The engine throws `TqError`s only; the HTTP front end turns them into status + JSON body and

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { FixtureError } from '../core/errors.ts';
@@ -10,12 +9,13 @@ import { BUNDLED_FIXTURES, loadFixtures, resolveFixturesPath } from './load-fixt
 import { forEachLine } from './lines.ts';
 import { runRoute } from '../api/run-route.ts';
 import { callsStreamQueryRoute } from '../query/calls/route.ts';
+import { tempDir } from './temp-dir.testing.ts';
 
 const call = (id: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ id, project_id: 'e/p', op_name: 'op', trace_id: 't', started_at: '2024-01-01T00:00:00Z', ...extra });
 
 function dir(files: Record<string, string | Buffer>): string {
-  const d = mkdtempSync(join(tmpdir(), 'tq-fixtures-'));
+  const d = tempDir('tq-fixtures-');
   for (const [name, content] of Object.entries(files)) writeFileSync(join(d, name), content);
   return d;
 }
@@ -85,7 +85,7 @@ test('.jsonl.gz is read, a single .jsonl file means calls only, and both spellin
 });
 
 test('fixture location precedence: --fixtures, then TQ_FIXTURES, then ./fixtures, then the bundled demo', () => {
-  const cwd = mkdtempSync(join(tmpdir(), 'tq-cwd-'));
+  const cwd = tempDir('tq-cwd-');
   assert.equal(resolveFixturesPath(undefined, {}, cwd), BUNDLED_FIXTURES);
   mkdirSync(join(cwd, 'fixtures'));
   assert.equal(resolveFixturesPath(undefined, {}, cwd), join(cwd, 'fixtures'));

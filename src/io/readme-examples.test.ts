@@ -1,19 +1,18 @@
 /**
- * The README's one-line example of each fixture file loads: the documentation cannot drift
- * from the loader.
+ * docs/fixtures.md's one-line example of each fixture file loads: the documentation cannot
+ * drift from the loader.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEngine } from '../engine.ts';
 import { loadFixtures } from './load-fixtures.ts';
+import { tempDir } from './temp-dir.testing.ts';
 
-test('every fixture example in the README loads', async () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('## Fixture files'), readme.indexOf('## tq serve'));
-  const dir = mkdtempSync(join(tmpdir(), 'tq-readme-'));
+test('every fixture example in docs/fixtures.md loads', async () => {
+  const section = readFileSync(new URL('../../docs/fixtures.md', import.meta.url), 'utf8');
+  const dir = tempDir('tq-readme-');
   const kinds: string[] = [];
   for (const m of section.matchAll(/^`(\w+)\.jsonl` —/gm)) {
     const start = section.indexOf('```json\n', m.index) + 8;

@@ -4,20 +4,20 @@
  * while writes go on; the store answers the same before and after.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { BackgroundCompactor } from './background.ts';
 import { segmentName } from './data-dir.ts';
 import { answers, durableServer, send } from './journal.testing.ts';
 import { JournalWriter } from './writer.ts';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
 const startCall = (id: string) => ({ path: '/call/start', body: { start: { project_id: 'acme/one', id, op_name: 'op', started_at: '2024-01-01T00:00:00Z', attributes: {}, inputs: { pad: 'x'.repeat(200) } } } });
 
 describe('background compaction', () => {
   it('compacts the sealed segments in a worker thread while writes continue, losing nothing', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tq-bg-'));
+    const dir = tempDir('tq-bg-');
     const logged: string[] = [];
     const server = await durableServer(dir, (m) => logged.push(m), 2000);
     let live: string;
@@ -40,7 +40,7 @@ describe('background compaction', () => {
   });
 
   it('a failed compaction is logged and changes nothing; one runs at a time', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tq-bg-fail-'));
+    const dir = tempDir('tq-bg-fail-');
     const writer = await JournalWriter.open(join(dir, segmentName(1)), 0);
     const logged: string[] = [];
     let runs = 0;

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { findRoute } from '../routes.ts';
@@ -11,10 +10,11 @@ import { compactInPlace, dumpTo } from './compact.ts';
 import { openDataDir, segmentName } from './data-dir.ts';
 import { encodeRecord } from './record.ts';
 import { snapshot, SnapshotError } from './snapshot.ts';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
 describe('a dump that would not load back the same', () => {
   it('is refused before anything is replaced (a table row holding NaN, stored as null)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tq-compact-'));
+    const dir = tempDir('tq-compact-');
     const scratch = createEngine();
     const body = '{"table":{"project_id":"acme/one","rows":[{"a":NaN}]}}';
     const line = encodeRecord(runRecorded(findRoute('/table/create')!, scratch, { kind: 'text', text: body }, testContext()).record) + '\n';
@@ -22,7 +22,7 @@ describe('a dump that would not load back the same', () => {
     const opened = await openDataDir(dir, { fieldPrefix: 'svc_', writable: true, say: () => {} });
     try {
       await assert.rejects(compactInPlace(opened.engine, dir, opened.active.seq), /tables\.jsonl:1: table digest mismatch: the record says 42e4f47e\w+, its rows digest to 52dd45b6\w+$/);
-      const out = join(mkdtempSync(join(tmpdir(), 'tq-compact-out-')), 'copy');
+      const out = join(tempDir('tq-compact-out-'), 'copy');
       await assert.rejects(dumpTo(opened.engine, out), /table digest mismatch/);
       assert.equal(existsSync(out), false);
       assert.deepEqual(readdirSync(join(out, '..')), [], 'no temp directory is left behind');
@@ -56,7 +56,7 @@ describe('what fixture files cannot hold', () => {
       records.map((r) => [r.route, r.now, r.body.kind === 'text' ? JSON.parse(r.body.text) : null]),
       [['/obj/delete', [1_700_000_000_123_456], { project_id: 'acme/one', object_id: 'o', digests: [first.digest] }]],
     );
-    const out = join(mkdtempSync(join(tmpdir(), 'tq-compact-out-')), 'copy');
+    const out = join(tempDir('tq-compact-out-'), 'copy');
     await dumpTo(engine, out);
     const reopened = await openDataDir(out, { fieldPrefix: 'svc_', writable: false, say: () => {} });
     try {

@@ -6,13 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { rng as random } from '../gen/generate.ts';
 import { openDataDir } from './data-dir.ts';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
 const TQ = fileURLToPath(new URL('../../bin/tq', import.meta.url));
 const AUTH = 'Basic ' + Buffer.from('api:pw').toString('base64');
@@ -85,7 +85,7 @@ async function writer(url: string, w: number, rand: () => number, acked: Map<str
 describe('tq serve --data under kill -9', () => {
   for (const seed of [1, 2, 3]) {
     it(`seed ${seed}: every acknowledged call survives a SIGKILL during a storm of 8 writers, exactly once`, async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'tq-crash-'));
+      const dir = tempDir('tq-crash-');
       const rand = random(seed);
       const server = startServe(dir);
       try {

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { findRoute } from '../routes.ts';
@@ -13,8 +12,9 @@ import { answers } from './journal.testing.ts';
 import { acquireLock, LockHeldError, LOCK_FILE } from './lock.ts';
 import { JournalError } from './read.ts';
 import { encodeRecord } from './record.ts';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
-const tempDir = () => mkdtempSync(join(tmpdir(), 'tq-data-'));
+const freshDir = () => tempDir('tq-data-');
 
 /** Journal lines of `n` call starts (c0..c{n-1}) in acme/one, and the engine they built. */
 function startLines(n: number, from = 0) {
@@ -58,7 +58,7 @@ async function stopped(dir: string) {
 
 describe('opening a data directory', () => {
   it('creates a missing directory; an empty one holds an empty store', async () => {
-    const dir = join(tempDir(), 'new');
+    const dir = join(freshDir(), 'new');
     const opened = await open(dir);
     assert.equal(opened.replayed, 0);
     assert.deepEqual(opened.active, { file: join(dir, segmentName(1)), seq: 1, length: 0 });
@@ -66,11 +66,11 @@ describe('opening a data directory', () => {
   });
 
   it('read-only, a missing directory is an error', async () => {
-    await assert.rejects(open(join(tempDir(), 'missing'), false), /no such data directory: /);
+    await assert.rejects(open(join(freshDir(), 'missing'), false), /no such data directory: /);
   });
 
   it('loads the fixtures, then replays every segment in order', async () => {
-    const dir = tempDir();
+    const dir = freshDir();
     writeFileSync(join(dir, 'calls.jsonl'), JSON.stringify({ id: 'fixture', project_id: 'acme/one', op_name: 'op', trace_id: 't', started_at: '2024-01-01T00:00:00Z' }) + '\n');
     writeFileSync(join(dir, segmentName(1)), startLines(2).lines.map((l) => l + '\n').join(''));
     writeFileSync(join(dir, segmentName(2)), startLines(1, 2).lines.map((l) => l + '\n').join(''));
@@ -81,7 +81,7 @@ describe('opening a data directory', () => {
   });
 
   it('drops a torn last record, says so at its byte offset, and cuts it off the file', async () => {
-    const dir = tempDir();
+    const dir = freshDir();
     const { lines, engine } = startLines(3);
     const whole = lines.slice(0, 2).map((l) => l + '\n').join('');
     const file = join(dir, segmentName(1));
@@ -100,7 +100,7 @@ describe('opening a data directory', () => {
   });
 
   it('a torn record alone (the crash hit the first append) leaves an empty journal', async () => {
-    const dir = tempDir();
+    const dir = freshDir();
     const file = join(dir, segmentName(1));
     writeFileSync(file, '{"v":1,"rou');
     const opened = await open(dir);
@@ -109,7 +109,7 @@ describe('opening a data directory', () => {
   });
 
   it('stops at a bad record that is not the last, naming file:line: read-only, with the records before it, nothing changed', async () => {
-    const dir = tempDir();
+    const dir = freshDir();
     const { lines } = startLines(3);
     const file = join(dir, segmentName(1));
     writeFileSync(file, [lines[0], '{"v":1,"route":"/call/start"', lines[2]].map((l) => l + '\n').join(''));
@@ -122,14 +122,14 @@ describe('opening a data directory', () => {
   });
 
   it('a complete last line that does not decode is an error too, not a torn record', async () => {
-    const dir = tempDir();
+    const dir = freshDir();
     const file = join(dir, segmentName(1));
     writeFileSync(file, startLines(1).lines[0] + '\n' + '{"v":9}\n');
     assert.equal((await stopped(dir)).e.message, `${file}:2: unsupported journal record version 9 (this tq reads version 1)`);
   });
 
   it('a record that does not replay stops the start at its line', async () => {
-    const dir = tempDir();
+    const dir = freshDir();
     const file = join(dir, segmentName(1));
     const { crc: _crc, ...rec } = JSON.parse(startLines(1).lines[0]) as Record<string, unknown>;
     writeFileSync(file, JSON.stringify({ ...rec, ids: [] }) + '\n');
@@ -137,7 +137,7 @@ describe('opening a data directory', () => {
   });
 
   it('zeroed bytes at the end are damage, not a torn append: the start stops there and keeps them (issue 22 §5)', async () => {
-    const dir = tempDir();
+    const dir = freshDir();
     const file = join(dir, segmentName(1));
     const { lines } = startLines(3);
     const text = lines.map((l) => l + '\n').join('');
@@ -152,7 +152,7 @@ describe('opening a data directory', () => {
   });
 
   it('a torn append (a prefix of a record) is still cut off, with a notice', async () => {
-    const dir = tempDir();
+    const dir = freshDir();
     const file = join(dir, segmentName(1));
     const { lines } = startLines(2);
     writeFileSync(file, lines[0] + '\n' + lines[1].slice(0, 30));
@@ -162,7 +162,7 @@ describe('opening a data directory', () => {
   });
 
   it('only the newest segment may end in a torn record', async () => {
-    const dir = tempDir();
+    const dir = freshDir();
     const { lines } = startLines(2);
     writeFileSync(join(dir, segmentName(1)), lines[0] + '\n' + lines[1].slice(0, 10));
     writeFileSync(join(dir, segmentName(2)), '');
@@ -173,7 +173,7 @@ describe('opening a data directory', () => {
 
 describe('the lock of a data directory', () => {
   it('a second writer is refused while the first one runs, with the pid and the lock file', async () => {
-    const dir = tempDir();
+    const dir = freshDir();
     const other = process.ppid;
     writeFileSync(join(dir, LOCK_FILE), `${other}\n`);
     const e = await openError(dir);
@@ -185,7 +185,7 @@ describe('the lock of a data directory', () => {
   });
 
   it('a lock left by a process that is gone is taken over, and released on close', () => {
-    const dir = tempDir();
+    const dir = freshDir();
     writeFileSync(join(dir, LOCK_FILE), '2147483646\n');
     const release = acquireLock(dir);
     assert.equal(readFileSync(join(dir, LOCK_FILE), 'utf8'), `${process.pid}\n`);
@@ -195,7 +195,7 @@ describe('the lock of a data directory', () => {
   });
 
   it('a garbage lock file counts as stale', () => {
-    const dir = tempDir();
+    const dir = freshDir();
     writeFileSync(join(dir, LOCK_FILE), 'garbage');
     acquireLock(dir)();
     assert.equal(existsSync(join(dir, LOCK_FILE)), false);
@@ -205,7 +205,7 @@ describe('the lock of a data directory', () => {
 describe('compaction interrupted by a crash', () => {
   /** A directory with fixtures, two journaled segments and their expected answers. */
   async function populated() {
-    const dir = tempDir();
+    const dir = freshDir();
     writeFileSync(join(dir, 'calls.jsonl'), JSON.stringify({ id: 'fixture', project_id: 'acme/one', op_name: 'op', trace_id: 't', started_at: '2024-01-01T00:00:00Z' }) + '\n');
     writeFileSync(join(dir, segmentName(1)), startLines(2).lines.map((l) => l + '\n').join(''));
     writeFileSync(join(dir, segmentName(2)), startLines(2, 2).lines.map((l) => l + '\n').join(''));
@@ -242,10 +242,10 @@ describe('compaction interrupted by a crash', () => {
 
   it('--out refuses a directory that holds something, and leaves no temp directory', async () => {
     const { dir, opened } = await populated();
-    const out = tempDir();
+    const out = freshDir();
     writeFileSync(join(out, 'x'), '');
     await assert.rejects(dumpTo(opened.engine, out), { message: `${out} exists and is not empty; choose a new directory` });
-    const fresh = join(tempDir(), 'copy');
+    const fresh = join(freshDir(), 'copy');
     await dumpTo(opened.engine, fresh);
     assert.equal(answers((await open(fresh, false)).engine), answers(opened.engine));
     assert.ok(existsSync(dir));

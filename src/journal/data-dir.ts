@@ -122,7 +122,7 @@ export interface OpenedData {
 }
 
 /** What a start says when a record stops the replay: which record, why, and the way forward. */
-export function stoppedAtAdvice(dir: string, e: JournalError, writable: boolean): string {
+function stoppedAtAdvice(dir: string, e: JournalError, writable: boolean): string {
   return (
     `journal: ${e.message}. ${writable ? 'Serving the records before it, read-only (writes answer 503)' : 'Reading only the records before it'}; nothing in ${dir} was changed. ` +
     `Inspect it with \`tq journal show ${dir} ${basename(e.file)}:${e.line}\`; set it aside with \`tq journal quarantine ${dir} ${basename(e.file)}:${e.line}\` ` +

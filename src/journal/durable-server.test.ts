@@ -3,16 +3,16 @@
  * compaction with byte-identical answers; only acknowledged writes are journaled.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { compactInPlace } from './compact.ts';
 import { openDataDir } from './data-dir.ts';
 import { answers, durableServer, ROOT_AUTH, send, writeWorkload, type WriteRequest } from './journal.testing.ts';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
-const tempDir = () => mkdtempSync(join(tmpdir(), 'tq-durable-'));
+const freshDir = () => tempDir('tq-durable-');
 
 async function httpCalls(url: string, project: string): Promise<string> {
   const res = await fetch(`${url}/calls/stream_query`, { method: 'POST', headers: { Authorization: ROOT_AUTH }, body: JSON.stringify({ project_id: project, include_feedback: true, include_costs: true }) });
@@ -52,7 +52,7 @@ describe('tq serve --data: replay equality', () => {
   it('a random write workload answers byte for byte the same after a restart, after a compaction, and after more writes on the compacted data', async () => {
     await fc.assert(
       fc.asyncProperty(writeWorkload, writeWorkload, async (first, second) => {
-        const dir = tempDir();
+        const dir = freshDir();
         let server = await durableServer(dir);
         try {
           const statuses = await sendAll(server.url, first);

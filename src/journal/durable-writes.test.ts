@@ -3,8 +3,7 @@
  * cause, never a 2xx; reads keep working; each kind of error is logged once.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { allRoutes } from '../routes.ts';
@@ -14,6 +13,7 @@ import { openDataDir } from './data-dir.ts';
 import { DurableWrites } from './durable-writes.ts';
 import { answers, ROOT_AUTH, send } from './journal.testing.ts';
 import { fileIo, JournalWriter, type JournalIo } from './writer.ts';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
 const users = new Users([{ name: 'root', password: 'pw', projects: ['*'] }]);
 const diskError = (code: string, message: string) => Object.assign(new Error(`${code}: ${message}`), { code });
@@ -34,7 +34,7 @@ async function callIds(url: string): Promise<string[]> {
 
 describe('disk errors under tq serve --data', () => {
   it('a write the disk refuses is a 503 with the cause; reads work; each error kind is logged once; writes resume when the disk recovers', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tq-disk-'));
+    const dir = tempDir('tq-disk-');
     let failure: Error | null = null;
     const io: JournalIo = { ...fileIo, write: async (h, b) => (failure ? Promise.reject(failure) : fileIo.write(h, b)) };
     const logged: string[] = [];
@@ -76,7 +76,7 @@ describe('disk errors under tq serve --data', () => {
   });
 
   it('a directory that cannot be written serves reads; every write is a 503 naming why', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tq-ro-'));
+    const dir = tempDir('tq-ro-');
     const cause = diskError('EROFS', "read-only file system, open '/x/tq.lock'");
     const logged: string[] = [];
     const server = await serve(dir, (engine) => new DurableWrites(engine, null, (m) => logged.push(m), cause));

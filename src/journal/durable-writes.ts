@@ -2,7 +2,7 @@
  * How `tq serve --data` runs a write: apply it in memory (the route, recording what it drew),
  * append its record, and resolve only once the record is fsync'd, so the HTTP front end sends
  * the 2xx after that. Reads are not held back: they run at once, and may see a write whose
- * acknowledgement is still waiting for its fsync (README, "Durability").
+ * acknowledgement is still waiting for its fsync (docs/durability.md).
  *
  * A disk error makes the write a 503 (TQ_JOURNAL_UNAVAILABLE, with the cause), logged once
  * per error code. While the journal is failing, a new write first retries the failed records;

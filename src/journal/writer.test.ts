@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileIo, JournalWriter, type JournalIo } from './writer.ts';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
-const journalFile = () => join(mkdtempSync(join(tmpdir(), 'tq-writer-')), 'journal-000001.jsonl');
+const journalFile = () => join(tempDir('tq-writer-'), 'journal-000001.jsonl');
 const diskError = (code: string, message: string) => Object.assign(new Error(`${code}: ${message}`), { code });
 
 /** Real file operations, with failures switched on by the test. */

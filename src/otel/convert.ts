@@ -36,8 +36,8 @@ type KeyList = ReadonlyArray<string | readonly [string, Handler]>;
  * of inputs / output. `traceloop.entity.inputinput` is production's own spelling: a missing
  * comma in its list joins `traceloop.entity.input` and `input` into one key (semantics.md#otel-inputs).
  */
-export const INPUT_KEYS: KeyList = ['ai.prompt', 'gen_ai.prompt', 'input.value', 'mlflow.spanInputs', 'traceloop.entity.inputinput'];
-export const OUTPUT_KEYS: KeyList = [
+const INPUT_KEYS: KeyList = ['ai.prompt', 'gen_ai.prompt', 'input.value', 'mlflow.spanInputs', 'traceloop.entity.inputinput'];
+const OUTPUT_KEYS: KeyList = [
   'ai.response',
   'gen_ai.completion',
   'output.value',
@@ -52,7 +52,7 @@ export const OUTPUT_KEYS: KeyList = [
  * (at the first one's place), so `gen_ai.usage.output_tokens` is read by nothing
  * (semantics.md#otel-usage).
  */
-export const USAGE_KEYS: ReadonlyArray<readonly [string, KeyList]> = [
+const USAGE_KEYS: ReadonlyArray<readonly [string, KeyList]> = [
   ['input_tokens', [['gen_ai.usage.input_tokens', tryParseInt]]],
   [
     'completion_tokens',
@@ -80,7 +80,7 @@ export const USAGE_KEYS: ReadonlyArray<readonly [string, KeyList]> = [
 ];
 
 /** ATTRIBUTE_KEYS: what becomes the call's attributes when any is present. */
-export const ATTRIBUTE_KEYS: ReadonlyArray<readonly [string, KeyList]> = [
+const ATTRIBUTE_KEYS: ReadonlyArray<readonly [string, KeyList]> = [
   ['system', ['gen_ai.system', 'llm.system']],
   ['kind', ['weave.span.kind', 'traceloop.span.kind', 'openinference.span.kind']],
   ['model', ['gen_ai.response.model', 'llm.model_name', 'ai.model.id']],
@@ -89,7 +89,7 @@ export const ATTRIBUTE_KEYS: ReadonlyArray<readonly [string, KeyList]> = [
 ];
 
 /** WB_KEYS: Weave's own span attributes (display name, threads, runs, extra attributes). */
-export const WB_KEYS: ReadonlyArray<readonly [string, KeyList]> = [
+const WB_KEYS: ReadonlyArray<readonly [string, KeyList]> = [
   ['display_name', ['wandb.display_name']],
   ['thread_id', ['wandb.thread_id']],
   ['is_turn', ['wandb.is_turn']],
@@ -109,14 +109,14 @@ const tryParseTimestamp: Handler = (v) => {
   if (typeof v === 'number' && Number.isFinite(v)) return `${fromTimestampMicros(v)}us`;
   return null;
 };
-export const SPAN_OVERRIDES: ReadonlyArray<readonly [string, KeyList]> = [
+const SPAN_OVERRIDES: ReadonlyArray<readonly [string, KeyList]> = [
   ['start_time', [['langfuse.startTime', tryParseTimestamp]]],
   ['end_time', [['langfuse.endTime', tryParseTimestamp]]],
 ];
 
 /** Weave's MAX_DISPLAY_NAME_LENGTH and MAX_OP_NAME_LENGTH (trace_server/constants.py). */
-export const MAX_DISPLAY_NAME_LENGTH = 1024;
-export const MAX_OP_NAME_LENGTH = 128;
+const MAX_DISPLAY_NAME_LENGTH = 1024;
+const MAX_OP_NAME_LENGTH = 128;
 
 /** The first key of `keys` whose attribute is truthy, with its value (after the key's handler). */
 function firstTruthy(attributes: PyDict, keys: KeyList): { key: string; value: PyValue } | null {

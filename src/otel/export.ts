@@ -18,16 +18,8 @@ import { AttributePathConflict, getAttribute, unflattenKeyValues } from './value
 /** The most a compressed body may inflate to: tq serve's default body limit. */
 export const MAX_INFLATED_BYTES = 32 * 1024 * 1024;
 
-export const PROTOBUF_TYPE = 'application/x-protobuf';
-export const JSON_TYPE = 'application/json';
-
-/** The request headers the export reads (lower-case names). */
-export interface OtlpHeaders {
-  'content-type'?: string;
-  'content-encoding'?: string;
-  /** The project for resources that name none (production's `project_id` header). */
-  project_id?: string;
-}
+const PROTOBUF_TYPE = 'application/x-protobuf';
+const JSON_TYPE = 'application/json';
 
 export type OtlpFormat = 'protobuf' | 'json';
 
@@ -150,7 +142,7 @@ export function applyExport(engine: Engine, plan: ExportPlan, userId: string | n
 /** Production joins at most 20 rejection messages (`build_otel_export_response`). */
 const MAX_ERROR_MESSAGES = 20;
 
-export function errorMessageOf(errors: readonly string[]): string {
+function errorMessageOf(errors: readonly string[]): string {
   return errors.slice(0, MAX_ERROR_MESSAGES).join('; ') + (errors.length > MAX_ERROR_MESSAGES ? '; ...' : '');
 }
 

@@ -5,8 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { createEngine } from '../engine.ts';
@@ -14,12 +13,13 @@ import { FixtureError } from '../core/errors.ts';
 import { filesOf, loadFixtures } from '../io/load-fixtures.ts';
 import { loadOtelTracesText } from './fixtures.ts';
 import { otlpExport } from './otlp.testing.ts';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
 const PROJECT = { 'wandb.entity': 'acme', 'wandb.project': 'fx' };
 const line = (id: string, attrs: Record<string, string | number> = { 'input.value': 'x' }) => JSON.stringify(otlpExport([PROJECT, [{ id, attrs }]]));
 
 function dirWith(files: Record<string, string | Buffer>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tq-otel-fx-'));
+  const dir = tempDir('tq-otel-fx-');
   for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
   return dir;
 }

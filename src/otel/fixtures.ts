@@ -18,7 +18,7 @@ import { fromOtlpJson, OtlpFormatError } from './model.ts';
 
 /** The fixture kind, and the file name a fixtures directory holds it under. */
 export const OTEL_TRACES_KIND = 'otel-traces' as const;
-export const OTEL_TRACES_FILE = 'otel-traces.jsonl';
+const OTEL_TRACES_FILE = 'otel-traces.jsonl';
 
 /** Whether a path names an OTLP traces fixture file (`otel-traces.jsonl[.gz]`). */
 export function isOtelTracesFile(path: string): boolean {

@@ -24,14 +24,14 @@ export interface KeyValue {
   value: AnyValue;
 }
 
-export interface SpanEvent {
+interface SpanEvent {
   timeUnixNano: bigint;
   name: string;
   attributes: KeyValue[];
   droppedAttributesCount: number;
 }
 
-export interface SpanLink {
+interface SpanLink {
   traceId: string;
   spanId: string;
   traceState: string;
@@ -61,7 +61,7 @@ export interface Span {
   status: { code: number; message: string };
 }
 
-export interface ResourceSpans {
+interface ResourceSpans {
   resource: { attributes: KeyValue[]; droppedAttributesCount: number };
   spans: Span[];
 }
@@ -81,7 +81,7 @@ export class OtlpFormatError extends Error {
 }
 
 /** Attribute values may nest (arrays, kvlists) no deeper than a JSON request body may. */
-export const MAX_VALUE_DEPTH = MAX_BODY_DEPTH;
+const MAX_VALUE_DEPTH = MAX_BODY_DEPTH;
 
 const HEX_ID = /^[0-9a-fA-F]*$/;
 

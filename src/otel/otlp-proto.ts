@@ -9,7 +9,7 @@
  */
 import protobuf from 'protobufjs';
 
-export const OTLP_TRACE_PROTO = `
+const OTLP_TRACE_PROTO = `
 syntax = "proto3";
 package opentelemetry.proto;
 

@@ -4,10 +4,10 @@
  */
 import { encodeOtlpJsonAsProtobuf } from './model.ts';
 
-export const TRACE = '0af7651916cd43dd8448eb211c80319c';
+const TRACE = '0af7651916cd43dd8448eb211c80319c';
 
 type Attr = string | number | boolean;
-export const kv = (key: string, v: Attr) => ({
+const kv = (key: string, v: Attr) => ({
   key,
   value: typeof v === 'string' ? { stringValue: v } : typeof v === 'boolean' ? { boolValue: v } : Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v },
 });
@@ -22,7 +22,7 @@ export interface SpanSpec {
   status?: { code: number; message?: string };
 }
 
-export function otlpSpan(s: SpanSpec) {
+function otlpSpan(s: SpanSpec) {
   return {
     traceId: TRACE,
     spanId: s.id,

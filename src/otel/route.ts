@@ -10,7 +10,7 @@
 import type { Route } from '../api/types.ts';
 import { applyExport, decodeBody, exportResponse, formatOf, inflateBody, MAX_INFLATED_BYTES, planExport } from './export.ts';
 
-export const OTEL_TRACES_PATH = '/otel/v1/traces';
+const OTEL_TRACES_PATH = '/otel/v1/traces';
 
 /** The request headers the route reads (and the journal keeps). */
 const HEADERS = ['content-type', 'content-encoding', 'project_id'] as const;

@@ -10,7 +10,7 @@
  */
 import { LosslessNumber, parseLossless, toPlain } from '../core/json/lossless.ts';
 import { defineOwn } from '../core/json/convert.ts';
-import { MAX_BODY_DEPTH, textDepthExceeded } from '../core/json/depth.ts';
+import { textDepthExceeded } from '../core/json/depth.ts';
 import type { AnyValue, KeyValue } from './model.ts';
 import { OtlpFormatError } from './model.ts';
 
@@ -21,15 +21,15 @@ export interface PyDict {
 
 export const isDict = (v: unknown): v is PyDict => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
 /** Python's `isinstance(v, (dict, list))`. */
-export const isMapping = (v: unknown): boolean => Array.isArray(v) || isDict(v);
-export const has = (d: PyDict, key: string): boolean => Object.prototype.hasOwnProperty.call(d, key);
+const isMapping = (v: unknown): boolean => Array.isArray(v) || isDict(v);
+const has = (d: PyDict, key: string): boolean => Object.prototype.hasOwnProperty.call(d, key);
 export const newDict = (): PyDict => ({});
 export function setKey(d: PyDict, key: string, value: PyValue): void {
   defineOwn(d as Record<string, unknown>, key, value);
 }
 
 /** Python's `type(v).__name__`, for production's conflict messages. */
-export function pyTypeName(v: PyValue): string {
+function pyTypeName(v: PyValue): string {
   if (v === null) return 'NoneType';
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'string') return 'str';
@@ -59,7 +59,7 @@ export function pyLen(v: PyValue): number | undefined {
 }
 
 /** `resolve_pb_any_value`: kvlists become dicts (later keys win), without dotted-key expansion. */
-export function resolveAnyValue(v: AnyValue, path: string): PyValue {
+function resolveAnyValue(v: AnyValue, path: string): PyValue {
   switch (v.t) {
     case 'string':
     case 'bool':
@@ -114,7 +114,7 @@ function conflictMessage(parentKey: string, subkey: string, existing: PyValue): 
 }
 
 /** `_get_value_from_nested_dict`: dotted lookup that also indexes lists by digit parts. */
-export function getNested(d: PyDict, key: string): PyValue | undefined {
+function getNested(d: PyDict, key: string): PyValue | undefined {
   if (!key.includes('.')) return has(d, key) ? d[key] : undefined;
   let current: PyValue | undefined = d;
   for (const part of key.split('.')) {
@@ -288,5 +288,3 @@ export function pythonFloatRepr(x: number): string {
   const frac = digits.slice(exp + 1);
   return `${sign}${intPart}.${frac === '' ? '0' : frac}`;
 }
-
-export { MAX_BODY_DEPTH };

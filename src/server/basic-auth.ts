@@ -21,11 +21,11 @@ export const WWW_AUTHENTICATE = 'Basic realm="tq"';
 export const MISSING_CREDENTIALS = 'Missing Authorization header: expected Basic credentials';
 export const MALFORMED_CREDENTIALS = "Malformed Authorization header: expected 'Basic base64(user:password)'";
 export const WRONG_CREDENTIALS = 'Invalid username or password';
-export const MALFORMED_BEARER = "Malformed Authorization header: expected 'Bearer <token>'";
-export const WRONG_TOKEN = 'Invalid API key';
+const MALFORMED_BEARER = "Malformed Authorization header: expected 'Bearer <token>'";
+const WRONG_TOKEN = 'Invalid API key';
 
 /** The user a Bearer token equal to its password signs in as: the name the Weave SDK sends. */
-export const SDK_USER = 'api';
+const SDK_USER = 'api';
 
 export interface Credentials {
   user: string;

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { CredentialsError, generatePassword, resolveUsers } from './credentials.ts';
 import { UsersFileError } from './users-file.ts';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
 const basic = (user: string, password: string) => 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');
 
 function usersFile(doc: unknown): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'tq-cred-')), 'users.json');
+  const file = join(tempDir('tq-cred-'), 'users.json');
   writeFileSync(file, JSON.stringify(doc));
   return file;
 }

@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HARNESS = `
@@ -22,7 +22,7 @@ try {
 }
 `;
 
-const fixtures = mkdtempSync(join(tmpdir(), 'tq-serve-'));
+const fixtures = tempDir('tq-serve-');
 writeFileSync(join(fixtures, 'calls.jsonl'), '');
 
 interface Running {

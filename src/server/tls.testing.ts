@@ -3,9 +3,8 @@
  * time (no private key is committed). `.ci/run` installs openssl where it is missing.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
 export interface TestCert {
   dir: string;
@@ -14,7 +13,7 @@ export interface TestCert {
 }
 
 export function makeTestCert(): TestCert {
-  const dir = mkdtempSync(join(tmpdir(), 'tq-tls-'));
+  const dir = tempDir('tq-tls-');
   const certFile = join(dir, 'cert.pem');
   const keyFile = join(dir, 'key.pem');
   execFileSync('openssl', [

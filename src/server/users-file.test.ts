@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadUsersFile, parseUsersFile, UsersFileError } from './users-file.ts';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
 const parse = (doc: unknown) => parseUsersFile(typeof doc === 'string' ? doc : JSON.stringify(doc), 'users.json');
 
@@ -72,7 +72,7 @@ describe('semantics.md#auth-basic users file', () => {
   });
 
   it('loadUsersFile reads from disk and passes ENOENT through', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tq-users-'));
+    const dir = tempDir('tq-users-');
     const file = join(dir, 'users.json');
     writeFileSync(file, JSON.stringify({ users: [{ name: 'api', password: 'k', projects: ['*'] }] }));
     assert.deepEqual(loadUsersFile(file), [{ name: 'api', password: 'k', projects: ['*'] }]);

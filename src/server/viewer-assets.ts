@@ -24,7 +24,7 @@ export const VIEWER_CSP = [
 ].join('; ');
 
 /** Headers on every viewer answer, errors included. */
-export const VIEWER_HEADERS: Readonly<Record<string, string>> = {
+const VIEWER_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy': VIEWER_CSP,
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
@@ -44,7 +44,7 @@ const TYPES: Readonly<Record<string, string>> = {
 /** The built viewer's directory: dist/ui/ at the package root, from src/server/ and dist/server/ alike. */
 export const DEFAULT_VIEWER_DIR = fileURLToPath(new URL('../../dist/ui/', import.meta.url));
 
-export interface ViewerAnswer {
+interface ViewerAnswer {
   status: number;
   headers: Record<string, string>;
   body: Uint8Array | string;

@@ -16,7 +16,7 @@ export const DOUBLE_SLASH_REASON =
  * The path the SDKs use when only WANDB_BASE_URL is set: both put the trace server at
  * `<WANDB_BASE_URL>/traces` (the TypeScript SDK's urls.ts, the Python SDK's weave_trace_server_url()).
  */
-export const TRACES_PREFIX = '/traces';
+const TRACES_PREFIX = '/traces';
 
 /** The path to look up instead of `path` when it has the `/traces` prefix, else undefined. */
 export function withoutTracesPrefix(path: string): string | undefined {
@@ -29,7 +29,7 @@ const otherPrefix = (p: FieldPrefix): FieldPrefix => (p === 'svc_' ? 'wb_' : 'sv
  * The reason added to a 422 when the request names fields in the other spelling (`wb_user_ids`
  * sent to a server speaking `svc_`): which spelling this server speaks and the flag that changes it.
  */
-export function prefixHint(error: RequestSchemaError, serverPrefix: FieldPrefix): string | undefined {
+function prefixHint(error: RequestSchemaError, serverPrefix: FieldPrefix): string | undefined {
   const other = otherPrefix(serverPrefix);
   const names = new Set<string>();
   for (const issue of error.issues) {

@@ -36,7 +36,7 @@ const pick = <T>(xs: readonly T[], k: number): T[] => {
 const nonNull = <T>(xs: ReadonlyArray<T | null>): T[] => xs.filter((x): x is T => x !== null);
 
 /** Read requests over every call route and filter kind, built from one project's data. */
-export function readRequests(projectId: string, t: CallTable, prefix: string): Array<[string, unknown]> {
+function readRequests(projectId: string, t: CallTable, prefix: string): Array<[string, unknown]> {
   const P = projectId;
   const ids = pick(t.ids, 5);
   const traces = pick([...new Set(t.traceIds)], 3);

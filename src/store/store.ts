@@ -24,18 +24,26 @@ export interface PriceRow {
   created_at: number;
 }
 
+/**
+ * The store an Engine holds. Its published face (the package's declarations) is the
+ * constructor and counts(): the other members are tagged internal, the engine's own, left out of
+ * dist/*.d.ts (stripInternal), so performance work on the store classes never changes the
+ * package's declared API (src/published-api.test.ts holds it to docs/library.md).
+ */
 export class Store {
+  /** @internal */
   readonly projects = new Map<string, ProjectStore>();
+  /** @internal */
   readonly prices: PriceRow[] = [];
-  /** Caches the queries derive from this store's data (per engine, bounded, counted). */
+  /** @internal Caches the queries derive from this store's data (per engine, bounded, counted). */
   readonly derived = new DerivedCaches();
 
-  /** The project's store, or undefined when nothing was ever written to it. */
+  /** @internal The project's store, or undefined when nothing was ever written to it. */
   project(projectId: string): ProjectStore | undefined {
     return this.projects.get(projectId);
   }
 
-  /** The project's store, created on first write. */
+  /** @internal The project's store, created on first write. */
   projectForWrite(projectId: string): ProjectStore {
     let p = this.projects.get(projectId);
     if (!p) {
@@ -45,7 +53,7 @@ export class Store {
     return p;
   }
 
-  /** Counts for `tq load --check` and logs. */
+  /** What the store holds, counted (as `tq load --check` prints it). */
   counts(): { projects: number; calls: number; tables: number; rows: number; objects: number; feedback: number; prices: number; files: number } {
     let calls = 0, tables = 0, rows = 0, objects = 0, feedback = 0, files = 0;
     for (const p of this.projects.values()) {

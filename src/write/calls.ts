@@ -149,7 +149,7 @@ export function updateCall(engine: Engine, projectId: string, callId: string, di
 }
 
 /** Weave's MAX_DELETE_CALLS_COUNT (ClickHouse server). */
-export const MAX_DELETE_CALLS = 1000;
+const MAX_DELETE_CALLS = 1000;
 
 /**
  * `calls_delete`: soft-deletes the given calls and their descendants, and answers

@@ -54,7 +54,7 @@ function atomically<T>(engine: Engine, projectIds: Iterable<string>, write: () =
 
 const batchModel = perPrefix((p: FieldPrefix) => model('FeedbackCreateBatchReq', { batch: list(writeModels(p).feedbackCreateReq) }, { strict: true }));
 
-export function createFeedbackBatch(engine: Engine, body: unknown, ctx: RequestContext): { res: unknown[] } {
+function createFeedbackBatch(engine: Engine, body: unknown, ctx: RequestContext): { res: unknown[] } {
   const items = validateBody(batchModel(engine.options.fieldPrefix), body).batch;
   const projects = new Set(items.map((i) => i.project_id));
   for (const projectId of projects) ctx.authorize(projectId);
@@ -63,7 +63,7 @@ export function createFeedbackBatch(engine: Engine, body: unknown, ctx: RequestC
 
 const purgeModel = ormPurgeModel('FeedbackPurgeReq');
 
-export function purgeFeedback(engine: Engine, body: unknown, ctx: RequestContext): Record<string, never> {
+function purgeFeedback(engine: Engine, body: unknown, ctx: RequestContext): Record<string, never> {
   const req = validateBody(purgeModel, body);
   const expr = parseOrmQuery(req.query);
   ctx.authorize(req.project_id);
@@ -101,7 +101,7 @@ function feedbackIdIssue(value: unknown) {
     : { type: 'string_type', loc: ['body', 'feedback_id'], msg: 'Input should be a valid string', input: value };
 }
 
-export function replaceFeedback(engine: Engine, body: unknown, ctx: RequestContext): Record<string, unknown> {
+function replaceFeedback(engine: Engine, body: unknown, ctx: RequestContext): Record<string, unknown> {
   const { feedbackId, input } = parseReplace(engine.options.fieldPrefix, body);
   ctx.authorize(input.project_id);
   return atomically(engine, [input.project_id], () => {

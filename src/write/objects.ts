@@ -20,7 +20,7 @@ import { storedObjectText } from './stored-json.ts';
 import { checkExpectedDigest } from './tables.ts';
 
 /** An object version as tq stores it: the store's record plus the user who wrote it. */
-export interface StoredObjectVersion extends ObjectVersion {
+interface StoredObjectVersion extends ObjectVersion {
   userId: string | null;
 }
 
@@ -44,7 +44,7 @@ const INVALID_NAME_CHAR = /[^\p{L}\p{N}_.-]/gu;
  * characters. Weave lists the invalid characters of a Python set (arbitrary order); tq lists
  * them once each, in order of appearance.
  */
-export function validateObjectId(name: string): void {
+function validateObjectId(name: string): void {
   const invalid = [...new Set(name.match(INVALID_NAME_CHAR) ?? [])];
   if (invalid.length > 0) {
     const list = `[${invalid.map(pyStrRepr).join(', ')}]`;
@@ -59,7 +59,7 @@ export function validateObjectId(name: string): void {
 }
 
 /** `op` when the value's type is "Op" (`weave_type.type` when both `_type` and `weave_type` are there). */
-export function objectKind(val: LosslessValue): 'op' | 'object' {
+function objectKind(val: LosslessValue): 'op' | 'object' {
   if (!(val instanceof LosslessObject)) return 'object';
   let type = val.get('_type');
   const weaveType = val.get('weave_type');

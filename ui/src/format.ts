@@ -20,7 +20,7 @@ export interface CallRow {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `weave:///e/p/op/name:digest` → `name`; anything else as it is. */
-export function opName(ref: string): string {
+function opName(ref: string): string {
   const m = /^weave:\/\/\/[^/]+\/[^/]+\/op\/([^:]+):/.exec(ref);
   return m ? m[1] : ref;
 }

@@ -31,7 +31,7 @@ const YEAR_ONE_SECONDS = -62_135_596_800;
  * When the text is no date-time, pydantic retries it as a date and reports the date's error,
  * which is why a bad time reads "unexpected extra characters at the end of the input".
  */
-export function datetimeProblem(text: string): string {
+function datetimeProblem(text: string): string {
   if (text.length < 10) return 'input is too short';
   if (!DIGITS.test(text.slice(0, 4))) return 'invalid character in year';
   if (text[4] !== '-') return 'invalid date separator, expected `-`';

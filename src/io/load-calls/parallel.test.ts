@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { FixtureError } from '../../core/errors.ts';
@@ -11,6 +10,7 @@ import { loadFixtures } from '../load-fixtures.ts';
 import { FIELD_COUNT } from '../../core/json/call-line-scan.ts';
 import { forEachPrescannedLine } from './parallel.ts';
 import { callsFingerprint } from './store-fingerprint.testing.ts';
+import { tempDir } from '../temp-dir.testing.ts';
 
 const REF = 'weave:///e/p/object/o:v1';
 const call = (i: number, extra: Record<string, unknown> = {}) =>
@@ -33,7 +33,7 @@ function callsText(n: number): string {
 const i18nEnding = (n: number) => (n % 2 ? '\r\n' : '\n');
 
 function write(content: string | Buffer, name = 'calls.jsonl'): string {
-  const d = mkdtempSync(join(tmpdir(), 'tq-parallel-'));
+  const d = tempDir('tq-parallel-');
   writeFileSync(join(d, name), content);
   return join(d, name);
 }

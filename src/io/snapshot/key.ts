@@ -55,7 +55,7 @@ let codeStampMemo: string | null | undefined;
  * sources, any edit to a source file changes the stamp (a snapshot is never read by code other
  * than the code that wrote it).
  */
-export function codeStamp(): string | null {
+function codeStamp(): string | null {
   if (codeStampMemo !== undefined) return codeStampMemo;
   const fromDist = fileURLToPath(import.meta.url).startsWith(join(ROOT, 'dist') + '/');
   const built = join(ROOT, 'dist', 'BUILT');

@@ -1,5 +1,5 @@
 /**
- * Loading fixtures through a load snapshot (README, "Load snapshots"). The calls file is the
+ * Loading fixtures through a load snapshot (docs/loading.md, "Load snapshots"). The calls file is the
  * bulk of every load, feedback the next; when a valid snapshot of what loading them produced
  * exists, the call tables and feedback rows are restored from it, and the other fixture files
  * (the kinds whose registry entry says `file`) load as always, in the usual order. Otherwise

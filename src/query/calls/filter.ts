@@ -11,7 +11,7 @@ import type { MultiIndex, SparseColumn } from '../../store/columns.ts';
 import type { CallsFilter } from './request.ts';
 
 /** A predicate over rows; `null` means "no condition". */
-export type RowPredicate = ((row: number) => boolean) | null;
+type RowPredicate = ((row: number) => boolean) | null;
 
 const WILDCARD = ':*';
 

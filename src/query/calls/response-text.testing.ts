@@ -35,7 +35,7 @@ function textPartsOf(t: CallTable, row: number): Array<string | null> {
  * text as they are (CallTable.bodyPartTexts), and only `summary` is parsed, to be recomputed. With
  * `expand_columns` the body is parsed, refs are replaced, and the values are re-serialised.
  */
-export function textLineBuilder(o: LineBuilderOptions): (row: number) => string {
+function textLineBuilder(o: LineBuilderOptions): (row: number) => string {
   const t = o.project.calls;
   const has = (c: string) => o.selected === null || o.selected.has(c);
   const expandColumns = o.req.return_expanded_column_values

@@ -381,7 +381,7 @@ export function pageChunks(t: CallTable, page: ArrayLike<number>, write: (row: n
  * The response summary of a row, parsed and computed (semantics.md#calls-summary-response), with
  * costs and feedback when asked for (semantics.md#calls-include).
  */
-export function computedSummary(o: LineBuilderOptions, row: number, stored: Record<string, unknown> | null, endedAt: number, exception: string | null, displayName: string | null): Record<string, unknown> {
+function computedSummary(o: LineBuilderOptions, row: number, stored: Record<string, unknown> | null, endedAt: number, exception: string | null, displayName: string | null): Record<string, unknown> {
   const t = o.project.calls;
   const summary = deriveSummary({ summary: stored, opName: t.opName(row) ?? '', startedAt: t.startedAt.data[row], endedAt: Number.isNaN(endedAt) ? null : endedAt, exception, displayName, traceNames: traceNameCache(o.store) });
   if (o.req.include_costs) applyCosts(summary, o.store.prices, t.startedAt.data[row], o.project.projectId);

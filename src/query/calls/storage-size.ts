@@ -16,7 +16,7 @@ import type { Store } from '../../store/store.ts';
 const dumpLength = (v: unknown) => pyDumps(fromPlain(v)).length;
 
 /** Per-row sizes already computed, per call table; appended rows start unknown (NaN). */
-export class StorageSizes implements DerivedCache {
+class StorageSizes implements DerivedCache {
   private readonly tables = new Map<CallTable, { version: number; sizes: Float64Array }>();
 
   /** The table's sizes array, at least `row + 1` long. */

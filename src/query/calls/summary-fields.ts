@@ -11,7 +11,7 @@ import type { FieldAccessor } from './expr/fields.ts';
  * The computed `summary.weave.status` of the filter side (semantics.md#calls-summary-filter: error,
  * descendant_error, running, success).
  */
-export function filterStatus(table: CallTable, row: number): string {
+function filterStatus(table: CallTable, row: number): string {
   if (table.exceptions.get(row) !== null) return 'error';
   const errors = table.statusErrorCount.data[row];
   if (Number.isInteger(errors) && errors > 0) return 'descendant_error';
@@ -20,14 +20,14 @@ export function filterStatus(table: CallTable, row: number): string {
 }
 
 /** `summary.weave.latency_ms` of the filter side: whole-ms difference, NULL while running. */
-export function filterLatencyMs(table: CallTable, row: number): number | null {
+function filterLatencyMs(table: CallTable, row: number): number | null {
   const end = table.endedAt.data[row];
   if (Number.isNaN(end)) return null;
   return Math.floor(end / 1000) - Math.floor(table.startedAt.data[row] / 1000);
 }
 
 /** filterLatencyMs of `rows` into `out` (NaN while running), as one typed loop. */
-export function fillLatencyMs(table: CallTable, rows: ArrayLike<number>, out: Float64Array): void {
+function fillLatencyMs(table: CallTable, rows: ArrayLike<number>, out: Float64Array): void {
   const started = table.startedAt.data, ended = table.endedAt.data;
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i];
@@ -43,7 +43,7 @@ export function refNameSegment(opName: string): string {
 }
 
 /** `summary.weave.trace_name` of the filter side. */
-export function filterTraceName(table: CallTable, row: number): string | null {
+function filterTraceName(table: CallTable, row: number): string | null {
   const display = table.displayNames.get(row);
   if (display !== null && display !== '') return display;
   const op = table.opName(row);

@@ -74,7 +74,7 @@ export interface RefReadRules {
   followPastNestedRefs: boolean;
 }
 
-export const TQ_REF_RULES: RefReadRules = { followPastNestedRefs: true };
+const TQ_REF_RULES: RefReadRules = { followPastNestedRefs: true };
 export const PRODUCTION_REF_RULES: RefReadRules = { followPastNestedRefs: false };
 
 /**

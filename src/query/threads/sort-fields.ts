@@ -13,7 +13,7 @@ type NumberStat = { [K in Stat]: ThreadStats[K] extends number | null ? K : neve
  * Field → comparison: 'text' compares code points (ClickHouse string order), 'number' compares
  * values with missing ones last. Order matters: it is the order the 400 message lists them in.
  */
-export const THREAD_SORT_FIELDS = {
+const THREAD_SORT_FIELDS = {
   thread_id: 'text',
   turn_count: 'number',
   start_time: 'number',
@@ -25,7 +25,6 @@ export const THREAD_SORT_FIELDS = {
 export type ThreadSortField = keyof typeof THREAD_SORT_FIELDS;
 type SortFieldOfKind<Kind> = { [F in ThreadSortField]: (typeof THREAD_SORT_FIELDS)[F] extends Kind ? F : never }[ThreadSortField];
 export type TextSortField = SortFieldOfKind<'text'>;
-export type NumberSortField = SortFieldOfKind<'number'>;
 
 export const THREAD_SORT_FIELD_NAMES = Object.keys(THREAD_SORT_FIELDS) as ThreadSortField[];
 

@@ -10,7 +10,7 @@ import { callTitle, compact, costOf, fmtCost, fmtInt, fmtMs, fmtTime, latencyMs,
 import { hrefOf, paramsOf } from '../route.ts';
 import { dataTable, errorBox, intParam, pager, statusBadge, type Column, type ViewContext } from '../widgets.ts';
 
-export const CALLS_PAGE = 50;
+const CALLS_PAGE = 50;
 /** How often the live indicator asks whether the calls changed. */
 const LIVE_POLL_MS = 3000;
 
@@ -30,7 +30,7 @@ function epochSeconds(local: string | null): number | undefined {
 }
 
 /** The /calls/stream_query filter and query for the URL's parameters. */
-export function callsRequest(project: string, p: URLSearchParams): { project_id: string; filter: Expr; query?: Expr } {
+function callsRequest(project: string, p: URLSearchParams): { project_id: string; filter: Expr; query?: Expr } {
   const filter: Expr = {};
   if (p.get('all') !== '1') filter.trace_roots_only = true;
   const op = p.get('op');

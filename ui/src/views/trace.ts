@@ -12,8 +12,8 @@ import { isRef, renderJson } from '../json.ts';
 import { hrefOf } from '../route.ts';
 import { errorBox, statusBadge, type ViewContext } from '../widgets.ts';
 
-export const EAGER_MAX = 2000;
-export const CHILD_PAGE = 200;
+const EAGER_MAX = 2000;
+const CHILD_PAGE = 200;
 
 /** The columns the tree needs (the detail pane reads the whole call). */
 const TREE_COLUMNS = ['id', 'op_name', 'display_name', 'trace_id', 'parent_id', 'started_at', 'ended_at', 'exception', 'summary'];
@@ -228,7 +228,7 @@ export async function renderTrace(ctx: ViewContext): Promise<void> {
 }
 
 /** The detail pane of one call. */
-export function callDetail(call: CallRow, project: string, onRef: (ref: string) => void): HTMLElement {
+function callDetail(call: CallRow, project: string, onRef: (ref: string) => void): HTMLElement {
   const summary = (call.summary ?? {}) as Record<string, unknown>;
   const weave = (summary.weave ?? {}) as Record<string, unknown>;
   const section = (title: string, value: unknown, open = true) => h('details', { class: 'section', open, 'data-section': title.toLowerCase() }, h('summary', null, title), renderJson(value, { onRef }));
