@@ -8,8 +8,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEngine } from '../engine.ts';
 import { runPath } from '../api/run-path.ts';
@@ -18,6 +17,7 @@ import { fullAccessContext } from '../api/context.ts';
 import { filesForKinds, filesOf, loadFixtureFiles } from '../io/load-fixtures.ts';
 import { safeObjectName } from './op-objects.ts';
 import { otlpExport } from './otlp.testing.ts';
+import { tempDir } from '../io/temp-dir.testing.ts';
 
 const PLACEHOLDER_FILE = 'RZUe6YW6bibaEmKo0QXy3XAt0yd6hMMo9hj9KXgaXrY';
 const PLACEHOLDER_OP = 'XNI9iHYwcffKfuDa2rGjQoIxUOw7cnWmLEiNufRD8RY';
@@ -82,22 +82,18 @@ describe('OTLP op objects', () => {
   });
 
   it("an OTLP fixture file brings the objects file with it, so a fixture op is reused as on the server", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tq-otel-ops-'));
-    try {
-      const val = { _type: 'CustomWeaveType', weave_type: { type: 'Op' }, load_op: 'NO_LOAD_OP' };
-      writeFileSync(join(dir, 'objects.jsonl'), JSON.stringify({ project_id: 'acme/ops', object_id: 'chat', created_at: '2024-01-01T00:00:00Z', val }) + '\n');
-      writeFileSync(join(dir, 'otel-traces.jsonl'), JSON.stringify(otlpExport([PROJECT, [{ id: '00000000000000d1', name: 'Chat' }]])) + '\n');
-      const files = filesForKinds(filesOf(dir), ['calls']);
-      assert.deepEqual(files.map((f) => f.kind), ['objects', 'otel-traces']);
-      const lazy = createEngine();
-      await loadFixtureFiles(lazy, dir, files);
-      const whole = createEngine();
-      await loadFixtureFiles(whole, dir, filesOf(dir));
-      assert.deepEqual(opNames(lazy), opNames(whole));
-      assert.match(opNames(lazy)[0], /^weave:\/\/\/acme\/ops\/op\/chat:(?!XNI9)/);
-      assert.deepEqual(filesForKinds(filesOf(dir), ['feedback']), []);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = tempDir('tq-otel-ops-');
+    const val = { _type: 'CustomWeaveType', weave_type: { type: 'Op' }, load_op: 'NO_LOAD_OP' };
+    writeFileSync(join(dir, 'objects.jsonl'), JSON.stringify({ project_id: 'acme/ops', object_id: 'chat', created_at: '2024-01-01T00:00:00Z', val }) + '\n');
+    writeFileSync(join(dir, 'otel-traces.jsonl'), JSON.stringify(otlpExport([PROJECT, [{ id: '00000000000000d1', name: 'Chat' }]])) + '\n');
+    const files = filesForKinds(filesOf(dir), ['calls']);
+    assert.deepEqual(files.map((f) => f.kind), ['objects', 'otel-traces']);
+    const lazy = createEngine();
+    await loadFixtureFiles(lazy, dir, files);
+    const whole = createEngine();
+    await loadFixtureFiles(whole, dir, filesOf(dir));
+    assert.deepEqual(opNames(lazy), opNames(whole));
+    assert.match(opNames(lazy)[0], /^weave:\/\/\/acme\/ops\/op\/chat:(?!XNI9)/);
+    assert.deepEqual(filesForKinds(filesOf(dir), ['feedback']), []);
   });
 });
