@@ -9,9 +9,13 @@
 import { losslessBody, plainBody } from '../api/body.ts';
 import type { PathParams } from '../api/route-path.ts';
 import type { Engine, FieldPrefix, RequestContext, Route, RouteResult } from '../api/types.ts';
-import { stringifyExact } from '../core/json/exact.ts';
-import { toPlain, type LosslessValue } from '../core/json/lossless.ts';
+import { isUnsafeInteger, stringifyExact } from '../core/json/exact.ts';
+import { fromPlain, toPlain, type LosslessNumber, type LosslessValue } from '../core/json/lossless.ts';
 import { validateBody, type Schema } from '../core/schema.ts';
+import { storedRowText } from './stored-json.ts';
+
+/** A number whose JS value would lose its spelling: a float (`1.0`) or an integer beyond 2^53. */
+const keepsSpelling = (n: LosslessNumber): boolean => !n.isInteger || isUnsafeInteger(n);
 
 /** What `run` gets besides the validated request. */
 export interface WriteCall {
@@ -24,6 +28,14 @@ export interface WriteCall {
    * a digest are read from here so that `1` and `1.0` stay distinct (semantics.md#digest-lossless).
    */
   lossless: LosslessValue | undefined;
+  /**
+   * The JSON text a lossless route stores for a part of the validated request (a call's inputs,
+   * its summary): a part passed on unchanged is written from the body as sent (key order, every
+   * number as Python's `json.dumps` spells it after `json.loads`: semantics.md#writes-number-spelling);
+   * what the model rebuilt (a summary's typed keys) is written from its values. Undefined for
+   * routes that are not lossless.
+   */
+  storedText: ((part: unknown) => string) | undefined;
 }
 
 interface Steps<R> {
@@ -60,10 +72,16 @@ function build<T, R>(steps: Steps<R>, model: (prefix: FieldPrefix) => Schema<T>,
     body: 'json',
     run(engine, body, ctx, params = {}) {
       const lossless = steps.lossless ? losslessBody(body) : undefined;
-      const req = refine(validateBody(model(engine.options.fieldPrefix), lossless !== undefined ? toPlain(lossless) : plainBody(body)));
+      // The model sees plain values in which a float or a big integer stays a LosslessNumber:
+      // a number the model keeps is then stored as written, one it converts (an int field's
+      // `5.0`) as converted; `origins` maps each plain container back to the body's.
+      const origins = lossless !== undefined ? new WeakMap<object, LosslessValue>() : undefined;
+      const plain = lossless !== undefined ? toPlain(lossless, { keepNumbers: keepsSpelling, origins }) : plainBody(body);
+      const req = refine(validateBody(model(engine.options.fieldPrefix), plain));
       const projects = steps.project(req, params);
       for (const projectId of typeof projects === 'string' ? [projects] : projects) ctx.authorize(projectId);
-      return exactJson(steps.run(req, { engine, ctx, params, lossless }));
+      const storedText = origins !== undefined ? (part: unknown) => storedRowText(fromPlain(part, origins)) : undefined;
+      return exactJson(steps.run(req, { engine, ctx, params, lossless, storedText }));
     },
   };
 }
