@@ -4,7 +4,7 @@
  * module words it, since that is what FastAPI reports.
  */
 import { RequestSchemaError } from '../core/errors.ts';
-import { exactPlain, parseExact } from '../core/json/exact.ts';
+import { exactPlain, parseExact, spelledPlain } from '../core/json/exact.ts';
 import { fromPlain, JsonSyntaxError, LosslessObject, parseLossless, toPlain, type LosslessValue } from '../core/json/lossless.ts';
 import { jsonInvalid } from '../core/schema.ts';
 import type { RequestBody } from './types.ts';
@@ -44,6 +44,15 @@ export function losslessBody(body: RequestBody): LosslessValue {
     if (e instanceof JsonSyntaxError) throw jsonInvalid(e.pos, e.msg);
     throw e;
   }
+}
+
+/**
+ * The body as a spelled plain value (core/json/exact.ts `spelledPlain`): a route that stores
+ * parts of it as sent (feedback payloads) writes `1.0` back as `1.0`
+ * (semantics.md#writes-number-spelling).
+ */
+export function spelledBody(body: RequestBody): unknown {
+  return spelledPlain(losslessBody(body));
 }
 
 /**

@@ -9,13 +9,10 @@
 import { losslessBody, plainBody } from '../api/body.ts';
 import type { PathParams } from '../api/route-path.ts';
 import type { Engine, FieldPrefix, RequestContext, Route, RouteResult } from '../api/types.ts';
-import { isUnsafeInteger, stringifyExact } from '../core/json/exact.ts';
-import { fromPlain, toPlain, type LosslessNumber, type LosslessValue } from '../core/json/lossless.ts';
+import { spelledPlain, stringifyExact } from '../core/json/exact.ts';
+import { fromPlain, type LosslessValue } from '../core/json/lossless.ts';
 import { validateBody, type Schema } from '../core/schema.ts';
 import { storedRowText } from './stored-json.ts';
-
-/** A number whose JS value would lose its spelling: a float (`1.0`) or an integer beyond 2^53. */
-const keepsSpelling = (n: LosslessNumber): boolean => !n.isInteger || isUnsafeInteger(n);
 
 /** What `run` gets besides the validated request. */
 export interface WriteCall {
@@ -76,7 +73,7 @@ function build<T, R>(steps: Steps<R>, model: (prefix: FieldPrefix) => Schema<T>,
       // a number the model keeps is then stored as written, one it converts (an int field's
       // `5.0`) as converted; `origins` maps each plain container back to the body's.
       const origins = lossless !== undefined ? new WeakMap<object, LosslessValue>() : undefined;
-      const plain = lossless !== undefined ? toPlain(lossless, { keepNumbers: keepsSpelling, origins }) : plainBody(body);
+      const plain = lossless !== undefined ? spelledPlain(lossless, origins) : plainBody(body);
       const req = refine(validateBody(model(engine.options.fieldPrefix), plain));
       const projects = steps.project(req, params);
       for (const projectId of typeof projects === 'string' ? [projects] : projects) ctx.authorize(projectId);

@@ -130,6 +130,7 @@ export const tableCreateFromDigestsRoute = defineRoute({
 
 export const feedbackCreateRoute = defineRoute({
   path: '/feedback/create',
+  lossless: true, // the payload keeps its number spellings (semantics.md#writes-number-spelling)
   model: (p) => writeModels(p).feedbackCreateReq,
   project: (req) => req.project_id,
   run: (req, { engine, ctx }) => createFeedback(engine, req, ctx.userId),

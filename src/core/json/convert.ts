@@ -31,13 +31,19 @@ export function defineOwn(obj: Record<string, unknown>, key: string, value: unkn
  */
 export function toPlain(
   v: LosslessValue,
-  opts: { keepNumbers?: boolean | ((n: LosslessNumber) => boolean); origins?: WeakMap<object, LosslessValue> } = {},
+  opts: {
+    keepNumbers?: boolean | ((n: LosslessNumber) => boolean);
+    /** Turns every number into what it returns instead (overrides `keepNumbers`). */
+    numberAs?: (n: LosslessNumber) => unknown;
+    origins?: WeakMap<object, LosslessValue>;
+  } = {},
 ): unknown {
   const keep = opts.keepNumbers;
   const origins = opts.origins;
   const keepNumber = typeof keep === 'function' ? keep : () => keep === true;
+  const numberAs = opts.numberAs ?? ((x: LosslessNumber) => (keepNumber(x) ? x : Number(x.lexeme)));
   const convert = (x: LosslessValue): unknown => {
-    if (x instanceof LosslessNumber) return keepNumber(x) ? x : Number(x.lexeme);
+    if (x instanceof LosslessNumber) return numberAs(x);
     if (!isContainer(x)) return x;
     const made = Array.isArray(x) ? [] : {};
     origins?.set(made, x);
