@@ -71,8 +71,9 @@ function build<T, R>(steps: Steps<R>, model: (prefix: FieldPrefix) => Schema<T>,
       const lossless = steps.lossless ? losslessBody(body) : undefined;
       // The model sees plain values in which a float or a big integer stays a LosslessNumber:
       // a number the model keeps is then stored as written, one it converts (an int field's
-      // `5.0`) as converted; `origins` maps each plain container back to the body's.
-      const origins = lossless !== undefined ? new WeakMap<object, LosslessValue>() : undefined;
+      // `5.0`) as converted; `origins` maps each plain container back to the body's (a Map,
+      // dropped with the request: much cheaper to fill than a WeakMap).
+      const origins = lossless !== undefined ? new Map<object, LosslessValue>() : undefined;
       const plain = lossless !== undefined ? spelledPlain(lossless, origins) : plainBody(body);
       const req = refine(validateBody(model(engine.options.fieldPrefix), plain));
       const projects = steps.project(req, params);

@@ -35,7 +35,7 @@ export function toPlain(
     keepNumbers?: boolean | ((n: LosslessNumber) => boolean);
     /** Turns every number into what it returns instead (overrides `keepNumbers`). */
     numberAs?: (n: LosslessNumber) => unknown;
-    origins?: WeakMap<object, LosslessValue>;
+    origins?: Map<object, LosslessValue>;
   } = {},
 ): unknown {
   const keep = opts.keepNumbers;
@@ -86,7 +86,7 @@ function numberLexeme(x: number): string {
  * through unchanged keeps its key order and number lexemes.
  * @throws TypeError for `undefined` outside an object property, functions, symbols and cycles.
  */
-export function fromPlain(v: unknown, origins?: WeakMap<object, LosslessValue>): LosslessValue {
+export function fromPlain(v: unknown, origins?: Map<object, LosslessValue>): LosslessValue {
   // Containers on the path from the root, to detect cycles.
   const onPath = new Set<object>();
 

@@ -52,7 +52,7 @@ test('spelledPlain: safe integers are numbers; floats and big integers LosslessN
 });
 
 test('origins: toPlain records each container\'s lossless original, and fromPlain writes an unchanged one back as it was', () => {
-  const origins = new WeakMap<object, LosslessValue>();
+  const origins = new Map<object, LosslessValue>();
   const lossless = parseLossless('{"kept":{"b":1.0,"2":2},"rebuilt":{"z":1.0}}');
   const plain = spelledPlain(lossless, origins) as Record<string, Record<string, unknown>>;
   // JS moves "2" first in the plain object; the original keeps the order sent.

@@ -42,7 +42,7 @@ function pythonSpelled(n: LosslessNumber): unknown {
  * With `origins`, each plain container is recorded with the lossless one it came from
  * (`fromPlain`'s `origins`).
  */
-export function spelledPlain(v: LosslessValue, origins?: WeakMap<object, LosslessValue>): unknown {
+export function spelledPlain(v: LosslessValue, origins?: Map<object, LosslessValue>): unknown {
   return toPlain(v, { numberAs: pythonSpelled, origins });
 }
 
