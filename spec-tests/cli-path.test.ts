@@ -98,7 +98,9 @@ function runAsCli(target: ReturnType<typeof createEngineTarget>, path: string, r
   try {
     const result = runRoute(findRoute(path)!, target.engine, { kind: 'text', text: requestText }, localContext);
     assert.equal(result.kind, 'stream');
-    return { status: 200, headers: {}, lines: [...(result as { lines: Iterable<string> }).lines].map((l) => JSON.parse(l) as unknown) };
+    const lines = [...(result as { lines: Iterable<string> }).lines];
+    // The text too, as the CLI prints it: json_texts expectations read number spellings from it.
+    return { status: 200, headers: {}, lines: lines.map((l) => JSON.parse(l) as unknown), raw: lines.map((l) => l + '\n').join('') };
   } catch (e) {
     if (e instanceof TqError) return { status: e.status, headers: {}, json: e.body() };
     throw e;

@@ -15,6 +15,7 @@ import { DEVIATES_TAG, type Target, type TargetResponse } from '../src/check/tar
 import { PRODUCTION_THREAD_RULES } from '../src/query/threads/aggregate.ts';
 import { parseThreadsQuery } from '../src/query/threads/request.ts';
 import { queryThreads, threadLine } from '../src/query/threads/run.ts';
+import { stringifyExact } from '../src/core/json/exact.ts';
 import { parseRef } from '../src/core/refs.ts';
 import { PRODUCTION_REF_RULES, readParsedRefs } from '../src/query/refs/read-batch.ts';
 import { BUNDLE_PATH, type CaseBundle } from './bundle.ts';
@@ -31,7 +32,9 @@ function productionThreadsTarget(): Target {
       if (req.path === '/refs/read_batch' && res.status === 200 && req.auth === undefined) {
         const refs = (req.body as { refs: string[] }).refs.map((r) => parseRef(r)!);
         const everyProject = { userId: 'u', authorize() {}, canRead: () => true };
-        return { ...res, json: { vals: readParsedRefs(inner.engine.store, everyProject, refs, PRODUCTION_REF_RULES) } };
+        // Written and read back as a route answers it (values may hold LosslessNumbers).
+        const text = stringifyExact({ vals: readParsedRefs(inner.engine.store, everyProject, refs, PRODUCTION_REF_RULES) });
+        return { ...res, json: JSON.parse(text), raw: text };
       }
       if (req.path !== '/threads/stream_query' || res.status !== 200) return res;
       const body = req.body_text !== undefined ? JSON.parse(req.body_text) : req.body;

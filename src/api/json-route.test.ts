@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createEngine } from '../engine.ts';
+import { spelledBody } from './body.ts';
 import { jsonRoute } from './json-route.ts';
 import { allRoutes, findRoute } from '../routes.ts';
 
@@ -9,11 +10,21 @@ const ctx = { userId: 'u', authorize() {}, canRead: () => true };
 test('jsonRoute parses the body (plain by default), passes path parameters, marks writes', () => {
   const echo = jsonRoute('/echo/{name}', (_e, body, _c, params) => ({ body, params }));
   assert.equal(echo.mutates, undefined);
-  assert.deepEqual(echo.run(createEngine(), { kind: 'text', text: '{"a":1.0}' }, ctx, { name: 'x' }), { kind: 'json', body: { body: { a: 1 }, params: { name: 'x' } } });
-  assert.deepEqual(echo.run(createEngine(), { kind: 'value', value: 2 }, ctx), { kind: 'json', body: { body: 2, params: {} } });
+  assert.deepEqual(echo.run(createEngine(), { kind: 'text', text: '{"a":1.0}' }, ctx, { name: 'x' }), {
+    kind: 'json',
+    body: { body: { a: 1 }, params: { name: 'x' } },
+    text: '{"body":{"a":1},"params":{"name":"x"}}',
+  });
+  assert.deepEqual(echo.run(createEngine(), { kind: 'value', value: 2 }, ctx), { kind: 'json', body: { body: 2, params: {} }, text: '{"body":2,"params":{}}' });
   const write = jsonRoute('/w', () => ({}), { mutates: true, parse: (b) => (b.kind === 'text' ? b.text : null) });
   assert.equal(write.mutates, true);
-  assert.deepEqual(write.run(createEngine(), { kind: 'text', text: 'raw' }, ctx), { kind: 'json', body: {} });
+  assert.deepEqual(write.run(createEngine(), { kind: 'text', text: 'raw' }, ctx), { kind: 'json', body: {}, text: '{}' });
+});
+
+test('jsonRoute writes its answer exactly: a spelled body (spelledBody) answers 1.0 and big integers as sent', () => {
+  const echo = jsonRoute('/echo', (_e, body) => body, { parse: spelledBody });
+  const result = echo.run(createEngine(), { kind: 'text', text: '{"a":1.0,"b":1E2,"c":12345678901234567890,"d":NaN,"e":7}' }, ctx);
+  assert.equal(result.kind === 'json' ? result.text : undefined, '{"a":1.0,"b":100.0,"c":12345678901234567890,"d":null,"e":7}');
 });
 
 test('exactly the routes that change the store are marked mutates', () => {

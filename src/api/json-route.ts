@@ -3,6 +3,7 @@
  * handler gets the parsed body (plain JSON unless `parse` says otherwise, e.g. a body whose
  * `query` keeps its number spellings) and returns the answer.
  */
+import { stringifyExact } from '../core/json/exact.ts';
 import { plainBody } from './body.ts';
 import type { PathParams } from './route-path.ts';
 import type { Engine, RequestBody, RequestContext, Route } from './types.ts';
@@ -24,6 +25,10 @@ export function jsonRoute(
     ...(options.mutates ? { mutates: true as const } : {}),
     method: 'POST',
     body: 'json',
-    run: (engine, body, ctx, params = {}) => ({ kind: 'json', body: answer(engine, parse(body), ctx, params) }),
+    run: (engine, body, ctx, params = {}) => {
+      const result = answer(engine, parse(body), ctx, params);
+      // Written here so that a LosslessNumber in the answer (a big integer, a stored `1.0`) keeps its spelling.
+      return { kind: 'json', body: result, text: stringifyExact(result) };
+    },
   };
 }

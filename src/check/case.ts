@@ -59,6 +59,13 @@ export type Expect =
       text?: string;
       /** `subset` (default): expected objects give only the keys they check. `exact`: whole objects. */
       match?: 'subset' | 'exact';
+      /**
+       * Spellings the value comparison cannot see (it takes `1` and `1.0` as equal): at each key
+       * path (`$` a JSON body, `$[i]` line i of a stream, then `.key`, `[index]`, `["key"]`) the
+       * body's value, as compact JSON with its numbers and key order as the body has them, must
+       * equal the text (`{"$[0].inputs.x": "1.0"}`).
+       */
+      json_texts?: Record<string, string>;
       /** Response headers that must be present (transport-level; see HeaderExpectation). */
       headers?: Record<string, HeaderExpectation>;
     }

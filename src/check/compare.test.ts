@@ -114,9 +114,9 @@ test('a target note is appended to the diff', () => {
 });
 
 test('JSON Lines parsing skips blank lines and needs no trailing newline', () => {
-  assert.deepEqual(parseResponseBody('application/jsonl', '{"a":1}\n\n{"a":2}'), { lines: [{ a: 1 }, { a: 2 }] });
-  assert.deepEqual(parseResponseBody('application/jsonl; charset=utf-8', ''), { lines: [] });
-  assert.deepEqual(parseResponseBody('application/json', '{"a":1}'), { json: { a: 1 } });
+  assert.deepEqual(parseResponseBody('application/jsonl', '{"a":1}\n\n{"a":2}'), { lines: [{ a: 1 }, { a: 2 }], raw: '{"a":1}\n\n{"a":2}' });
+  assert.deepEqual(parseResponseBody('application/jsonl; charset=utf-8', ''), { lines: [], raw: '' });
+  assert.deepEqual(parseResponseBody('application/json', '{"a":1}'), { json: { a: 1 }, raw: '{"a":1}' });
   assert.deepEqual(parseResponseBody('text/plain', 'oops'), { text: 'oops' });
 });
 
@@ -212,4 +212,27 @@ test('runner: substitutes, renames the prefix, runs setup, compares, and reports
   ]);
   // The first case's setup went out substituted and renamed for the wb_ target.
   assert.deepEqual(sent[0].body, { project_id: 'conf/sample-R', wb_user_id: 'alice' });
+});
+
+test('json_texts: the value at a key path, as compact JSON with the body\'s number spellings and key order', () => {
+  const json = ok(parseResponseBody('application/json', '{"call": {"inputs": {"b": 1.0, "2": 12345678901234567890, "a b": [1e-05, -0.0]}}}'));
+  const expect = (json_texts: Record<string, string>) => ({ json: {}, json_texts });
+  assert.equal(compareResponse(expect({ '$.call.inputs.b': '1.0', '$.call.inputs["a b"][1]': '-0.0' }), json), undefined);
+  assert.equal(compareResponse(expect({ '$.call.inputs': '{"b":1.0,"2":12345678901234567890,"a b":[1e-05,-0.0]}' }), json), undefined);
+  // The value comparison alone takes 1.0 and 1 as equal; the text does not.
+  assert.equal(compareResponse({ json: { call: { inputs: { b: 1 } } } }, json), undefined);
+  assert.equal(compareResponse(expect({ '$.call.inputs.b': '1' }), json), 'json_texts at $.call.inputs.b: expected the text "1", got "1.0"');
+  assert.equal(compareResponse(expect({ '$.call.output': 'null' }), json), 'json_texts at $.call.output: expected the text "null", got <missing>');
+  assert.equal(compareResponse(expect({ 'call.inputs': '1' }), json), 'json_texts: "call.inputs" is not a key path');
+  assert.equal(compareResponse(expect({ '$.call[0]': '1' }), json), 'json_texts at $.call[0]: expected the text "1", got <missing>');
+  // A value mismatch is reported first.
+  assert.match(compareResponse({ json: { call: 1 }, json_texts: { '$.call': '1' } }, json) ?? '', /^json at \$\.call: expected 1, got \{/);
+});
+
+test('json_texts: a stream\'s lines are $[0], $[1], ...; a body that is not JSON cannot match', () => {
+  const stream = ok(parseResponseBody('application/jsonl', '{"x": 2.50}\n{"x": 3}\n'));
+  assert.equal(compareResponse({ lines: [{ x: 2.5 }, { x: 3 }], json_texts: { '$[0].x': '2.50', '$[1].x': '3' } }, stream), undefined);
+  assert.equal(compareResponse({ lines: [{}, {}], json_texts: { '$[1].x': '3.0' } }, stream), 'json_texts at $[1].x: expected the text "3.0", got "3"');
+  assert.equal(compareResponse({ json_texts: { $: '1' } }, ok({ text: 'plain' })), 'json_texts: expected a JSON or JSON Lines body, got "plain"');
+  assert.equal(compareResponse({ json_texts: { $: '1' } }, ok({ json: 1, raw: 'NaN!' })), 'json_texts: the body does not parse as JSON (Extra data: line 1 column 4 (char 3))');
 });

@@ -15,6 +15,7 @@
  * A diff names the first difference: the line index (for streams), the key path, expected
  * vs got.
  */
+import { dumpCompact, LosslessObject, parseLossless, type LosslessValue } from '../core/json/lossless.ts';
 import type { Expect, HeaderExpectation } from './case.ts';
 import type { TargetResponse } from './target.ts';
 
@@ -215,6 +216,50 @@ function compareHeaders(expected: Record<string, HeaderExpectation>, got: Record
   return undefined;
 }
 
+/** One step of a `json_texts` key path: `.key`, `[index]` or `["key"]`. */
+const PATH_STEP = /\.([A-Za-z_$][\w$]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/y;
+
+/** The steps of a key path (`$[0].inputs["a b"]`), or undefined when it is not one. */
+export function keyPathSteps(path: string): Array<string | number> | undefined {
+  if (!path.startsWith('$')) return undefined;
+  const steps: Array<string | number> = [];
+  PATH_STEP.lastIndex = 1;
+  while (PATH_STEP.lastIndex < path.length) {
+    const m = PATH_STEP.exec(path);
+    if (m === null) return undefined;
+    steps.push(m[1] ?? (m[2] !== undefined ? Number(m[2]) : (JSON.parse(m[3]) as string)));
+  }
+  return steps;
+}
+
+/**
+ * `json_texts`: the body is read again from its text, keeping number lexemes and key order, and
+ * the value at each path is written as compact JSON, so `1.0` and `1` (equal to compareValue)
+ * differ here. A stream's lines are the elements of an array.
+ */
+function compareJsonTexts(expected: Record<string, string>, res: TargetResponse): string | undefined {
+  if (res.raw === undefined) return `json_texts: expected a JSON or JSON Lines body, got ${bodyOf(res)}`;
+  let doc: LosslessValue;
+  try {
+    doc = res.lines !== undefined ? res.raw.split('\n').filter((l) => l.trim() !== '').map((l) => parseLossless(l)) : parseLossless(res.raw);
+  } catch (e) {
+    return `json_texts: the body does not parse as JSON (${(e as Error).message})`;
+  }
+  for (const [path, want] of Object.entries(expected)) {
+    const steps = keyPathSteps(path);
+    if (steps === undefined) return `json_texts: ${show(path)} is not a key path`;
+    let cur: LosslessValue | undefined = doc;
+    for (const step of steps) {
+      if (typeof step === 'number') cur = Array.isArray(cur) ? cur[step] : undefined;
+      else cur = cur instanceof LosslessObject ? cur.get(step) : undefined;
+      if (cur === undefined) return `json_texts at ${path}: expected the text ${show(want)}, got <missing>`;
+    }
+    const got = dumpCompact(cur);
+    if (got !== want) return `json_texts at ${path}: expected the text ${show(want)}, got ${show(got)}`;
+  }
+  return undefined;
+}
+
 function bodyOf(res: TargetResponse): string {
   if (res.json !== undefined) return show(res.json, 300);
   if (res.lines !== undefined) return `${res.lines.length} JSON lines, first ${show(res.lines[0], 200)}`;
@@ -231,6 +276,12 @@ export function compareResponse(expect: Expect, res: TargetResponse): string | u
 }
 
 function compareResponseInner(expect: Expect, res: TargetResponse): string | undefined {
+  const diff = compareValues(expect, res);
+  if (diff !== undefined || !('json_texts' in expect) || expect.json_texts === undefined) return diff;
+  return compareJsonTexts(expect.json_texts, res);
+}
+
+function compareValues(expect: Expect, res: TargetResponse): string | undefined {
   const wantStatus = expect.status ?? 200;
   if (res.status !== wantStatus) return `status: expected ${wantStatus}, got ${res.status}; body: ${bodyOf(res)}`;
 

@@ -61,15 +61,19 @@ function targetResponse(engine: Engine, route: Route, body: RequestBody, ctx: Re
     const result = runRoute(route, engine, body, ctx, params);
     if (result.kind === 'json') {
       const text = result.text ?? JSON.stringify(result.body);
-      return { status: 200, headers: JSON_HEADERS, json: text === undefined ? undefined : JSON.parse(text) };
+      return { status: 200, headers: JSON_HEADERS, ...(text === undefined ? {} : { json: JSON.parse(text), raw: text }) };
     }
     if (result.kind === 'bytes') {
       if (result.contentType === PROTOBUF_TYPE) return { status: 200, headers: { 'content-type': result.contentType }, json: otlpResponseJson(result.bytes) };
       return { status: 200, headers: { 'content-type': result.contentType }, text: new TextDecoder().decode(result.bytes) };
     }
     const lines: unknown[] = [];
-    for (const line of result.lines) lines.push(JSON.parse(line));
-    return { status: 200, headers: { 'content-type': 'application/jsonl' }, lines };
+    let raw = '';
+    for (const line of result.lines) {
+      lines.push(JSON.parse(line));
+      raw += line.endsWith('\n') ? line : line + '\n';
+    }
+    return { status: 200, headers: { 'content-type': 'application/jsonl' }, lines, raw };
   } catch (e) {
     return errorResponse(e);
   }

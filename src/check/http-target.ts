@@ -53,7 +53,7 @@ function requestBody(req: CaseRequest): { body?: string | FormData | Uint8Array;
 const JSONL_TYPES = ['application/jsonl', 'application/x-ndjson', 'application/jsonlines'];
 
 /** Parses a body by its content type: JSON Lines into lines, anything else as JSON if it parses. */
-export function parseResponseBody(contentType: string, text: string): Pick<TargetResponse, 'lines' | 'json' | 'text'> {
+export function parseResponseBody(contentType: string, text: string): Pick<TargetResponse, 'lines' | 'json' | 'text' | 'raw'> {
   const type = contentType.split(';')[0].trim().toLowerCase();
   if (JSONL_TYPES.includes(type)) {
     const lines: unknown[] = [];
@@ -65,11 +65,11 @@ export function parseResponseBody(contentType: string, text: string): Pick<Targe
         return { text };
       }
     }
-    return { lines };
+    return { lines, raw: text };
   }
   if (text === '') return {};
   try {
-    return { json: JSON.parse(text) };
+    return { json: JSON.parse(text), raw: text };
   } catch {
     return { text };
   }

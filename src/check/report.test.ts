@@ -61,6 +61,7 @@ test('reports: a summary line, bounded responses, JUnit with escaped text, Markd
 test('keyPathOf names where a diff says the answer differs', () => {
   assert.equal(keyPathOf('status: expected 200, got 500; body: x'), 'status');
   assert.equal(keyPathOf('header content-type: missing'), 'header content-type');
+  assert.equal(keyPathOf('json_texts at $[0].inputs.x: expected the text "1.0", got "1"'), 'json_texts $[0].inputs.x');
   assert.equal(keyPathOf('expected 3 lines, got 2; line 1: at $.a.b: expected 1, got 2'), 'line 1 $.a.b');
   assert.equal(keyPathOf('tie group 0 (lines 0..1): expected line 0 {} matches no got line; nearest got line 1: at $.id: expected "a", got "b"'), 'line 1 $.id');
   assert.equal(keyPathOf('body at $.reason: expected "a", got "b"'), 'body $.reason');

@@ -88,7 +88,7 @@ export function keyPathOf(diff: string): string | undefined {
   if (header) return `header ${header[1]}`;
   const line = /(?:^|; )line (\d+): at (\$.*?): /.exec(diff) ?? /nearest got line (\d+): at (\$.*?): /.exec(diff);
   if (line) return `line ${line[1]} ${line[2]}`;
-  const value = /^(body|json) at (\$.*?): /.exec(diff);
+  const value = /^(body|json|json_texts) at (\$.*?): /.exec(diff);
   if (value) return `${value[1]} ${value[2]}`;
   if (diff.startsWith('body keys:')) return 'body keys';
   if (/^expected \d+ lines/.test(diff)) return 'line count';

@@ -17,6 +17,8 @@ export interface TargetResponse {
   json?: unknown;
   /** The raw body when it was neither JSON nor JSON Lines (shown in diffs). */
   text?: string;
+  /** The body text of a JSON or JSON Lines answer, for `json_texts` (number spellings). */
+  raw?: string;
   /** Diagnostics the target adds (e.g. the stack of an in-process 500); never compared. */
   note?: string;
 }

@@ -73,3 +73,18 @@ describe('what fixture files cannot hold', () => {
     assert.throws(() => snapshot(engine.store), new SnapshotError('acme/one object o has version index 1 where fixture files would give it another; fixture files cannot hold it'));
   });
 });
+
+describe('number spellings in a dump (semantics.md#writes-number-spelling)', () => {
+  it('a call line and an end still waiting for its start keep their stored parts as written', () => {
+    const engine = createEngine();
+    const run = (path: string, text: string) => runRecorded(findRoute(path)!, engine, { kind: 'text', text }, testContext());
+    run('/call/start', '{"start":{"project_id":"acme/one","id":"c1","op_name":"op","started_at":"2024-01-01T00:00:00Z","attributes":{},"inputs":{"x":1.0}}}');
+    run('/call/end', '{"end":{"project_id":"acme/one","id":"later","ended_at":"2024-01-01T00:00:01Z","output":{"y":2.50},"summary":{"z":1E2}}}');
+    const { lines, records } = snapshot(engine.store);
+    assert.match(lines.calls[0], /"inputs":\{"x":1\.0\}/);
+    assert.deepEqual(
+      records.map((r) => [r.route, r.body.kind === 'text' ? r.body.text : null]),
+      [['/call/end', '{"end":{"project_id":"acme/one","id":"later","ended_at":"2024-01-01T00:00:01Z","exception":null,"svc_run_step_end":null,"output":{"y":2.5},"summary":{"z":100.0}}}']],
+    );
+  });
+});

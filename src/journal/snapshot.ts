@@ -50,18 +50,18 @@ function callLine(projectId: string, calls: CallTable, row: number): string {
 }
 
 function pendingEndRecord(projectId: string, end: CallEndPart): JournalRecord {
-  const req = {
-    end: {
-      project_id: projectId,
-      id: end.id,
-      ended_at: formatMicros(end.ended_at),
-      exception: end.exception,
-      output: end.output,
-      summary: end.summary,
-      svc_run_step_end: end.run_step_end,
-    },
-  };
-  return { route: '/call/end', params: {}, user: DUMP_USER, prefix: PREFIX, body: { kind: 'text', text: stringifyExact(req) }, now: [], ids: [], canRead: [] };
+  const head = stringifyExact({
+    project_id: projectId,
+    id: end.id,
+    ended_at: formatMicros(end.ended_at),
+    exception: end.exception,
+    svc_run_step_end: end.run_step_end,
+  });
+  // Output and summary as the end stored them, so their number spellings survive the dump.
+  const output = end.texts?.output ?? stringifyExact(end.output ?? null);
+  const summary = end.texts?.summary ?? stringifyExact(end.summary);
+  const text = `{"end":${head.slice(0, -1)},"output":${output},"summary":${summary}}}`;
+  return { route: '/call/end', params: {}, user: DUMP_USER, prefix: PREFIX, body: { kind: 'text', text }, now: [], ids: [], canRead: [] };
 }
 
 function objectDeleteRecord(v: ObjectVersion, deletedAtUs: number): JournalRecord {

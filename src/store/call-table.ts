@@ -38,6 +38,8 @@ export interface CallStartPart {
   user_id: string | null;
   run_id: string | null;
   run_step: number | null;
+  /** The JSON text to store for attributes and inputs, when the writer spelled it (else JSON of the values). */
+  texts?: { attributes: string; inputs: string };
 }
 
 /** A call end, engine-side. */
@@ -48,7 +50,17 @@ export interface CallEndPart {
   output: unknown;
   summary: Record<string, unknown>;
   run_step_end: number | null;
+  /** The JSON text to store for output and summary, when the writer spelled it (else JSON of the values). */
+  texts?: { output: string; summary: string };
 }
+
+/** A call body from its four parts' JSON texts (semantics.md#writes-number-spelling: stored as written). */
+function bodyOfTexts(attributes: string, inputs: string, output: string, summary: string): string {
+  return `{"attributes":${attributes},"inputs":${inputs},"output":${output},"summary":${summary}}`;
+}
+
+const startTexts = (s: CallStartPart) => s.texts ?? { attributes: stringifyExact(s.attributes), inputs: stringifyExact(s.inputs) };
+const endTexts = (e: CallEndPart) => e.texts ?? { output: stringifyExact(e.output ?? null), summary: stringifyExact(e.summary) };
 
 /** A whole call as a fixture line gives it: start and (optional) end in one record. */
 export interface CallRecordPart extends CallStartPart {
@@ -275,7 +287,8 @@ export class CallTable {
       return existing;
     }
     // Derived before the row is appended, so a throw appends nothing.
-    const text = bodyText ?? stringifyExact({ attributes: part.attributes, inputs: part.inputs, output: null, summary: null });
+    const texts = bodyText === undefined ? startTexts(part) : null;
+    const text = texts === null ? bodyText! : bodyOfTexts(texts.attributes, texts.inputs, 'null', 'null');
     const row = this.appendRow(part, {
       ended_at: null,
       exception: null,
@@ -300,9 +313,11 @@ export class CallTable {
       this.pendingEnds.set(part.id, part);
       return;
     }
-    // Everything derived first: a throw here leaves the row as it was (all or nothing).
-    const body = this.body(row);
-    const text = stringifyExact({ attributes: body.attributes, inputs: body.inputs, output: part.output, summary: part.summary });
+    // Everything derived first: a throw here leaves the row as it was (all or nothing). The
+    // start's parts are kept as stored text, so their number spellings survive the end.
+    const [attributes, inputs] = this.bodyPartTexts(row);
+    const ended = endTexts(part);
+    const text = bodyOfTexts(attributes ?? '{}', inputs ?? '{}', ended.output, ended.summary);
     const outputRefs = extractRefs(wrapOutput(part.output));
     const errors = errorCount(part.summary);
     this.endedAt.data[row] = part.ended_at;
@@ -673,8 +688,9 @@ export class CallTable {
 
   private overwriteStart(row: number, s: CallStartPart): void {
     // Everything derived first: a throw here leaves the row and its indexes as they were.
-    const body = this.body(row);
-    const text = stringifyExact({ attributes: s.attributes, inputs: s.inputs, output: body.output, summary: body.summary });
+    const [, , output, summary] = this.bodyPartTexts(row);
+    const started = startTexts(s);
+    const text = bodyOfTexts(started.attributes, started.inputs, output ?? 'null', summary ?? 'null');
     const inputRefs = extractRefs(s.inputs);
     this.buildRestoredIndexes(); // lazily built indexes read the columns this changes
     this.unindexRelations(row);

@@ -273,3 +273,29 @@ test('calls/delete soft-deletes the calls and their descendants in the same trac
     (e: { status: number; body(): unknown }) => e.status === 413 && JSON.stringify(e.body()) === '{"reason":"Cannot delete more than 1000 calls at once"}',
   );
 });
+
+test('semantics.md#writes-number-spelling: stored parts keep the body\'s spellings through an end first, a start, and a repeated start', () => {
+  const e = testEngine();
+  const startText = (inputs: string) =>
+    `{"start":{"project_id":"${P}","id":"c1","op_name":"op","started_at":"2024-05-01T12:00:00Z","attributes":{"t":0.50},"inputs":${inputs}}}`;
+  // The end arrives first and waits: its parts keep their text until the start comes.
+  call(e, '/call/end', `{"end":{"project_id":"${P}","id":"c1","ended_at":"2024-05-01T12:00:01Z","output":[1.0,2],"summary":{"x":1E2,"status_counts":{"error":1.0}}}}`);
+  call(e, '/call/start', startText('{"b":1.0,"2":-0.0,"big":123456789012345678901}'));
+  const t = e.store.project(P)!.calls;
+  const row = t.rowOf('c1')!;
+  assert.equal(
+    t.bodyText(row),
+    '{"attributes":{"t":0.5},"inputs":{"b":1.0,"2":-0.0,"big":123456789012345678901},"output":[1.0,2],"summary":{"status_counts":{"error":1},"x":100.0}}',
+  );
+  assert.equal(t.statusErrorCount.data[row], 1, 'the typed count is an int');
+  // A repeated start replaces attributes and inputs and keeps the end's parts as stored.
+  call(e, '/call/start', startText('{"c":2.0}'));
+  assert.equal(t.bodyText(row), '{"attributes":{"t":0.5},"inputs":{"c":2.0},"output":[1.0,2],"summary":{"status_counts":{"error":1},"x":100.0}}');
+});
+
+test('semantics.md#writes-number-spelling: a value sent as an object (library callers) is stored as its JSON', () => {
+  const e = testEngine();
+  call(e, '/call/start', { start: start('c1', { inputs: { a: 1.5, b: 2 } }) });
+  const t = e.store.project(P)!.calls;
+  assert.equal(t.bodyPartText(t.rowOf('c1')!, 'inputs'), '{"a":1.5,"b":2}');
+});

@@ -46,17 +46,24 @@ export interface CallStartResult {
 export type BatchItem = { mode: 'start'; start: CallStartInput } | { mode: 'end'; end: CallEndInput };
 
 /**
+ * The stored JSON text of a call's part as its write route spells it (define-route.ts
+ * `storedText`: semantics.md#writes-number-spelling); without one (the OTel ingest, library
+ * callers) the part is stored as the JSON of its value.
+ */
+export type PartText = (part: unknown) => string;
+
+/**
  * `call_start`: missing `id` / `trace_id` are generated (UUIDv7, as ClickHouse's server does);
  * a missing user id is the authenticated user's (semantics.md#writes-user-id).
  */
-export function startCall(engine: Engine, start: CallStartInput, userId: string): CallStartResult {
-  const part = startPart(engine, start, userId);
+export function startCall(engine: Engine, start: CallStartInput, userId: string, partText?: PartText): CallStartResult {
+  const part = startPart(engine, start, userId, partText);
   engine.store.projectForWrite(start.project_id).calls.start(part);
   return { id: part.id, trace_id: part.trace_id };
 }
 
 /** The row part a start writes, with its generated ids drawn (nothing is changed yet). */
-function startPart(engine: Engine, start: CallStartInput, userId: string): CallStartPart {
+function startPart(engine: Engine, start: CallStartInput, userId: string, partText?: PartText): CallStartPart {
   const id = start.id ?? engine.options.newId();
   const traceId = start.trace_id ?? engine.options.newId();
   const part: CallStartPart = {
@@ -74,6 +81,7 @@ function startPart(engine: Engine, start: CallStartInput, userId: string): CallS
     run_id: start.run_id ?? null,
     run_step: start.run_step ?? null,
   };
+  if (partText) part.texts = { attributes: partText(start.attributes), inputs: partText(start.inputs) };
   return part;
 }
 
@@ -81,13 +89,13 @@ function startPart(engine: Engine, start: CallStartInput, userId: string): CallS
  * `call_end`: sets the end fields; the summary replaces any earlier one
  * (semantics.md#writes-call-end).
  */
-export function endCall(engine: Engine, end: CallEndInput): Record<string, never> {
-  engine.store.projectForWrite(end.project_id).calls.end(endPart(end));
+export function endCall(engine: Engine, end: CallEndInput, partText?: PartText): Record<string, never> {
+  engine.store.projectForWrite(end.project_id).calls.end(endPart(end, partText));
   return {};
 }
 
-function endPart(end: CallEndInput): CallEndPart {
-  return {
+function endPart(end: CallEndInput, partText?: PartText): CallEndPart {
+  const part: CallEndPart = {
     id: end.id,
     ended_at: end.ended_at,
     exception: end.exception ?? null,
@@ -95,16 +103,20 @@ function endPart(end: CallEndInput): CallEndPart {
     summary: end.summary,
     run_step_end: end.run_step_end ?? null,
   };
+  if (partText) part.texts = { output: partText(part.output), summary: partText(end.summary) };
+  return part;
 }
 
 /**
  * `call_start_batch` (semantics.md#writes-upsert-batch): items in order; `{id, trace_id}` for
  * starts, `{}` for ends.
  */
-export function upsertBatch(engine: Engine, items: readonly BatchItem[], userId: string): { res: Array<CallStartResult | Record<string, never>> } {
+export function upsertBatch(engine: Engine, items: readonly BatchItem[], userId: string, partText?: PartText): { res: Array<CallStartResult | Record<string, never>> } {
   // Every item's part (and generated id) first, in item order, so that a throw applies none.
   const parts = items.map((item): PreparedPart =>
-    item.mode === 'start' ? { projectId: item.start.project_id, start: startPart(engine, item.start, userId) } : { projectId: item.end.project_id, end: endPart(item.end) },
+    item.mode === 'start'
+      ? { projectId: item.start.project_id, start: startPart(engine, item.start, userId, partText) }
+      : { projectId: item.end.project_id, end: endPart(item.end, partText) },
   );
   return { res: applyParts(engine, parts) };
 }
@@ -125,10 +137,10 @@ function applyParts(engine: Engine, parts: readonly PreparedPart[]): Array<CallS
 }
 
 /** `calls_complete` (v2): each call's start then its end, all prepared before any is applied. */
-export function completeCalls(engine: Engine, batch: ReadonlyArray<CallStartInput & Omit<CallEndInput, 'id'>>, userId: string): Record<string, never> {
+export function completeCalls(engine: Engine, batch: ReadonlyArray<CallStartInput & Omit<CallEndInput, 'id'>>, userId: string, partText?: PartText): Record<string, never> {
   const parts = batch.flatMap((c): PreparedPart[] => {
-    const start = startPart(engine, c, userId);
-    return [{ projectId: c.project_id, start }, { projectId: c.project_id, end: endPart({ ...c, id: start.id }) }];
+    const start = startPart(engine, c, userId, partText);
+    return [{ projectId: c.project_id, start }, { projectId: c.project_id, end: endPart({ ...c, id: start.id }, partText) }];
   });
   applyParts(engine, parts);
   return {};

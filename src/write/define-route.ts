@@ -9,9 +9,10 @@
 import { losslessBody, plainBody } from '../api/body.ts';
 import type { PathParams } from '../api/route-path.ts';
 import type { Engine, FieldPrefix, RequestContext, Route, RouteResult } from '../api/types.ts';
-import { stringifyExact } from '../core/json/exact.ts';
-import { toPlain, type LosslessValue } from '../core/json/lossless.ts';
+import { spelledPlain, stringifyExact } from '../core/json/exact.ts';
+import { fromPlain, type LosslessValue } from '../core/json/lossless.ts';
 import { validateBody, type Schema } from '../core/schema.ts';
+import { storedRowText } from './stored-json.ts';
 
 /** What `run` gets besides the validated request. */
 export interface WriteCall {
@@ -24,6 +25,14 @@ export interface WriteCall {
    * a digest are read from here so that `1` and `1.0` stay distinct (semantics.md#digest-lossless).
    */
   lossless: LosslessValue | undefined;
+  /**
+   * The JSON text a lossless route stores for a part of the validated request (a call's inputs,
+   * its summary): a part passed on unchanged is written from the body as sent (key order, every
+   * number as Python's `json.dumps` spells it after `json.loads`: semantics.md#writes-number-spelling);
+   * what the model rebuilt (a summary's typed keys) is written from its values. Undefined for
+   * routes that are not lossless.
+   */
+  storedText: ((part: unknown) => string) | undefined;
 }
 
 interface Steps<R> {
@@ -60,10 +69,17 @@ function build<T, R>(steps: Steps<R>, model: (prefix: FieldPrefix) => Schema<T>,
     body: 'json',
     run(engine, body, ctx, params = {}) {
       const lossless = steps.lossless ? losslessBody(body) : undefined;
-      const req = refine(validateBody(model(engine.options.fieldPrefix), lossless !== undefined ? toPlain(lossless) : plainBody(body)));
+      // The model sees plain values in which a float or a big integer stays a LosslessNumber:
+      // a number the model keeps is then stored as written, one it converts (an int field's
+      // `5.0`) as converted; `origins` maps each plain container back to the body's (a Map,
+      // dropped with the request: much cheaper to fill than a WeakMap).
+      const origins = lossless !== undefined ? new Map<object, LosslessValue>() : undefined;
+      const plain = lossless !== undefined ? spelledPlain(lossless, origins) : plainBody(body);
+      const req = refine(validateBody(model(engine.options.fieldPrefix), plain));
       const projects = steps.project(req, params);
       for (const projectId of typeof projects === 'string' ? [projects] : projects) ctx.authorize(projectId);
-      return exactJson(steps.run(req, { engine, ctx, params, lossless }));
+      const storedText = origins !== undefined ? (part: unknown) => storedRowText(fromPlain(part, origins)) : undefined;
+      return exactJson(steps.run(req, { engine, ctx, params, lossless, storedText }));
     },
   };
 }

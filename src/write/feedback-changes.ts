@@ -10,6 +10,7 @@
  *    one (never `feedback_id` itself), as production does. Production purges before it
  *    validates the new row; tq validates first, so a bad replacement loses nothing.
  */
+import { spelledBody } from '../api/body.ts';
 import { jsonRoute } from '../api/json-route.ts';
 import type { Engine, FieldPrefix, RequestContext, Route } from '../api/types.ts';
 import { RequestSchemaError } from '../core/errors.ts';
@@ -112,7 +113,8 @@ function replaceFeedback(engine: Engine, body: unknown, ctx: RequestContext): Re
 }
 
 export const feedbackChangeRoutes: Route[] = [
-  jsonRoute('/feedback/batch/create', createFeedbackBatch, { mutates: true }),
+  // Payloads keep their number spellings (semantics.md#writes-number-spelling).
+  jsonRoute('/feedback/batch/create', createFeedbackBatch, { mutates: true, parse: spelledBody }),
   jsonRoute('/feedback/purge', purgeFeedback, { mutates: true }),
-  jsonRoute('/feedback/replace', replaceFeedback, { mutates: true }),
+  jsonRoute('/feedback/replace', replaceFeedback, { mutates: true, parse: spelledBody }),
 ];

@@ -7,7 +7,7 @@
  * one. Otherwise the new version gets `version_index` = number of versions so far and becomes
  * the only latest one. The value is stored with sorted keys, as Weave stores the digested text.
  */
-import { parseExact } from '../core/json/exact.ts';
+import { parseExact, parseSpelled } from '../core/json/exact.ts';
 import type { Engine, FieldPrefix } from '../api/types.ts';
 import { formatMicros } from '../core/datetime.ts';
 import { objectDigest } from '../core/digest.ts';
@@ -176,7 +176,8 @@ export function objectSchema(v: ObjectVersion, prefix: FieldPrefix, metadataOnly
     kind: v.kind,
     base_object_class: v.baseObjectClass,
     leaf_object_class: v.leafObjectClass,
-    val: metadataOnly ? {} : v.val,
+    // From the stored text, so that a float reads back as one (semantics.md#writes-number-spelling).
+    val: metadataOnly ? {} : parseSpelled(v.valText),
     [`${prefix}user_id`]: 'userId' in v ? (v as StoredObjectVersion).userId : null,
     size_bytes: null,
   };

@@ -29,26 +29,29 @@ function at(v: LosslessValue | undefined, ...keys: Array<string | number>): Loss
 
 export const callStartRoute = defineRoute({
   path: '/call/start',
+  lossless: true,
   model: (p) => writeModels(p).callStartReq,
   project: (req) => req.start.project_id,
-  run: (req, { engine, ctx }) => {
+  run: (req, { engine, ctx, storedText }) => {
     ctx.assertLegacyCallWrite?.(req.start.project_id);
-    return startCall(engine, req.start, ctx.userId);
+    return startCall(engine, req.start, ctx.userId, storedText);
   },
 });
 
 export const callEndRoute = defineRoute({
   path: '/call/end',
+  lossless: true,
   model: (p) => writeModels(p).callEndReq,
   project: (req) => req.end.project_id,
-  run: (req, { engine, ctx }) => {
+  run: (req, { engine, ctx, storedText }) => {
     ctx.assertLegacyCallWrite?.(req.end.project_id);
-    return endCall(engine, req.end);
+    return endCall(engine, req.end, storedText);
   },
 });
 
 export const callUpsertBatchRoute = defineRoute({
   path: '/call/upsert_batch',
+  lossless: true,
   model: (p) => writeModels(p).callBatchReq,
   // An item's `mode` must agree with its shape (400), checked before any grant.
   refine: (req) =>
@@ -56,10 +59,10 @@ export const callUpsertBatchRoute = defineRoute({
       member === 'CallBatchStartMode' ? batchItem(value.mode ?? 'start', value.req.start, null) : batchItem(value.mode ?? 'end', null, value.req.end),
     ),
   project: (items) => items.map((item) => (item.mode === 'start' ? item.start.project_id : item.end.project_id)),
-  run: (items, { engine, ctx }) => {
+  run: (items, { engine, ctx, storedText }) => {
     // Every item is checked before the first is written: a refused batch writes nothing.
     for (const item of items) ctx.assertLegacyCallWrite?.(item.mode === 'start' ? item.start.project_id : item.end.project_id);
-    return upsertBatch(engine, items, ctx.userId);
+    return upsertBatch(engine, items, ctx.userId, storedText);
   },
 });
 
@@ -127,6 +130,7 @@ export const tableCreateFromDigestsRoute = defineRoute({
 
 export const feedbackCreateRoute = defineRoute({
   path: '/feedback/create',
+  lossless: true, // the payload keeps its number spellings (semantics.md#writes-number-spelling)
   model: (p) => writeModels(p).feedbackCreateReq,
   project: (req) => req.project_id,
   run: (req, { engine, ctx }) => createFeedback(engine, req, ctx.userId),

@@ -25,16 +25,29 @@ export function defineOwn(obj: Record<string, unknown>, key: string, value: unkn
  * lose precision and `NaN`/`Infinity` become those numbers), objects as plain objects (so
  * integer-like keys move first, as JS always does). With `keepNumbers`, numbers stay
  * LosslessNumbers (for readers that care whether a literal was written `5` or `5.0`); given a
- * predicate, only the numbers it picks do.
+ * predicate, only the numbers it picks do. With `origins`, every container made is recorded
+ * with the lossless container it came from, so that a part passed on unchanged can be written
+ * back as it was sent (`fromPlain`'s `origins`).
  */
-export function toPlain(v: LosslessValue, opts: { keepNumbers?: boolean | ((n: LosslessNumber) => boolean) } = {}): unknown {
+export function toPlain(
+  v: LosslessValue,
+  opts: {
+    keepNumbers?: boolean | ((n: LosslessNumber) => boolean);
+    /** Turns every number into what it returns instead (overrides `keepNumbers`). */
+    numberAs?: (n: LosslessNumber) => unknown;
+    origins?: Map<object, LosslessValue>;
+  } = {},
+): unknown {
   const keep = opts.keepNumbers;
+  const origins = opts.origins;
   const keepNumber = typeof keep === 'function' ? keep : () => keep === true;
+  const numberAs = opts.numberAs ?? ((x: LosslessNumber) => (keepNumber(x) ? x : Number(x.lexeme)));
   const convert = (x: LosslessValue): unknown => {
-    if (x instanceof LosslessNumber) return keepNumber(x) ? x : Number(x.lexeme);
-    if (Array.isArray(x)) return [];
-    if (x instanceof LosslessObject) return {};
-    return x;
+    if (x instanceof LosslessNumber) return numberAs(x);
+    if (!isContainer(x)) return x;
+    const made = Array.isArray(x) ? [] : {};
+    origins?.set(made, x);
+    return made;
   };
   const root = convert(v);
   if (!isContainer(v)) return root;
@@ -68,16 +81,22 @@ function numberLexeme(x: number): string {
  * they apply: `toJSON()` is honoured (Dates become ISO strings) and object properties whose
  * value is `undefined` are skipped. Numbers: safe integers become integer lexemes, everything
  * else Python's float repr (`2.5`, `1e+20`, `NaN`); bigints become integer lexemes. Existing
- * LosslessNumber/LosslessObject values are kept as they are (not copied).
+ * LosslessNumber/LosslessObject values are kept as they are (not copied), and so is the
+ * lossless original of a container `origins` knows (recorded by `toPlain`): a value that came
+ * through unchanged keeps its key order and number lexemes.
  * @throws TypeError for `undefined` outside an object property, functions, symbols and cycles.
  */
-export function fromPlain(v: unknown): LosslessValue {
+export function fromPlain(v: unknown, origins?: Map<object, LosslessValue>): LosslessValue {
   // Containers on the path from the root, to detect cycles.
   const onPath = new Set<object>();
 
   /** Scalars converted; plain containers returned as they are, to be walked by the caller. */
   const convert = (x: unknown, key: string): LosslessValue | object => {
     if (x instanceof LosslessNumber) return x;
+    if (origins !== undefined && x !== null && typeof x === 'object') {
+      const origin = origins.get(x);
+      if (origin !== undefined) return origin;
+    }
     if (x !== null && typeof x === 'object' && typeof (x as { toJSON?: unknown }).toJSON === 'function') {
       x = (x as { toJSON(k: string): unknown }).toJSON(key);
     }

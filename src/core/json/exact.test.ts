@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { exactPlain, holdsLosslessNumber, isUnsafeInteger, parseExact, stringifyExact } from './exact.ts';
-import { dumpCompact, fromPlain, LosslessNumber, parseLossless } from './lossless.ts';
+import { exactPlain, holdsLosslessNumber, isUnsafeInteger, parseExact, parseSpelled, spelledPlain, stringifyExact } from './exact.ts';
+import { dumpCompact, fromPlain, LosslessNumber, parseLossless, type LosslessValue } from './lossless.ts';
 
 test('parseExact keeps integers beyond 2^53 as their lexeme, everything else as JSON.parse gives it', () => {
   const v = parseExact('{"big":12345678901234567890,"neg":-98765432109876543210,"safe":9007199254740991,"f":1.5,"s":"12345678901234567890","a":[1,2]}') as Record<string, unknown>;
@@ -39,4 +39,25 @@ test('a stray JSON.stringify of a LosslessNumber writes the nearest number, and 
   assert.equal(JSON.stringify({ n: new LosslessNumber('12345678901234567890') }), '{"n":12345678901234567000}');
   assert.equal(JSON.stringify([new LosslessNumber('NaN')]), '[null]');
   assert.equal(dumpCompact(fromPlain({ n: new LosslessNumber('12345678901234567890') })), '{"n":12345678901234567890}');
+});
+
+test('spelledPlain: safe integers are numbers; floats and big integers LosslessNumbers of Python\'s spelling; stringifyExact writes them back', () => {
+  const plain = spelledPlain(parseLossless('{"i":-0,"f":1.0,"e":1E2,"s":1e-5,"n":-0.0,"big":12345678901234567890,"x":NaN,"h":1e400,"k":[2.50]}')) as Record<string, unknown>;
+  assert.equal(plain.i, -0);
+  assert.ok(plain.f instanceof LosslessNumber && plain.f.lexeme === '1.0');
+  assert.ok(plain.e instanceof LosslessNumber && plain.e.lexeme === '100.0');
+  assert.ok(plain.h instanceof LosslessNumber && plain.h.lexeme === 'Infinity');
+  assert.equal(stringifyExact(plain), '{"i":0,"f":1.0,"e":100.0,"s":1e-05,"n":-0.0,"big":12345678901234567890,"x":null,"h":null,"k":[2.5]}');
+  assert.equal(stringifyExact(parseSpelled('[1.0,{"a":7}]')), '[1.0,{"a":7}]');
+});
+
+test('origins: toPlain records each container\'s lossless original, and fromPlain writes an unchanged one back as it was', () => {
+  const origins = new Map<object, LosslessValue>();
+  const lossless = parseLossless('{"kept":{"b":1.0,"2":2},"rebuilt":{"z":1.0}}');
+  const plain = spelledPlain(lossless, origins) as Record<string, Record<string, unknown>>;
+  // JS moves "2" first in the plain object; the original keeps the order sent.
+  assert.deepEqual(Object.keys(plain.kept), ['2', 'b']);
+  const rebuilt = { ...plain.rebuilt, added: 3 };
+  assert.equal(dumpCompact(fromPlain({ kept: plain.kept, rebuilt }, origins)), '{"kept":{"b":1.0,"2":2},"rebuilt":{"z":1.0,"added":3}}');
+  assert.equal(origins.get(plain), lossless);
 });

@@ -8,6 +8,7 @@
  * hold such an integer and takes the JSON.parse fast path.
  */
 import { dumpCompact, fromPlain, LosslessNumber, parseLossless, toPlain, type LosslessValue } from './lossless.ts';
+import { pyNumber } from './pyjson.ts';
 
 /** A run of 16 digits: the shortest text that can spell an integer beyond 2^53. */
 const LONG_DIGIT_RUN = /\d{16}/;
@@ -20,6 +21,34 @@ export function isUnsafeInteger(n: LosslessNumber): boolean {
 /** A lossless value as an exact plain value (unsafe integers kept as LosslessNumbers). */
 export function exactPlain(v: LosslessValue): unknown {
   return toPlain(v, { keepNumbers: isUnsafeInteger });
+}
+
+/**
+ * A number as a spelled plain value holds it: a safe integer as a JS number; an integer beyond
+ * 2^53 as its exact LosslessNumber; a float as a LosslessNumber of Python's spelling after
+ * `json.loads` (`1.0`, `1E2` → `100.0`, `1e-5` → `1e-05`, `-0.0`; `NaN`, `Infinity`, `-Infinity`
+ * for the non-finite ones, `1e400` included, which compact writers answer as null).
+ */
+function pythonSpelled(n: LosslessNumber): unknown {
+  if (n.isInteger) return isUnsafeInteger(n) ? n : Number(n.lexeme);
+  const text = pyNumber(n);
+  return text === n.lexeme ? n : new LosslessNumber(text);
+}
+
+/**
+ * A lossless value as a spelled plain value: an exact plain value in which every float also
+ * stays a LosslessNumber, spelled as Python's `json.dumps` writes it after `json.loads`, so
+ * that writing it back (stringifyExact) keeps `1.0` a float (semantics.md#writes-number-spelling).
+ * With `origins`, each plain container is recorded with the lossless one it came from
+ * (`fromPlain`'s `origins`).
+ */
+export function spelledPlain(v: LosslessValue, origins?: Map<object, LosslessValue>): unknown {
+  return toPlain(v, { numberAs: pythonSpelled, origins });
+}
+
+/** Stored JSON text as a spelled plain value (spelledPlain), for answers that write it back. */
+export function parseSpelled(text: string): unknown {
+  return spelledPlain(parseLossless(text));
 }
 
 /** Parses known-valid JSON text into an exact plain value. @throws like JSON.parse / parseLossless. */

@@ -7,7 +7,8 @@
  *  - no recursion limit (CPython raises RecursionError near depth 1000; we use an explicit
  *    stack and accept any depth);
  *  - no 4300-digit limit on integers (CPython raises ValueError "Exceeds the limit (4300
- *    digits) for integer string conversion" for longer integer literals).
+ *    digits) for integer string conversion" for longer integer literals); request bodies get
+ *    that check in src/api/body.ts.
  */
 import { LosslessNumber, LosslessObject, objectFromFlat, type FlatEntries, type LosslessValue } from './value.ts';
 

@@ -15,7 +15,7 @@ import { BODY_PARTS, type CallBody, type CallTable } from '../../store/call-tabl
 import type { FeedbackRow, ProjectStore } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
 import { jsonValueString } from '../ch/values.ts';
-import type { FieldAccessor, FieldResolver, FillNumbers } from './expr/fields.ts';
+import type { FeedbackSortJoin, FieldAccessor, FieldResolver, FillNumbers } from './expr/fields.ts';
 import { hasNegativeIndex, isIndexPart, MISSING, readPath, splitFieldPath, type PathReading } from './json-path.ts';
 import { jsonAccessor, PathMemo, pathMemos, unmemoizedJsonAccessor, type RawReader } from './path-memo.ts';
 import { resolveObjectRef, type CanRead } from '../resolve-ref.ts';
@@ -24,6 +24,8 @@ import { COMPUTED_SUMMARY_FIELDS, COMPUTED_SUMMARY_FIELDS_LISTED, COMPUTED_SUMMA
 /** The dynamic JSON roots (semantics.md#calls-expr-fields): the JSON parts of a stored call body. */
 const DYNAMIC_ROOTS: ReadonlySet<string> = new Set(BODY_PARTS);
 const STORAGE_FIELDS = new Set(['storage_size_bytes', 'total_storage_size_bytes']);
+/** `feedback.[<type>]....` with a type (not `[*]`): read through the feedback join. */
+const TYPED_FEEDBACK_FIELD = /^feedback\.\[(?!\*\])[^\]]*\]\./;
 
 /** A body part's text parsed losslessly (document key order kept); null when absent. */
 function lossless(text: string | null): LosslessValue | null {
@@ -234,7 +236,7 @@ export class CallFieldResolver implements FieldResolver {
     const project = this.opts.project;
     const t = this.table;
     if (type !== '*') this.readsTypedFeedback = true;
-    /** The call's feedback row of the type: the joined one under a filter, else its first. */
+    /** The call's feedback row of the type: the joined one under a filter or sort, else its first. */
     const first = (row: number) => {
       const joined = this.joined;
       if (joined !== null && joined.row === row && type !== '*') return joined.feedback.feedback_type === type ? joined.feedback : undefined;
@@ -247,8 +249,8 @@ export class CallFieldResolver implements FieldResolver {
     }
     const payloadPath = restParts.slice(1);
     const reading: PathReading = hasNegativeIndex(payloadPath) ? 'hops' : 'json-value';
-    // A typed field reads its first feedback row; `[*]` reads the first non-empty value of any
-    // row (production: anyIf(value, value != ''), calls_query_builder/fields.py).
+    // A typed field reads the joined feedback row (its first outside a join); `[*]` reads the
+    // first non-empty value of any row (production: anyIf(value, value != ''), calls_query_builder/fields.py).
     const reader: RawReader =
       type === '*'
         ? (row) => {
@@ -271,6 +273,26 @@ export class CallFieldResolver implements FieldResolver {
    * rows joined (typed fields of another type read as missing); a call without feedback is
    * tested once, with none. Without such a field the filter is returned as it is.
    */
+  feedbackSortJoin(fields: readonly string[]): FeedbackSortJoin | null {
+    if (!fields.some((f) => TYPED_FEEDBACK_FIELD.test(f))) return null;
+    const project = this.opts.project;
+    const t = this.table;
+    const rowsOf = (row: number) => project.feedbackByRef.get(callRefUri(project.projectId, t.id(row)));
+    return {
+      count: (row) => Math.max(1, rowsOf(row)?.length ?? 0),
+      joined: (row, k, read) => {
+        const rows = rowsOf(row);
+        if (rows === undefined || rows.length === 0) return read();
+        this.joined = { row, feedback: rows[k] };
+        try {
+          return read();
+        } finally {
+          this.joined = null;
+        }
+      },
+    };
+  }
+
   joinFeedback(filter: (row: number) => boolean | null): (row: number) => boolean | null {
     if (!this.readsTypedFeedback) return filter;
     const project = this.opts.project;

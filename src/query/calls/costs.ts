@@ -4,10 +4,11 @@
  */
 import { formatMicros } from '../../core/datetime.ts';
 import type { PriceRow } from '../../store/store.ts';
-import { defineOwn } from '../../core/json/lossless.ts';
+import { defineOwn, LosslessNumber } from '../../core/json/lossless.ts';
 
 /** Python int() of a usage value; anything unconvertible counts as 0. */
 function safeInt(v: unknown): number {
+  if (v instanceof LosslessNumber) v = Number(v.lexeme); // a count stored as a float (`5.0`)
   if (typeof v === 'number' && Number.isFinite(v)) return Math.trunc(v);
   if (typeof v === 'boolean') return v ? 1 : 0;
   if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) return Number(v);

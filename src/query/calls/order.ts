@@ -6,7 +6,7 @@
  */
 import { invalidRequest } from '../../core/errors.ts';
 import { combine, numericKey, presenceKey, primaryCandidates, selectWindow, stringKey, type PositionComparator } from '../sort.ts';
-import type { FieldAccessor, FieldResolver } from './expr/fields.ts';
+import type { FeedbackSortJoin, FieldAccessor, FieldResolver } from './expr/fields.ts';
 import type { SortTerm } from './request.ts';
 
 const NOT_SORTABLE = new Set(['storage_size_bytes', 'total_storage_size_bytes']);
@@ -55,6 +55,8 @@ export function orderRows(
   let n = rows.length;
   const end = limit === null ? n : Math.min(n, offset + limit);
   if (terms.length === 0 || n === 0) return Array.from({ length: Math.max(0, end - offset) }, (_, i) => rows[offset + i]);
+  const join = resolver.feedbackSortJoin?.(terms.map((t) => t.field)) ?? null;
+  if (join !== null) return orderJoined(rows, terms, resolver, join, offset, end);
   // With a numeric first key, rows that cannot reach the page are dropped in one linear pass
   // before any other key is computed or any comparison made (a top-100 of a million rows
   // compares about a hundred rows). The kept rows stay in insertion order.
@@ -72,6 +74,24 @@ export function orderRows(
       n = rows.length;
     }
   }
+  const keys = sortKeys(terms, resolver, rows, n);
+  // Rows that tie on every key keep insertion order (semantics.md#calls-sort-stable).
+  const cmp = combine(keys, (a, b) => a - b);
+  return selectWindow(n, offset, end, cmp).map((p) => rows[p]);
+}
+
+/**
+ * One comparator per key of `terms` over positions 0..n-1 of `rows` (a dynamic field gives
+ * three: exists, numeric value, text). `within(i, read)` wraps each read of position i (the
+ * feedback join sets the joined row there).
+ */
+function sortKeys(
+  terms: SortTerm[],
+  resolver: FieldResolver,
+  rows: ArrayLike<number>,
+  n: number,
+  within?: <T>(i: number, read: () => T) => T,
+): PositionComparator[] {
   const keys: PositionComparator[] = [];
   for (const term of terms) {
     const desc = term.direction === 'desc';
@@ -79,18 +99,18 @@ export function orderRows(
     switch (acc.kind) {
       case 'string': {
         const vals = new Array<string | null>(n);
-        for (let i = 0; i < n; i++) vals[i] = acc.get(rows[i]);
+        for (let i = 0; i < n; i++) vals[i] = within === undefined ? acc.get(rows[i]) : within(i, () => acc.get(rows[i]));
         keys.push(stringKey(vals, desc));
         break;
       }
       case 'number':
       case 'datetime': {
-        keys.push(numericKey(numericValues(acc, rows), desc));
+        keys.push(numericKey(within === undefined ? numericValues(acc, rows) : Float64Array.from({ length: n }, (_, i) => within(i, () => acc.get(rows[i])) ?? NaN), desc));
         break;
       }
       case 'array': {
         const vals = new Array<string | null>(n);
-        for (let i = 0; i < n; i++) vals[i] = JSON.stringify(acc.get(rows[i]));
+        for (let i = 0; i < n; i++) vals[i] = JSON.stringify(within === undefined ? acc.get(rows[i]) : within(i, () => acc.get(rows[i])));
         keys.push(stringKey(vals, desc));
         break;
       }
@@ -102,18 +122,57 @@ export function orderRows(
         // then read from it, so a path's first use reads each row's value once, not three times.
         for (let i = 0; i < n; i++) {
           const r = rows[i];
-          strs[i] = acc.str(r);
-          present[i] = acc.exists(r) ? 1 : 0;
-          nums[i] = acc.float(r) ?? NaN;
+          const read = () => {
+            strs[i] = acc.str(r);
+            present[i] = acc.exists(r) ? 1 : 0;
+            nums[i] = acc.float(r) ?? NaN;
+          };
+          if (within === undefined) read();
+          else within(i, read);
         }
         keys.push(presenceKey(present), numericKey(nums, desc), stringKey(strs, desc));
         break;
       }
     }
   }
-  // Rows that tie on every key keep insertion order (semantics.md#calls-sort-stable).
+  return keys;
+}
+
+/**
+ * A sort that reads a typed feedback field (semantics.md#calls-feedback-join): every call is
+ * joined with each of its feedback rows (or with none, once, when it has none), the joined rows
+ * are ordered, and a call takes the place of its first joined row, as production's feedback
+ * join orders joined rows. The work is linear in the calls and their feedback rows.
+ */
+function orderJoined(
+  matches: ArrayLike<number>,
+  terms: SortTerm[],
+  resolver: FieldResolver,
+  join: FeedbackSortJoin,
+  offset: number,
+  end: number,
+): number[] {
+  const entryRow: number[] = [];
+  const entryK: number[] = [];
+  for (let i = 0; i < matches.length; i++) {
+    const row = matches[i];
+    for (let k = 0, c = join.count(row); k < c; k++) {
+      entryRow.push(row);
+      entryK.push(k);
+    }
+  }
+  const keys = sortKeys(terms, resolver, entryRow, entryRow.length, (i, read) => join.joined(entryRow[i], entryK[i], read));
   const cmp = combine(keys, (a, b) => a - b);
-  return selectWindow(n, offset, end, cmp).map((p) => rows[p]);
+  // Each call's joined rows are adjacent: keep the first of them in the sort order.
+  const firsts: number[] = [];
+  for (let i = 0; i < entryRow.length; ) {
+    let best = i;
+    let j = i + 1;
+    for (; j < entryRow.length && entryRow[j] === entryRow[i]; j++) if (cmp(j, best) < 0) best = j;
+    firsts.push(best);
+    i = j;
+  }
+  return selectWindow(firsts.length, offset, end, (a, b) => cmp(firsts[a], firsts[b])).map((p) => entryRow[firsts[p]]);
 }
 
 /** A numeric key of every row (NaN for NULL): the accessor's bulk read when it has one. */

@@ -3,7 +3,7 @@
  * replaced, unchanged but for its name. The byte renderer must give its bytes exactly
  * (response-bytes.test.ts, render-corpus.test.ts).
  */
-import { parseExact, stringifyExact } from '../../core/json/exact.ts';
+import { parseSpelled, stringifyExact } from '../../core/json/exact.ts';
 import { topLevelValueSpans } from '../../core/json/spans.testing.ts';
 import { callRefUri } from '../../core/refs.ts';
 import { BODY_PARTS, type CallBody, type CallTable } from '../../store/call-table.ts';
@@ -65,7 +65,9 @@ function textLineBuilder(o: LineBuilderOptions): (row: number) => string {
     let storedSummaryText: string | null = null;
     let parsed: CallBody | null = null;
     if (expandColumns.length > 0) {
-      parsed = t.body(row);
+      // Parsed with their number spellings kept (semantics.md#writes-number-spelling).
+      const [a, i, out, sum] = t.bodyPartTexts(row).map((text) => (text === null ? null : parseSpelled(text)));
+      parsed = { attributes: (a ?? {}) as Record<string, unknown>, inputs: (i ?? {}) as Record<string, unknown>, output: out ?? null, summary: (sum ?? null) as Record<string, unknown> | null };
       storedSummary = sel.summary ? parsed.summary : null;
     } else if (needsBody) {
       const [a, i, out, sum] = textPartsOf(t, row);
@@ -81,7 +83,7 @@ function textLineBuilder(o: LineBuilderOptions): (row: number) => string {
     const computed = { opName, startedAt: t.startedAt.data[row], endedAt: Number.isNaN(endedAt) ? null : endedAt, exception, displayName };
     let summaryJson = spliceSummary ? splicedSummary(storedSummaryText, computed, t.statusErrorCount.data[row]) : null;
     if (summaryJson === null) {
-      if (storedSummaryText !== null) storedSummary = parseExact(storedSummaryText) as Record<string, unknown> | null;
+      if (storedSummaryText !== null) storedSummary = parseSpelled(storedSummaryText) as Record<string, unknown> | null;
       const summary = deriveSummary({ summary: storedSummary, ...computed });
       if (o.req.include_costs) applyCosts(summary, o.store.prices, t.startedAt.data[row], o.project.projectId);
       if (o.req.include_feedback) {

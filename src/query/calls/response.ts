@@ -8,7 +8,7 @@ import { fieldNotAllowed } from '../../core/errors.ts';
 import { formatMicros, timedeltaMillis } from '../../core/datetime.ts';
 import { rowChunks } from '../../api/line-stream.ts';
 import { type JsonLineWriter, jsonStringRoom, putBytes, putJsonNumber, putJsonString, utf8 } from '../../core/json/line-writer.ts';
-import { parseExact, stringifyExact } from '../../core/json/exact.ts';
+import { parseExact, parseSpelled, stringifyExact } from '../../core/json/exact.ts';
 import { callRefUri, parseObjectRef } from '../../core/refs.ts';
 import { BODY_PARTS, type CallBody, type CallTable } from '../../store/call-table.ts';
 import type { FeedbackRow, ProjectStore } from '../../store/project.ts';
@@ -272,7 +272,7 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
         buf[at++] = CLOSE_BRACE;
       } else {
         const storedText = sumStart >= 0 ? t.bodyPartText(row, 'summary') : null;
-        const stored = storedText === null ? null : (parseExact(storedText) as Record<string, unknown> | null);
+        const stored = storedText === null ? null : (parseSpelled(storedText) as Record<string, unknown> | null);
         w.advance(at - w.position);
         w.text(stringifyExact(computedSummary(o, row, stored, endedAt, exception, displayName)));
         buf = w.room(room);
@@ -281,7 +281,7 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
     } else {
       // Expanded: parsed, changed and re-serialised, through the writer's methods.
       w.advance(at - w.position);
-      const parsed = t.body(row);
+      const parsed = spelledParts(t, row);
       const summary = computedSummary(o, row, sel.summary ? parsed.summary : null, endedAt, exception, displayName);
       const out = expandedParts(o.store, o.canRead, parsed, summary, sel, expandColumns);
       w.bytes(K.attributes);
@@ -445,6 +445,21 @@ export function splicedSummary(stored: string | null, c: Omit<SummaryInputs, 'su
     }
   }
   return `{"weave":${derivedWeaveJson(c, errorCount)}}`;
+}
+
+/**
+ * A row's parts as body() gives them, parsed so that writing them back keeps their number
+ * spellings (`1.0` stays a float: semantics.md#writes-number-spelling), for the lines that
+ * re-serialise the parts.
+ */
+function spelledParts(t: CallTable, row: number): CallBody {
+  const [attributes, inputs, output, summary] = t.bodyPartTexts(row).map((text) => (text === null ? null : parseSpelled(text)));
+  return {
+    attributes: (attributes as Record<string, unknown> | null) ?? {},
+    inputs: (inputs as Record<string, unknown> | null) ?? {},
+    output: output ?? null,
+    summary: (summary as Record<string, unknown> | null) ?? null,
+  };
 }
 
 export function feedbackItem(f: FeedbackRow, prefix: string): Record<string, unknown> {

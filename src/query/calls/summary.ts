@@ -6,7 +6,7 @@
 import { isPlainObject } from '../../core/plain-object.ts';
 import { looksLikeRef, parseObjectRef } from '../../core/refs.ts';
 import { timedeltaMillis } from '../../core/datetime.ts';
-import { defineOwn } from '../../core/json/lossless.ts';
+import { defineOwn, LosslessNumber } from '../../core/json/lossless.ts';
 import { stringBytes, type DerivedCache } from '../../store/derived.ts';
 import type { Store } from '../../store/store.ts';
 import { COMPUTED_SUMMARY_FIELD_NAMES } from './summary-fields.ts';
@@ -130,5 +130,6 @@ function descendantErrors(summary: Record<string, unknown> | null): number {
   const counts = summary?.status_counts;
   if (!isPlainObject(counts)) return 0;
   const v = counts.error;
+  if (v instanceof LosslessNumber) return Number(v.lexeme); // a count stored as a float (`1.0`)
   return typeof v === 'number' ? v : 0;
 }

@@ -15,6 +15,7 @@
  * such are rejected (400), as production rejects them; more than 1000 refs is a 400.
  */
 import { jsonRoute } from '../../api/json-route.ts';
+import { parseSpelled } from '../../core/json/exact.ts';
 import type { Engine, RequestContext } from '../../api/types.ts';
 import { invalidRequest, RefObjectsNotFoundError } from '../../core/errors.ts';
 import { pyStrRepr } from '../../core/json/pyjson.ts';
@@ -108,7 +109,7 @@ function lookUpRound(store: Store, ctx: RequestContext, round: Reading[]): void 
       r.val = NONE;
       r.steps = [];
     } else {
-      r.val = version.val;
+      r.val = parseSpelled(version.valText); // floats read back as floats (semantics.md#writes-number-spelling)
       r.steps = [...ref.extra.map(unquoteRefPart), ...r.steps];
     }
   });

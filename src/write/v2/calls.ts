@@ -42,29 +42,32 @@ function sameProject(params: PathParams, bodyProjects: readonly string[]): void 
 export const v2CallRoutes: Route[] = [
   defineRoute({
     path: '/v2/{entity}/{project}/call/start',
+    lossless: true,
     model: (p) => writeModels(p).callStartReq,
     project: (_req, params) => pathProject(params),
-    run: ({ start }, { engine, ctx, params }) => {
+    run: ({ start }, { engine, ctx, params, storedText }) => {
       sameProject(params, [start.project_id]);
-      return startCall(engine, start, ctx.userId);
+      return startCall(engine, start, ctx.userId, storedText);
     },
   }),
   defineRoute({
     path: '/v2/{entity}/{project}/call/end',
+    lossless: true,
     model: (p) => writeModels(p).callEndReq,
     project: (_req, params) => pathProject(params),
-    run: ({ end }, { engine, params }) => {
+    run: ({ end }, { engine, params, storedText }) => {
       sameProject(params, [end.project_id]);
-      return endCall(engine, end);
+      return endCall(engine, end, storedText);
     },
   }),
   defineRoute({
     path: '/v2/{entity}/{project}/calls/complete',
+    lossless: true,
     model: completeModel,
     project: (_req, params) => pathProject(params),
-    run: ({ batch }, { engine, ctx, params }) => {
+    run: ({ batch }, { engine, ctx, params, storedText }) => {
       sameProject(params, batch.map((c) => c.project_id));
-      return completeCalls(engine, batch, ctx.userId);
+      return completeCalls(engine, batch, ctx.userId, storedText);
     },
   }),
 ];

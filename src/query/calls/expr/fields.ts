@@ -44,4 +44,17 @@ export interface FieldResolver {
    * last. Absent: no path is.
    */
   readsJson?(path: string): boolean;
+  /**
+   * The feedback join a sort by these fields needs (semantics.md#calls-feedback-join), or null
+   * when none of them is a typed feedback field. Absent: never.
+   */
+  feedbackSortJoin?(fields: readonly string[]): FeedbackSortJoin | null;
+}
+
+/** A call's feedback rows, joined one at a time while a sort reads its keys. */
+export interface FeedbackSortJoin {
+  /** How many joined rows a call sorts as: one per feedback row of the call, or one (none joined). */
+  count(row: number): number;
+  /** `read()` with the call's k-th feedback row joined (with none when the call has no feedback). */
+  joined<T>(row: number, k: number, read: () => T): T;
 }
