@@ -16,7 +16,7 @@ import { sortBy } from '../../core/request/sort-by.ts';
 import { bool, int, list, maybe, model, str, validateBody, type Infer } from '../../core/schema.ts';
 import type { ObjectVersion } from '../../store/project.ts';
 import { objectSchema } from '../../write/objects.ts';
-import { compareStrings } from '../ch/values.ts';
+import { compareStrings } from '../../core/ch/values.ts';
 import { liveVersions } from './versions.ts';
 
 const ids = maybe(list(str()));
