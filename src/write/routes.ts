@@ -17,7 +17,8 @@ import { defineRoute, exactJson } from './define-route.ts';
 import { createFeedback } from './feedback.ts';
 import { createFile } from './files.ts';
 import { writeModels } from './models.ts';
-import { createObject, readObject } from './objects.ts';
+import { createObject } from './objects.ts';
+import { readObject } from '../query/objects/read.ts';
 import { createTable, createTableFromDigests, updateTable, type TableUpdate } from './tables.ts';
 
 /** The lossless value at a path of object keys (the parts validated as dicts by the model). */

@@ -15,7 +15,7 @@ import { checkPaging } from '../../core/request/paging.ts';
 import { sortBy } from '../../core/request/sort-by.ts';
 import { bool, int, list, maybe, model, str, validateBody, type Infer } from '../../core/schema.ts';
 import type { ObjectVersion } from '../../store/project.ts';
-import { objectSchema } from '../../write/objects.ts';
+import { objectSchema } from './read.ts';
 import { compareStrings } from '../../core/ch/values.ts';
 import { liveVersions } from './versions.ts';
 
