@@ -14,7 +14,8 @@ import { createEngineTarget } from '../src/check/engine-target.ts';
 import { runCases } from '../src/check/runner.ts';
 import { TRANSPORT_TAG, type Target, type TargetResponse } from '../src/check/target.ts';
 import { createEngine } from '../src/engine.ts';
-import { fixtureFilesIn, loadFixtureFiles, storedKindOf } from '../src/io/load-fixtures.ts';
+import { fixtureFilesIn, loadFixtureFiles } from '../src/io/load-fixtures.ts';
+import { storedKindOf } from '../src/load/fixture-kinds.ts';
 import { snapshot, SnapshotError } from '../src/journal/snapshot.ts';
 import { FIXTURE_KINDS, type FixtureKind } from '../src/load/fixture-kinds.ts';
 import { kindsNeeded } from '../src/load/kinds-needed.ts';
@@ -35,7 +36,7 @@ function freshEngine(): Engine {
 
 async function engineFrom(dir: string, kinds: readonly FixtureKind[]): Promise<Engine> {
   const engine = freshEngine();
-  await loadFixtureFiles(engine, dir, fixtureFilesIn(dir).filter((f) => kinds.includes(storedKindOf(f))));
+  await loadFixtureFiles(engine, dir, fixtureFilesIn(dir).filter((f) => kinds.includes(storedKindOf(f.kind))));
   return engine;
 }
 

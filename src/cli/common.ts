@@ -11,8 +11,8 @@ import type { Engine, FieldPrefix, RequestContext, Route } from '../api/types.ts
 import { FixtureError, RequestSchemaError, TqError } from '../core/errors.ts';
 import { schemaErrorText } from './hints.ts';
 import { createEngine } from '../engine.ts';
-import { filesOf, loadFixtureText, resolveFixturesPath, storedKindOf } from '../io/load-fixtures.ts';
-import { FIXTURE_KINDS, type FixtureKind } from '../load/fixture-kinds.ts';
+import { filesOf, loadFixtureText, resolveFixturesPath } from '../io/load-fixtures.ts';
+import { FIXTURE_KINDS, storedKindOf, type FixtureKind } from '../load/fixture-kinds.ts';
 import { snapshotSettings, type SnapshotSettings } from '../io/snapshot/cache.ts';
 import { loadFixtureFilesWithSnapshot } from '../io/snapshot/load.ts';
 import { SnapshotDamagedError } from '../store/snapshot.ts';
@@ -97,7 +97,7 @@ export async function loadEngine(opts: DataOptions, kinds: readonly FixtureKind[
     return engine;
   }
   const path = resolveFixturesPath(opts.fixtures, process.env, process.cwd());
-  const files = filesOf(path).filter((f) => kinds.includes(storedKindOf(f)));
+  const files = filesOf(path).filter((f) => kinds.includes(storedKindOf(f.kind)));
   const report = await loadFixtureFilesWithSnapshot(engine, path, files, snapshot, progressReporter());
   for (const notice of report.notices) say(notice);
   return engine;
