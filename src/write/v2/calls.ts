@@ -15,7 +15,7 @@ import { invalidRequest } from '../../core/errors.ts';
 import { perPrefix } from '../../core/request/per-prefix.ts';
 import { list, model } from '../../core/schema.ts';
 import { completeCalls, endCall, startCall } from '../calls.ts';
-import { defineRoute } from '../define-route.ts';
+import { defineRoute } from '../../api/define-route.ts';
 import { endedCallShape, startedCallShape, writeModels } from '../models.ts';
 
 const completeModel = perPrefix((p: FieldPrefix) => {
@@ -42,6 +42,9 @@ function sameProject(params: PathParams, bodyProjects: readonly string[]): void 
 export const v2CallRoutes: Route[] = [
   defineRoute({
     path: '/v2/{entity}/{project}/call/start',
+    body: 'plain',
+    mutates: true,
+    answer: 'exact-json',
     model: (p) => writeModels(p).callStartReq,
     project: (_req, params) => pathProject(params),
     run: ({ start }, { engine, ctx, params }) => {
@@ -51,6 +54,9 @@ export const v2CallRoutes: Route[] = [
   }),
   defineRoute({
     path: '/v2/{entity}/{project}/call/end',
+    body: 'plain',
+    mutates: true,
+    answer: 'exact-json',
     model: (p) => writeModels(p).callEndReq,
     project: (_req, params) => pathProject(params),
     run: ({ end }, { engine, params }) => {
@@ -60,6 +66,9 @@ export const v2CallRoutes: Route[] = [
   }),
   defineRoute({
     path: '/v2/{entity}/{project}/calls/complete',
+    body: 'plain',
+    mutates: true,
+    answer: 'exact-json',
     model: completeModel,
     project: (_req, params) => pathProject(params),
     run: ({ batch }, { engine, ctx, params }) => {
