@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const SRC = fileURLToPath(new URL('.', import.meta.url));
-const CORE = ['core', 'store', 'load', 'write', 'query', 'api', 'gen', 'engine.ts', 'routes.ts'];
+const CORE = ['core', 'store', 'load', 'write', 'query', 'otel', 'api', 'gen', 'engine.ts', 'routes.ts', 'run-path.ts'];
 const FORBIDDEN = /from ['"](node:)?(fs|fs\/promises|http|https|net|child_process|process)['"]|from ['"]chalk['"]|\bprocess\.|\brequire\(/;
 
 function sources(path: string): string[] {

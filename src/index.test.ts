@@ -91,7 +91,7 @@ test('loadFixtureText loads one kind from a string or a stream, naming the sourc
   });
   await assert.rejects(loadFixtureText(engine, 'calls', call('a', '2024-01-01T00:00:00Z'), 'mine.jsonl'), (e: unknown) => e instanceof FixtureError && e.file === 'mine.jsonl' && e.line === 1);
   await assert.rejects(loadFixtureText(engine, 'spans' as never, ''), {
-    message: "<spans>: unknown fixture kind 'spans' (calls, tables, objects, feedback, costs)",
+    message: "<spans>: unknown fixture kind 'spans' (calls, tables, objects, feedback, costs, otel-traces)",
   });
 });
 

@@ -12,7 +12,7 @@ export type { Engine, EngineOptions, FieldPrefix, RequestBody, RequestContext, R
 
 // Running routes: by path with a body text (as a client sends it), or a Route object.
 export { runRoute } from './api/run-route.ts';
-export { runPath } from './api/run-path.ts';
+export { runPath } from './run-path.ts';
 export { allRoutes, findRoute } from './routes.ts';
 export { TQ_VERSION } from './version.ts';
 export { fullAccessContext } from './api/context.ts';

@@ -11,7 +11,7 @@ import { writeRoutes } from './write/routes.ts';
 import { v2CallRoutes } from './write/v2/calls.ts';
 import { callReadRoute } from './query/calls/read.ts';
 import { callsQueryStatsRoute } from './query/calls/stats.ts';
-import { fileContentRoute } from './query/files/content.ts';
+import { fileContentRoute, fileContentRouteAt } from './query/files/content.ts';
 import { objsQueryRoute } from './query/objects/query.ts';
 import { refsReadBatchRoute } from './query/refs/read-batch.ts';
 import { tableQueryStatsBatchRoute } from './query/table/stats-batch.ts';
@@ -25,31 +25,35 @@ import { routesForPath } from './api/route-path.ts';
 import type { Route } from './api/types.ts';
 import { TQ_VERSION } from './version.ts';
 import { testControlRoutes } from './write/test-control.ts';
-import type { Engine, RequestBody, RequestContext } from './api/types.ts';
+import { defineRoute } from './api/define-route.ts';
 
-export const healthRoute: Route = {
+export const healthRoute = defineRoute({
   path: '/health',
   method: 'GET',
   body: 'none',
-  run: () => ({ kind: 'json', body: { status: 'ok' } }),
-};
+  mutates: false,
+  answer: 'json',
+  parse: () => undefined,
+  project: () => [],
+  run: () => ({ status: 'ok' }),
+});
 
-export const serverInfoRoute: Route = {
+export const serverInfoRoute = defineRoute({
   path: '/server_info',
   method: 'GET',
   body: 'none',
+  mutates: false,
+  answer: 'json',
+  parse: () => undefined,
+  project: () => [],
   // The Python client compares min_required_weave_python_version with its own version (tq
   // accepts every client); its generated ServerInfoRes model requires trace_server_version,
   // which tq fills with its own version.
-  run: () => ({ kind: 'json', body: { min_required_weave_python_version: '0.0.0', trace_server_version: TQ_VERSION, tq_version: TQ_VERSION } }),
-};
+  run: () => ({ min_required_weave_python_version: '0.0.0', trace_server_version: TQ_VERSION, tq_version: TQ_VERSION }),
+});
 
 /** `/files/content`: the newest Python client's spelling of `/file/content` (its FILE_CONTENT_PATH). */
-export const filesContentRoute: Route = {
-  ...fileContentRoute,
-  path: '/files/content',
-  run: (engine: Engine, body: RequestBody, ctx: RequestContext) => fileContentRoute.run(engine, body, ctx),
-};
+export const filesContentRoute = fileContentRouteAt('/files/content');
 
 const ROUTES: readonly Route[] = (() => {
   const all = [healthRoute, serverInfoRoute, callsStreamQueryRoute, ...tableRoutes, ...threadsRoutes, ...writeRoutes, ...v2CallRoutes,

@@ -8,21 +8,19 @@ import { fullAccessContext } from '../api/context.ts';
 import { Chalk } from 'chalk';
 import type { Command } from 'commander';
 import type { Engine, FieldPrefix, RequestContext, Route } from '../api/types.ts';
-import { FixtureError, RequestSchemaError, TqError } from '../core/errors.ts';
+import { RequestSchemaError, TqError } from '../core/errors.ts';
 import { schemaErrorText } from './hints.ts';
 import { createEngine } from '../engine.ts';
-import { filesForKinds, filesOf, loadFixtureText, resolveFixturesPath } from '../io/load-fixtures.ts';
-import { FIXTURE_KINDS, type FixtureKind } from '../load/fixture-kinds.ts';
+import { filesOf, loadFixtureText, resolveFixturesPath } from '../io/load-fixtures.ts';
+import { filesForKinds, FIXTURE_KINDS, type FixtureKind } from '../load/fixture-kinds.ts';
 import { snapshotSettings, type SnapshotSettings } from '../io/snapshot/cache.ts';
 import { loadFixtureFilesWithSnapshot } from '../io/snapshot/load.ts';
 import { SnapshotDamagedError } from '../store/snapshot.ts';
 import { progressReporter } from './progress.ts';
 import { plainOrGunzipped, readRequestSource } from './stdin.ts';
 import { openDataDir } from '../journal/data-dir.ts';
-import { LockHeldError } from '../journal/lock.ts';
-import { JournalError } from '../journal/read.ts';
-import { SnapshotError } from '../journal/snapshot.ts';
 import { resolve } from 'node:path';
+import { OPERATIONAL_ERRORS, OperationalError, type OperationalCode } from '../core/operational-errors.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_RUNTIME = 1;
@@ -52,7 +50,11 @@ export function takeRequestedExit(): number {
 }
 
 /** A usage mistake found by a command (exit 2). */
-export class UsageError extends Error {}
+export class UsageError extends OperationalError<'TQ_USAGE'> {
+  constructor(reason: string) {
+    super('TQ_USAGE', { reason });
+  }
+}
 
 export interface DataOptions {
   fixtures?: string;
@@ -277,9 +279,12 @@ function firstPart(engine: Engine, route: Route, text: string): FirstPart {
 
 /** Prints an error the way the CLI reports it and returns the exit code. */
 export function reportError(e: unknown): number {
-  if (e instanceof UsageError) {
-    say(`${paint.red('error:')} ${e.message}`);
-    return EXIT_USAGE;
+  if (e instanceof OperationalError) {
+    // The family's entry says how: `fixture error: file:line: problem`, exit 1; `error: ...`, exit 2.
+    const code: OperationalCode = (e as OperationalError).code;
+    const { label, exit } = OPERATIONAL_ERRORS[code];
+    say(`${paint.red(`${label}:`)} ${e.message}`);
+    return exit === 'usage' ? EXIT_USAGE : EXIT_RUNTIME;
   }
   if (e instanceof TqError) {
     // The text leads with what to fix; the body printed after it is the wire body, unchanged.
@@ -289,18 +294,6 @@ export function reportError(e: unknown): number {
     if (hint !== undefined) say(`${paint.yellow('hint:')} ${hint}`);
     say(JSON.stringify(e.body()));
     return EXIT_USAGE;
-  }
-  if (e instanceof JournalError || e instanceof LockHeldError || e instanceof SnapshotError) {
-    say(`${paint.red('journal error:')} ${e.message}`);
-    return EXIT_RUNTIME;
-  }
-  if (e instanceof SnapshotDamagedError) {
-    say(`${paint.red('error:')} ${e.message}`);
-    return EXIT_RUNTIME;
-  }
-  if (e instanceof FixtureError) {
-    say(`${paint.red('fixture error:')} ${e.message}`);
-    return EXIT_RUNTIME;
   }
   const err = e as NodeJS.ErrnoException;
   if (err?.code === 'ENOENT' || err?.code === 'EACCES' || err?.code === 'EISDIR') {

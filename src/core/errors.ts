@@ -392,18 +392,8 @@ function boundIssue(issue: ValidationIssue): ValidationIssue {
   return out;
 }
 
-/** A malformed fixture file: names the file and line. Not an HTTP error (status 500 if it ever leaks). */
-export class FixtureError extends Error {
-  constructor(
-    readonly file: string,
-    readonly line: number,
-    readonly problem: string,
-  ) {
-    // Line 0: a problem of the whole file (missing, unreadable, corrupt gzip), named `file: problem`.
-    super(line > 0 ? `${file}:${line}: ${problem}` : `${file}: ${problem}`);
-    this.name = 'FixtureError';
-  }
-}
+/** A malformed fixture file: an operational error (core/operational-errors.ts), never an HTTP one (500 if it ever leaks). */
+export { FixtureError } from './operational-errors.ts';
 
 // Constructors for the codes used in many places, so call sites read as sentences.
 export const invalidRequest = (code: CodeOf<'invalid'>, args: MessageArgs = {}, path?: ErrorPath) =>

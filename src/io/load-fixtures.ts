@@ -3,51 +3,43 @@
  *
  * Where the data comes from: `--fixtures`, then TQ_FIXTURES, then `./fixtures` of the working
  * directory, then the bundled demo. A directory holds calls.jsonl, tables.jsonl,
- * objects.jsonl, feedback.jsonl and costs.jsonl (each optional, each may be `.jsonl.gz`); a
- * single `.jsonl[.gz]` file holds calls only. Every malformed line is an error naming
+ * objects.jsonl, feedback.jsonl and costs.jsonl (each optional, each may be `.jsonl.gz`), and the
+ * files that feed a kind from another format (otel-traces.jsonl; load/fixture-kinds.ts); a
+ * single `.jsonl[.gz]` file holds calls, or what its name says (otel-traces.jsonl). Every malformed line is an error naming
  * `file:line` and the problem; nothing is skipped silently.
  */
 import { existsSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FixtureError } from '../core/errors.ts';
 import type { Engine } from '../api/types.ts';
 import { RecordProblem } from '../load/call-record.ts';
-import { FIXTURE_KIND_REGISTRY, FIXTURE_KINDS, isFixtureKind, type FixtureKind } from '../load/fixture-kinds.ts';
+import {
+  FEEDING_FILE_REGISTRY,
+  FIXTURE_FILE_KINDS,
+  FIXTURE_KIND_REGISTRY,
+  FIXTURE_KINDS,
+  isFixtureFileKind,
+  isFixtureKind,
+  lineSpecOf,
+  type FixtureFileKind,
+  type FixtureKind,
+} from '../load/fixture-kinds.ts';
 import { forEachLine, forEachLineOf, type LineRef, type ReadProgress } from './lines.ts';
 import { hasBom, invalidUtf8Offset } from './utf8.ts';
 import { MAX_BODY_DEPTH, textDepthExceeded } from '../core/json/depth.ts';
 import { DuplicateCallError, type CallTable } from '../store/call-table.ts';
 import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord, type ScannedCall } from '../load/scanned-call.ts';
 import { forEachPrescannedLine, PARALLEL_MIN_BYTES } from './load-calls/parallel.ts';
-// OpenTelemetry fixtures (otel-traces.jsonl): a separate kind with its own loader (src/otel/fixtures.ts).
-import { isOtelTracesFile, loadOtelTracesFile, OTEL_TRACES_KIND, otelTracesFileIn } from '../otel/fixtures.ts';
 
 export const BUNDLED_FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
-export { FIXTURE_KINDS, type FixtureKind };
+export { FIXTURE_KINDS, type FixtureKind, type FixtureFileKind };
 const KINDS = FIXTURE_KINDS;
-type Kind = FixtureKind;
-/** A file a fixtures location holds: one of the kinds above, or OTLP traces (`otel-traces.jsonl`). */
-export type FixtureFileKind = FixtureKind | typeof OTEL_TRACES_KIND;
+/** A file a fixtures location holds: one of the kinds, or a file that feeds one (`otel-traces.jsonl`). */
 export interface FixtureFile {
   file: string;
   kind: FixtureFileKind;
-}
-
-/** The kinds of data a file fills: OTLP traces become calls and the op objects they refer to. */
-const kindsFilledBy = (f: FixtureFile): readonly FixtureKind[] => (f.kind === OTEL_TRACES_KIND ? ['calls', 'objects'] : [f.kind]);
-
-/**
- * The files a load that needs `kinds` reads. An OTLP traces file is read when it fills a needed
- * kind, and then the objects file is read too (before it, in `files` order): its spans refer to
- * an existing op of their name (semantics.md#otel-op-objects), so the answer matches a whole load.
- */
-export function filesForKinds(files: readonly FixtureFile[], kinds: readonly FixtureKind[]): FixtureFile[] {
-  const needed = new Set(kinds);
-  const fills = (f: FixtureFile) => kindsFilledBy(f).some((k) => needed.has(k));
-  if (files.some((f) => f.kind === OTEL_TRACES_KIND && fills(f))) needed.add('objects');
-  return files.filter(fills);
 }
 
 export interface LoadProgress extends ReadProgress {
@@ -75,20 +67,24 @@ export function filesOf(path: string): FixtureFile[] {
   if (!existsSync(path)) throw new FixtureError(path, 0, 'no such file or directory');
   if (statSync(path).isFile()) {
     if (!/\.jsonl(\.gz)?$/.test(path)) throw new FixtureError(path, 0, 'a fixtures file must end in .jsonl or .jsonl.gz');
-    return [{ file: path, kind: isOtelTracesFile(path) ? OTEL_TRACES_KIND : 'calls' }];
+    const named = /^(.*)\.jsonl(\.gz)?$/.exec(basename(path))![1];
+    return [{ file: path, kind: Object.hasOwn(FEEDING_FILE_REGISTRY, named) ? (named as FixtureFileKind) : 'calls' }];
   }
-  // The OTLP file is looked for here only, not by fixtureFilesIn: a --data directory's
+  // The feeding files are looked for here only, not by fixtureFilesIn: a --data directory's
   // compaction rewrites calls.jsonl and must not find the same spans again.
-  const otel = otelTracesFileIn(path);
-  const found: FixtureFile[] = [...fixtureFilesIn(path), ...(otel === null ? [] : [{ file: otel, kind: OTEL_TRACES_KIND }])];
-  if (found.length === 0) throw new FixtureError(path, 0, `no fixture files (${[...KINDS.map((k) => k + '.jsonl'), 'otel-traces.jsonl'].join(', ')})`);
+  const found = filesOfKinds(path, FIXTURE_FILE_KINDS);
+  if (found.length === 0) throw new FixtureError(path, 0, `no fixture files (${FIXTURE_FILE_KINDS.map((k) => k + '.jsonl').join(', ')})`);
   return found;
 }
 
-/** The fixture files a directory holds (none is not an error here). */
+/** The fixture files of the kinds (not the feeding files) a directory holds (none is not an error here). */
 export function fixtureFilesIn(path: string): FixtureFile[] {
+  return filesOfKinds(path, KINDS);
+}
+
+function filesOfKinds(path: string, kinds: readonly FixtureFileKind[]): FixtureFile[] {
   const found: FixtureFile[] = [];
-  for (const kind of KINDS) {
+  for (const kind of kinds) {
     const plain = join(path, `${kind}.jsonl`);
     const gz = `${plain}.gz`;
     if (existsSync(plain) && existsSync(gz)) throw new FixtureError(path, 0, `both ${kind}.jsonl and ${kind}.jsonl.gz exist; keep one`);
@@ -99,14 +95,14 @@ export function fixtureFilesIn(path: string): FixtureFile[] {
 }
 
 /**
- * Stores one fixture line; a bad record is a FixtureError naming `file:line`. Returns false
- * when the line held nothing but a byte order mark.
+ * Stores one fixture line; a bad record is a FixtureError naming `file:line`. Returns the
+ * number of records it held (0 for a line of nothing but a byte order mark).
  */
-function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineStart, end, line }: LineRef, prescan?: CallLinePrescan, slot = 0): boolean {
+function loadLine(engine: Engine, kind: FixtureFileKind, file: string, { buf, start: lineStart, end, line }: LineRef, prescan?: CallLinePrescan, slot = 0): number {
   // A BOM opens files from some Windows JSON Lines writers: skipped, not part of the record.
   const start = line === 1 && hasBom(buf, lineStart, end) ? lineStart + 3 : lineStart;
-  if (start === end) return false;
-  if (FIXTURE_KIND_REGISTRY[kind].prescanned) {
+  if (start === end) return 0;
+  if (isFixtureKind(kind) && FIXTURE_KIND_REGISTRY[kind].prescanned) {
     // A calls line prescanned on the worker thread (the same byte range), or scanned here.
     const scanned = prescan ? scannedCallRecord(prescan, slot, buf) : scanCallLine(buf, start, end);
     if (scanned !== null) {
@@ -114,17 +110,16 @@ function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineSt
       const spans = partByteSpans(prescan ?? linePrescan, slot, 0, partSpans);
       const bytes = plainView(buf);
       storeCall(engine, file, line, scanned, (calls) => calls.loadParts(scanned.record, bytes, spans, scanned.derived));
-      return true;
+      return 1;
     }
   }
   const text = checkLine(file, line, buf, lineStart, start, end);
   try {
-    FIXTURE_KIND_REGISTRY[kind].store(engine, { text, buf, start, end });
+    return lineSpecOf(kind).store(engine, { text, buf, start, end });
   } catch (e) {
     if (e instanceof RecordProblem) throw new FixtureError(file, line, e.message);
     throw e;
   }
-  return true;
 }
 
 /** Bytes read between two progress reports inside one line. */
@@ -215,20 +210,16 @@ export async function loadFixtureFiles(
 ): Promise<LoadReport> {
   const report: LoadReport = { source, files: [], notices: [] };
   for (const { file, kind } of files) {
-    if (kind === OTEL_TRACES_KIND) {
-      const calls = await loadOtelTracesFile(engine, file);
-      report.files.push({ file, kind, records: calls });
-      if (calls === 0) report.notices.push(`${file}: empty`);
-      continue;
-    }
     let records = 0;
     let last: ReadProgress = { bytesRead: 0, totalBytes: 0 };
     let lastLine = 0;
     const onLine = (ref: LineRef, prescan?: CallLinePrescan, slot?: number) => {
       lastLine = ref.line;
-      if (!loadLine(engine, kind, file, ref, prescan, slot)) return;
-      records++;
-      if (onProgress && (records & 0x3fff) === 0) onProgress({ ...last, file, records });
+      const stored = loadLine(engine, kind, file, ref, prescan, slot);
+      if (stored === 0) return;
+      const before = records;
+      records += stored;
+      if (onProgress && records >> 14 !== before >> 14) onProgress({ ...last, file, records });
     };
     let reportedBytes = 0;
     const onChunk = (p: ReadProgress) => {
@@ -240,7 +231,7 @@ export async function loadFixtureFiles(
         onProgress({ ...p, file, records });
       }
     };
-    const parallel = FIXTURE_KIND_REGISTRY[kind].prescanned && existsSync(file) && statSync(file).size >= parallelMinBytes;
+    const parallel = isFixtureKind(kind) && FIXTURE_KIND_REGISTRY[kind].prescanned && existsSync(file) && statSync(file).size >= parallelMinBytes;
     await (parallel ? forEachPrescannedLine(file, onLine, onChunk) : forEachLine(file, onLine, onChunk)).catch((e: unknown) => {
       const code = (e as NodeJS.ErrnoException)?.code;
       if (typeof code === 'string' && code.startsWith('Z_')) {
@@ -258,20 +249,20 @@ export async function loadFixtureFiles(
 }
 
 /**
- * Loads the lines of one fixture kind from text that is not a file: a string, bytes, or a
+ * Loads the lines of one fixture kind (or feeding file) from text that is not a file: a string, bytes, or a
  * stream of chunks (a Readable, an async generator; gunzip it first if compressed). `name`
  * stands for the file in error messages. Returns the number of records loaded.
  */
 export async function loadFixtureText(
   engine: Engine,
-  kind: FixtureKind,
+  kind: FixtureFileKind,
   source: Parameters<typeof forEachLineOf>[0],
   name = `<${kind}>`,
 ): Promise<number> {
-  if (!isFixtureKind(kind)) throw new FixtureError(name, 0, `unknown fixture kind '${String(kind)}' (${KINDS.join(', ')})`);
+  if (!isFixtureFileKind(kind)) throw new FixtureError(name, 0, `unknown fixture kind '${String(kind)}' (${FIXTURE_FILE_KINDS.join(', ')})`);
   let records = 0;
   await forEachLineOf(source, (ref) => {
-    if (loadLine(engine, kind, name, ref)) records++;
+    records += loadLine(engine, kind, name, ref);
   });
   return records;
 }

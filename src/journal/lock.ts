@@ -11,11 +11,16 @@
  */
 import { linkSync, mkdirSync, readFileSync, renameSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { OperationalError } from '../core/operational-errors.ts';
 
 export const LOCK_FILE = 'tq.lock';
 export const TAKEOVER_DIR = 'tq.lock.takeover';
 
-export class LockHeldError extends Error {}
+export class LockHeldError extends OperationalError<'TQ_DATA_DIR_LOCKED'> {
+  constructor(reason: string) {
+    super('TQ_DATA_DIR_LOCKED', { reason });
+  }
+}
 
 function alive(pid: number): boolean {
   try {

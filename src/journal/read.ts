@@ -11,7 +11,10 @@ import { decodeRecord, RecordFormatError, type JournalRecord } from './record.ts
 
 /** A journal line tq cannot read or replay: `file:line: problem`, as for fixture files. */
 export class JournalError extends FixtureError {
-  override name = 'JournalError';
+  constructor(file: string, line: number, problem: string) {
+    super(file, line, problem, 'TQ_JOURNAL_FILE');
+    this.name = 'JournalError';
+  }
 }
 
 export interface JournalScan {

@@ -16,12 +16,17 @@ import { BODY_PARTS, type CallEndPart, type CallTable } from '../store/call-tabl
 import type { ObjectVersion } from '../store/project.ts';
 import type { Store } from '../store/store.ts';
 import type { JournalRecord } from './record.ts';
+import { OperationalError } from '../core/operational-errors.ts';
 
 /** The user that synthetic journal records of a dump run as. */
 const DUMP_USER = 'tq-dump';
 const PREFIX: FieldPrefix = 'svc_';
 
-export class SnapshotError extends Error {}
+export class SnapshotError extends OperationalError<'TQ_DUMP'> {
+  constructor(reason: string) {
+    super('TQ_DUMP', { reason });
+  }
+}
 
 const time = (us: number) => (Number.isNaN(us) ? null : formatMicros(us));
 

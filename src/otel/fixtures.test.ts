@@ -10,8 +10,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { createEngine } from '../engine.ts';
 import { FixtureError } from '../core/errors.ts';
-import { filesOf, loadFixtures } from '../io/load-fixtures.ts';
-import { loadOtelTracesText } from './fixtures.ts';
+import { filesOf, loadFixtures, loadFixtureText } from '../io/load-fixtures.ts';
 import { otlpExport } from './otlp.testing.ts';
 import { tempDir } from '../io/temp-dir.testing.ts';
 
@@ -78,8 +77,8 @@ describe('otel-traces.jsonl fixtures', () => {
 
   it('text that is not a file loads the same way, named in errors', async () => {
     const engine = createEngine();
-    assert.equal(await loadOtelTracesText(engine, `${line('00000000000000e1')}\n`), 1);
+    assert.equal(await loadFixtureText(engine, 'otel-traces', `${line('00000000000000e1')}\n`), 1);
     assert.deepEqual(ids(engine), ['00000000000000e1']);
-    await assert.rejects(loadOtelTracesText(engine, 'x\n', 'traces'), { message: /^traces:1: invalid JSON/ });
+    await assert.rejects(loadFixtureText(engine, 'otel-traces', 'x\n', 'traces'), { message: /^traces:1: invalid JSON/ });
   });
 });

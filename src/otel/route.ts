@@ -7,7 +7,8 @@
  * first call is stored; the answer is production's (partial success when spans are rejected),
  * in the request's format.
  */
-import type { Route } from '../api/types.ts';
+import { defineRoute } from '../api/define-route.ts';
+import type { RequestBody, RouteResult } from '../api/types.ts';
 import { applyExport, decodeBody, exportResponse, formatOf, inflateBody, MAX_INFLATED_BYTES, planExport } from './export.ts';
 
 const OTEL_TRACES_PATH = '/otel/v1/traces';
@@ -15,14 +16,15 @@ const OTEL_TRACES_PATH = '/otel/v1/traces';
 /** The request headers the route reads (and the journal keeps). */
 const HEADERS = ['content-type', 'content-encoding', 'project_id'] as const;
 
-export const otelTracesRoute: Route = {
+export const otelTracesRoute = defineRoute({
   path: OTEL_TRACES_PATH,
-  method: 'POST',
   body: 'binary',
   headers: HEADERS,
   apiKeyHeader: true,
   mutates: true,
-  run(engine, body, ctx) {
+  answer: 'result',
+  parse(raw, _prefix, _params, userId) {
+    const body = raw as RequestBody;
     // Front ends that only send text (the library's runPath, the CLI) reach here with OTLP/JSON.
     const text = body.kind === 'text' ? body.text : body.kind === 'value' ? JSON.stringify(body.value) : '';
     const bytes = body.kind === 'binary' ? body.bytes : new TextEncoder().encode(text);
@@ -30,10 +32,12 @@ export const otelTracesRoute: Route = {
     const format = formatOf(headers['content-type']);
     const inflated = inflateBody(bytes, headers['content-encoding'], MAX_INFLATED_BYTES);
     const request = decodeBody(inflated, format);
-    const plan = planExport(request, headers.project_id, ctx.userId);
-    for (const projectId of plan.projects) ctx.authorize(projectId);
+    return { format, plan: planExport(request, headers.project_id, userId) };
+  },
+  project: ({ plan }) => plan.projects,
+  run({ format, plan }, { engine, ctx }): RouteResult {
     applyExport(engine, plan, ctx.userId);
     const answer = exportResponse(plan, format);
     return 'json' in answer ? { kind: 'json', body: answer.json } : { kind: 'bytes', bytes: answer.bytes, contentType: 'application/x-protobuf' };
   },
-};
+});

@@ -2,7 +2,7 @@
  * Ordering shared by the queries: sort keys precomputed into arrays, one comparator over all
  * keys, and a bounded top-k selection when only the first `offset + limit` rows are wanted.
  */
-import { compareStrings } from './ch/values.ts';
+import { compareStrings } from '../core/ch/values.ts';
 
 /** Compares two items by position in the precomputed key arrays. */
 export type PositionComparator = (a: number, b: number) => number;

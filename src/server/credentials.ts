@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { Users, type UserSpec } from './basic-auth.ts';
 import { loadUsersFile } from './users-file.ts';
+import { OperationalError } from '../core/operational-errors.ts';
 
 /** The user name the Weave SDK sends (`api:<WANDB_API_KEY>`). */
 export const DEFAULT_USER = 'api';
@@ -27,7 +28,11 @@ export interface ResolvedUsers {
 }
 
 /** A configuration mistake (a usage error for the CLI). */
-export class CredentialsError extends Error {}
+export class CredentialsError extends OperationalError<'TQ_CREDENTIALS'> {
+  constructor(reason: string) {
+    super('TQ_CREDENTIALS', { reason });
+  }
+}
 
 /** 24 random bytes, base64url: 32 characters, no padding, safe in a shell and in a header. */
 export function generatePassword(): string {

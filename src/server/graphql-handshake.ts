@@ -32,7 +32,7 @@ import {
   type ExecutionResult,
   type OperationDefinitionNode,
 } from 'graphql';
-import { plainBody } from '../api/body.ts';
+import { defineRoute } from '../api/define-route.ts';
 import type { Engine, RequestContext, Route } from '../api/types.ts';
 import { invalidRequest } from '../core/errors.ts';
 import { projectIdProblem } from '../core/project-id.ts';
@@ -168,14 +168,16 @@ export function answerGraphql(engine: Engine, ctx: RequestContext, body: unknown
 
 /** The `/graphql` route: every answer a 200, as GraphQL servers answer a well-formed request. */
 export function graphqlRoute(options: HandshakeOptions = {}): Route {
-  return {
+  return defineRoute({
     path: '/graphql',
-    method: 'POST',
-    body: 'json',
-    run(engine, body, ctx) {
-      const result = answerGraphql(engine, ctx, plainBody(body), options);
-      // The wire form: errors as their JSON (message, locations, path, extensions).
-      return { kind: 'json', body: JSON.parse(JSON.stringify(result)) };
-    },
-  };
+    body: 'plain',
+    mutates: false,
+    answer: 'json',
+    // A GraphQL request is checked by graphql-js, and each resolver reads under the user's
+    // grants: the route itself names no project.
+    parse: (body) => body,
+    project: () => [],
+    // The wire form: errors as their JSON (message, locations, path, extensions).
+    run: (body, { engine, ctx }) => JSON.parse(JSON.stringify(answerGraphql(engine, ctx, body, options))) as unknown,
+  });
 }

@@ -16,10 +16,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseGrant, type UserSpec } from './basic-auth.ts';
+import { OperationalError } from '../core/operational-errors.ts';
 
-export class UsersFileError extends Error {
+export class UsersFileError extends OperationalError<'TQ_USERS_FILE'> {
   constructor(source: string, where: string, problem: string) {
-    super(`${source}: ${where ? `${where}: ` : ''}${problem}`);
+    super('TQ_USERS_FILE', { source, where, problem });
     this.name = 'UsersFileError';
   }
 }

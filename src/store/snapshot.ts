@@ -19,6 +19,7 @@ import type { FeedbackRow } from './project.ts';
 import type { Store } from './store.ts';
 import type { CallTable } from './call-table.ts';
 import type { CallTableImage } from './snapshot-image.ts';
+import { OperationalError } from '../core/operational-errors.ts';
 
 export type { CallTableImage, SparseNumbers, SparseStringLists, SparseStrings } from './snapshot-image.ts';
 
@@ -125,7 +126,11 @@ export interface EncodedSnapshot {
 export class SnapshotFormatError extends Error {}
 
 /** A snapshot found damaged after it was restored (an arena chunk failing its checksum when read). */
-export class SnapshotDamagedError extends Error {}
+export class SnapshotDamagedError extends OperationalError<'TQ_SNAPSHOT_DAMAGED'> {
+  constructor(reason: string) {
+    super('TQ_SNAPSHOT_DAMAGED', { reason });
+  }
+}
 
 /** A table's image with what the encoder adds: chunk checksums and the start orders. */
 function imageOf(table: CallTable, str: (s: string) => number): CallTableImage {

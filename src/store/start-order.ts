@@ -9,7 +9,7 @@
  * (appends in time order just extend it), a repeated start (which may move a row, or make it
  * a root or not) rebuilds it. Ids compare by code point (compareStrings), as the calls sort does.
  */
-import { compareStrings } from '../query/ch/values.ts';
+import { compareStrings } from '../core/ch/values.ts';
 import type { CallTable } from './call-table.ts';
 
 interface StartOrder {

@@ -10,13 +10,12 @@
  *    one (never `feedback_id` itself), as production does. Production purges before it
  *    validates the new row; tq validates first, so a bad replacement loses nothing.
  */
-import { spelledBody } from '../api/body.ts';
-import { jsonRoute } from '../api/json-route.ts';
-import type { Engine, FieldPrefix, RequestContext, Route } from '../api/types.ts';
+import { defineRoute, type RouteCall } from '../api/define-route.ts';
+import type { Engine, FieldPrefix, Route } from '../api/types.ts';
 import { RequestSchemaError } from '../core/errors.ts';
 import { isPlainObject } from '../core/plain-object.ts';
 import { perPrefix } from '../core/request/per-prefix.ts';
-import { list, model, validateBody } from '../core/schema.ts';
+import { list, model, validateBody, type Infer } from '../core/schema.ts';
 import { feedbackTable } from '../query/feedback/table.ts';
 import { checkPurgeShape } from '../query/orm/purge-shape.ts';
 import { matchingRows, ormPurgeModel, parseOrmQuery } from '../query/orm/request.ts';
@@ -55,19 +54,16 @@ function atomically<T>(engine: Engine, projectIds: Iterable<string>, write: () =
 
 const batchModel = perPrefix((p: FieldPrefix) => model('FeedbackCreateBatchReq', { batch: list(writeModels(p).feedbackCreateReq) }, { strict: true }));
 
-function createFeedbackBatch(engine: Engine, body: unknown, ctx: RequestContext): { res: unknown[] } {
-  const items = validateBody(batchModel(engine.options.fieldPrefix), body).batch;
-  const projects = new Set(items.map((i) => i.project_id));
-  for (const projectId of projects) ctx.authorize(projectId);
-  return { res: atomically(engine, projects, () => items.map((item) => createFeedback(engine, item, ctx.userId))) };
+/** Each project once, in the order the batch first names it. */
+const batchProjects = (items: readonly FeedbackInput[]) => [...new Set(items.map((i) => i.project_id))];
+
+function createFeedbackBatch(items: FeedbackInput[], { engine, ctx }: RouteCall): { res: unknown[] } {
+  return { res: atomically(engine, batchProjects(items), () => items.map((item) => createFeedback(engine, item, ctx.userId))) };
 }
 
 const purgeModel = ormPurgeModel('FeedbackPurgeReq');
 
-function purgeFeedback(engine: Engine, body: unknown, ctx: RequestContext): Record<string, never> {
-  const req = validateBody(purgeModel, body);
-  const expr = parseOrmQuery(req.query);
-  ctx.authorize(req.project_id);
+function purgeFeedback({ req, expr }: { req: Infer<typeof purgeModel>; expr: ReturnType<typeof parseOrmQuery> }, { engine }: RouteCall): Record<string, never> {
   checkPurgeShape(expr, MESSAGE_INVALID_FEEDBACK_PURGE, false);
   const project = engine.store.project(req.project_id);
   if (!project) return {};
@@ -102,9 +98,7 @@ function feedbackIdIssue(value: unknown) {
     : { type: 'string_type', loc: ['body', 'feedback_id'], msg: 'Input should be a valid string', input: value };
 }
 
-function replaceFeedback(engine: Engine, body: unknown, ctx: RequestContext): Record<string, unknown> {
-  const { feedbackId, input } = parseReplace(engine.options.fieldPrefix, body);
-  ctx.authorize(input.project_id);
+function replaceFeedback({ feedbackId, input }: { feedbackId: string; input: FeedbackInput }, { engine, ctx }: RouteCall): Record<string, unknown> {
   return atomically(engine, [input.project_id], () => {
     const project = engine.store.projectForWrite(input.project_id);
     resetFeedback(project, project.feedback.filter((f) => f.id !== feedbackId));
@@ -113,8 +107,34 @@ function replaceFeedback(engine: Engine, body: unknown, ctx: RequestContext): Re
 }
 
 export const feedbackChangeRoutes: Route[] = [
-  // Payloads keep their number spellings (semantics.md#writes-number-spelling).
-  jsonRoute('/feedback/batch/create', createFeedbackBatch, { mutates: true, parse: spelledBody }),
-  jsonRoute('/feedback/purge', purgeFeedback, { mutates: true }),
-  jsonRoute('/feedback/replace', replaceFeedback, { mutates: true, parse: spelledBody }),
+  defineRoute({
+    path: '/feedback/batch/create',
+    body: 'spelled', // payloads keep their number spellings (semantics.md#writes-number-spelling)
+    mutates: true,
+    answer: 'json',
+    model: batchModel,
+    refine: (req) => req.batch,
+    project: batchProjects,
+    run: createFeedbackBatch,
+  }),
+  defineRoute({
+    path: '/feedback/purge',
+    body: 'plain',
+    mutates: true,
+    answer: 'json',
+    model: () => purgeModel,
+    refine: (req) => ({ req, expr: parseOrmQuery(req.query) }),
+    project: ({ req }) => req.project_id,
+    run: purgeFeedback,
+  }),
+  defineRoute({
+    path: '/feedback/replace',
+    body: 'spelled',
+    mutates: true,
+    answer: 'json',
+    // FeedbackCreateReq plus `feedback_id`, with pydantic's issue order (parseReplace).
+    parse: (body, prefix) => parseReplace(prefix, body),
+    project: ({ input }) => input.project_id,
+    run: replaceFeedback,
+  }),
 ];

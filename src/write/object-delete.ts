@@ -10,7 +10,7 @@ import { invalidRequest, tqError } from '../core/errors.ts';
 import { pyStrRepr } from '../core/json/pyjson.ts';
 import { list, maybe, model, str, type Infer } from '../core/schema.ts';
 import { refreshLatest, selectsVersion } from '../query/objects/versions.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../api/define-route.ts';
 
 const MAX_DELETE = 100;
 
@@ -58,6 +58,9 @@ function deleteObject(engine: Engine, req: Infer<typeof deleteModel>): { num_del
 
 export const objDeleteRoute = defineRoute({
   path: '/obj/delete',
+  body: 'plain',
+  mutates: true,
+  answer: 'exact-json',
   model: () => deleteModel,
   refine: checkCount,
   project: (req) => req.project_id,

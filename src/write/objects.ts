@@ -1,28 +1,22 @@
 /**
  * Object versions (semantics.md#writes-obj-create, semantics.md#digest-object): `obj_create` and
- * `obj_read`.
+ * `obj_read` (its reading half is in query/objects/read.ts).
  *
  * A version is named by its digest; creating a value that an object already has returns that
  * version (and makes it the latest again, as Weave's "latest" alias moves) instead of adding
  * one. Otherwise the new version gets `version_index` = number of versions so far and becomes
  * the only latest one. The value is stored with sorted keys, as Weave stores the digested text.
  */
-import { parseExact, parseSpelled } from '../core/json/exact.ts';
-import type { Engine, FieldPrefix } from '../api/types.ts';
-import { formatMicros } from '../core/datetime.ts';
+import { parseExact } from '../core/json/exact.ts';
+import type { Engine } from '../api/types.ts';
 import { objectDigest } from '../core/digest.ts';
 import { pyStrRepr } from '../core/json/pyjson.ts';
-import { invalidRequest, tqError } from '../core/errors.ts';
+import { invalidRequest } from '../core/errors.ts';
 import { LosslessObject, type LosslessValue } from '../core/json/lossless.ts';
 import type { ObjectVersion, ProjectStore } from '../store/project.ts';
-import { objectDeleted } from '../query/objects/versions.ts';
-import { storedObjectText } from './stored-json.ts';
+import type { StoredObjectVersion } from '../query/objects/read.ts';
+import { storedObjectText } from '../core/json/stored-text.ts';
 import { checkExpectedDigest } from './tables.ts';
-
-/** An object version as tq stores it: the store's record plus the user who wrote it. */
-interface StoredObjectVersion extends ObjectVersion {
-  userId: string | null;
-}
 
 export interface ObjectCreateInput {
   projectId: string;
@@ -152,48 +146,3 @@ export function createObject(
   return { digest, object_id: input.objectId };
 }
 
-/** Finds a version by digest, `latest` or `v<N>` (Weave's `digest_is_version_like`). */
-function findVersion(versions: readonly ObjectVersion[], ref: string): ObjectVersion | undefined {
-  if (ref === 'latest') return versions.find((v) => v.isLatest);
-  const index = /^v(\d+)$/.exec(ref);
-  if (index) return versions.find((v) => v.versionIndex === Number(index[1]));
-  return versions.find((v) => v.digest === ref);
-}
-
-/**
- * `ObjSchema` as the SDK reads it from `obj/read` (semantics.md#sdk-wire,
- * semantics.md#sdk-dataset).
- */
-export function objectSchema(v: ObjectVersion, prefix: FieldPrefix, metadataOnly = false): Record<string, unknown> {
-  return {
-    project_id: v.projectId,
-    object_id: v.objectId,
-    created_at: formatMicros(v.createdAtUs),
-    deleted_at: v.deletedAtUs === null ? null : formatMicros(v.deletedAtUs),
-    digest: v.digest,
-    version_index: v.versionIndex,
-    is_latest: v.isLatest ? 1 : 0,
-    kind: v.kind,
-    base_object_class: v.baseObjectClass,
-    leaf_object_class: v.leafObjectClass,
-    // From the stored text, so that a float reads back as one (semantics.md#writes-number-spelling).
-    val: metadataOnly ? {} : parseSpelled(v.valText),
-    [`${prefix}user_id`]: 'userId' in v ? (v as StoredObjectVersion).userId : null,
-    size_bytes: null,
-  };
-}
-
-/** `obj_read`: `{obj: ObjSchema}`; an unknown version is a 404 naming it, a deleted one production's ObjectDeletedError. */
-export function readObject(
-  engine: Engine,
-  projectId: string,
-  objectId: string,
-  digest: string,
-  metadataOnly = false,
-): { obj: Record<string, unknown> } {
-  const versions = engine.store.project(projectId)?.objects.get(objectId) ?? [];
-  const v = findVersion(versions, digest);
-  if (!v) throw tqError('TQ_OBJECT_NOT_FOUND', { object: objectId, digest });
-  if (v.deletedAtUs !== null) throw objectDeleted(v);
-  return { obj: objectSchema(v, engine.options.fieldPrefix, metadataOnly) };
-}

@@ -1,23 +1,24 @@
 /**
  * The write routes (semantics.md#wire-routes, semantics.md#writes). Each route validates the whole
  * request (422 for the model), authorizes every project it names (src/api/run-route.ts checks the
- * id's form first: 400), and only then writes (src/write/define-route.ts). Bodies that feed a
+ * id's form first: 400), and only then writes (src/api/define-route.ts). Bodies that feed a
  * digest (tables, objects) are parsed losslessly so that `1` and `1.0` digest differently
  * (semantics.md#digest-lossless); the others are plain JSON.
  *
  * A new write route touches three files: its request model (models.ts), a `defineRoute` here
  * listed in `writeRoutes`, and the write itself in its own file (with its test beside it).
  */
-import type { Engine, RequestBody, RequestContext, Route, RouteResult } from '../api/types.ts';
+import type { RequestBody, Route } from '../api/types.ts';
 import { RequestSchemaError } from '../core/errors.ts';
 import type { LosslessObject, LosslessValue } from '../core/json/lossless.ts';
 import { batchItem, deleteCalls, endCall, startCall, updateCall, upsertBatch } from './calls.ts';
 import { createCosts } from './costs.ts';
-import { defineRoute, exactJson } from './define-route.ts';
+import { defineRoute } from '../api/define-route.ts';
 import { createFeedback } from './feedback.ts';
 import { createFile } from './files.ts';
 import { writeModels } from './models.ts';
-import { createObject, readObject } from './objects.ts';
+import { createObject } from './objects.ts';
+import { readObject } from '../query/objects/read.ts';
 import { createTable, createTableFromDigests, updateTable, type TableUpdate } from './tables.ts';
 
 /** The lossless value at a path of object keys (the parts validated as dicts by the model). */
@@ -29,7 +30,9 @@ function at(v: LosslessValue | undefined, ...keys: Array<string | number>): Loss
 
 export const callStartRoute = defineRoute({
   path: '/call/start',
-  lossless: true,
+  body: 'lossless',
+  mutates: true,
+  answer: 'exact-json',
   model: (p) => writeModels(p).callStartReq,
   project: (req) => req.start.project_id,
   run: (req, { engine, ctx, storedText }) => {
@@ -40,7 +43,9 @@ export const callStartRoute = defineRoute({
 
 export const callEndRoute = defineRoute({
   path: '/call/end',
-  lossless: true,
+  body: 'lossless',
+  mutates: true,
+  answer: 'exact-json',
   model: (p) => writeModels(p).callEndReq,
   project: (req) => req.end.project_id,
   run: (req, { engine, ctx, storedText }) => {
@@ -51,7 +56,9 @@ export const callEndRoute = defineRoute({
 
 export const callUpsertBatchRoute = defineRoute({
   path: '/call/upsert_batch',
-  lossless: true,
+  body: 'lossless',
+  mutates: true,
+  answer: 'exact-json',
   model: (p) => writeModels(p).callBatchReq,
   // An item's `mode` must agree with its shape (400), checked before any grant.
   refine: (req) =>
@@ -68,6 +75,9 @@ export const callUpsertBatchRoute = defineRoute({
 
 export const callUpdateRoute = defineRoute({
   path: '/call/update',
+  body: 'plain',
+  mutates: true,
+  answer: 'exact-json',
   model: (p) => writeModels(p).callUpdateReq,
   project: (req) => req.project_id,
   run: (req, { engine }) => updateCall(engine, req.project_id, req.call_id, req.display_name),
@@ -75,7 +85,9 @@ export const callUpdateRoute = defineRoute({
 
 export const objCreateRoute = defineRoute({
   path: '/obj/create',
-  lossless: true,
+  body: 'lossless',
+  mutates: true,
+  answer: 'exact-json',
   model: (p) => writeModels(p).objCreateReq,
   project: (req) => req.obj.project_id,
   run: ({ obj }, { engine, ctx, lossless }) =>
@@ -91,7 +103,9 @@ export const objCreateRoute = defineRoute({
 
 export const objReadRoute = defineRoute({
   path: '/obj/read',
+  body: 'plain',
   mutates: false,
+  answer: 'exact-json',
   model: (p) => writeModels(p).objReadReq,
   project: (req) => req.project_id,
   run: (req, { engine }) => readObject(engine, req.project_id, req.object_id, req.digest, req.metadata_only === true),
@@ -99,7 +113,9 @@ export const objReadRoute = defineRoute({
 
 export const tableCreateRoute = defineRoute({
   path: '/table/create',
-  lossless: true,
+  body: 'lossless',
+  mutates: true,
+  answer: 'exact-json',
   model: (p) => writeModels(p).tableCreateReq,
   project: (req) => req.table.project_id,
   run: ({ table }, { engine, lossless }) =>
@@ -108,7 +124,9 @@ export const tableCreateRoute = defineRoute({
 
 export const tableUpdateRoute = defineRoute({
   path: '/table/update',
-  lossless: true,
+  body: 'lossless',
+  mutates: true,
+  answer: 'exact-json',
   model: (p) => writeModels(p).tableUpdateReq,
   project: (req) => req.project_id,
   run: (req, { engine, lossless }) => {
@@ -123,6 +141,9 @@ export const tableUpdateRoute = defineRoute({
 
 export const tableCreateFromDigestsRoute = defineRoute({
   path: '/table/create_from_digests',
+  body: 'plain',
+  mutates: true,
+  answer: 'exact-json',
   model: (p) => writeModels(p).tableFromDigestsReq,
   project: (req) => req.project_id,
   run: (req, { engine }) => createTableFromDigests(engine, req.project_id, req.row_digests, req.expected_digest),
@@ -130,7 +151,9 @@ export const tableCreateFromDigestsRoute = defineRoute({
 
 export const feedbackCreateRoute = defineRoute({
   path: '/feedback/create',
-  lossless: true, // the payload keeps its number spellings (semantics.md#writes-number-spelling)
+  body: 'lossless', // the payload keeps its number spellings (semantics.md#writes-number-spelling)
+  mutates: true,
+  answer: 'exact-json',
   model: (p) => writeModels(p).feedbackCreateReq,
   project: (req) => req.project_id,
   run: (req, { engine, ctx }) => createFeedback(engine, req, ctx.userId),
@@ -138,6 +161,9 @@ export const feedbackCreateRoute = defineRoute({
 
 export const costCreateRoute = defineRoute({
   path: '/cost/create',
+  body: 'plain',
+  mutates: true,
+  answer: 'exact-json',
   model: (p) => writeModels(p).costCreateReq,
   project: (req) => req.project_id,
   run: (req, { engine, ctx }) => createCosts(engine, req.project_id, req.costs, req.user_id ?? ctx.userId),
@@ -145,6 +171,9 @@ export const costCreateRoute = defineRoute({
 
 export const callsDeleteRoute = defineRoute({
   path: '/calls/delete',
+  body: 'plain',
+  mutates: true,
+  answer: 'exact-json',
   model: (p) => writeModels(p).callsDeleteReq,
   project: (req) => req.project_id,
   run: (req, { engine }) => deleteCalls(engine, req.project_id, req.call_ids),
@@ -160,22 +189,24 @@ function missingFormFields(fields: readonly string[]): RequestSchemaError {
  * optional `expected_digest` (semantics.md#wire-routes, semantics.md#writes-file-expected-digest).
  */
 function fileUploadRoute(path: string): Route {
-  return {
+  return defineRoute({
     path,
-    mutates: true,
-    method: 'POST',
     body: 'multipart',
-    run(engine: Engine, body: RequestBody, ctx: RequestContext): RouteResult {
+    mutates: true,
+    answer: 'exact-json',
+    parse(raw) {
+      const body = raw as RequestBody;
       if (body.kind !== 'multipart') throw missingFormFields(['project_id']);
       const projectId = body.fields.get('project_id');
       const file = body.files.get('file');
       if (projectId === undefined || file === undefined) {
         throw missingFormFields([...(projectId === undefined ? ['project_id'] : []), ...(file === undefined ? ['file'] : [])]);
       }
-      ctx.authorize(projectId);
-      return exactJson(createFile(engine, projectId, file, body.fields.get('expected_digest') ?? null));
+      return { projectId, file, expectedDigest: body.fields.get('expected_digest') ?? null };
     },
-  };
+    project: (req) => req.projectId,
+    run: (req, { engine }) => createFile(engine, req.projectId, req.file, req.expectedDigest),
+  });
 }
 
 export const fileCreateRoute = fileUploadRoute('/file/create');

@@ -10,7 +10,7 @@ import { invalidRequest, tqError } from '../core/errors.ts';
 import { rowDigest, tableDigest } from '../core/digest.ts';
 import type { LosslessObject } from '../core/json/lossless.ts';
 import type { ProjectStore } from '../store/project.ts';
-import { storedRowText } from './stored-json.ts';
+import { storedRowText } from '../core/json/stored-text.ts';
 
 export type TableUpdate =
   | { append: { row: LosslessObject } }

@@ -13,7 +13,8 @@
  * fsync'd before the answer, so it happens whole or not at all, and a restart replays it.
  * The server serves these paths only with `--test-control`, without credentials, as the mock does.
  */
-import type { Engine, RequestBody, RequestContext, Route, RouteResult } from '../api/types.ts';
+import { defineRoute } from '../api/define-route.ts';
+import type { Route } from '../api/types.ts';
 import { invalidRequest } from '../core/errors.ts';
 import { parseCallsQuery } from '../query/calls/request.ts';
 import { prepareCallsQuery } from '../query/calls/run.ts';
@@ -22,12 +23,16 @@ import { byteStream } from '../api/line-stream.ts';
 /** Most calls /test/getCalls returns in its one JSON body; larger projects use /calls/stream_query. */
 export const MAX_TEST_CALLS = 10_000;
 
-export const testHealthRoute: Route = {
+export const testHealthRoute = defineRoute({
   path: '/test/health',
   method: 'GET',
   body: 'none',
-  run: () => ({ kind: 'json', body: { ok: true } }),
-};
+  mutates: false,
+  answer: 'json',
+  parse: () => undefined,
+  project: () => [],
+  run: () => ({ ok: true }),
+});
 
 function projectParam(params: Readonly<Record<string, string>> | undefined, required: boolean): string | undefined {
   const projectId = params?.project_id;
@@ -37,33 +42,36 @@ function projectParam(params: Readonly<Record<string, string>> | undefined, requ
   return projectId;
 }
 
-export const testGetCallsRoute: Route = {
+export const testGetCallsRoute = defineRoute({
   path: '/test/getCalls',
   method: 'GET',
   body: 'none',
+  mutates: false,
   query: ['project_id'],
-  run(engine: Engine, _body: RequestBody, ctx: RequestContext, params): RouteResult {
-    const projectId = projectParam(params, true)!;
-    const req = parseCallsQuery({ project_id: projectId }, engine.options.fieldPrefix);
-    ctx.authorize(req.project_id);
+  answer: 'json',
+  parse: (_body, prefix, params) => parseCallsQuery({ project_id: projectParam(params, true)! }, prefix),
+  project: (req) => req.project_id,
+  run(req, { engine, ctx }) {
+    const projectId = req.project_id;
     if ((engine.store.project(projectId)?.calls.size ?? 0) > MAX_TEST_CALLS) {
       throw invalidRequest('TQ_INVALID_REQUEST', { reason: `${projectId} holds more than ${MAX_TEST_CALLS} calls: read them with /calls/stream_query` });
     }
     const calls = [...byteStream(prepareCallsQuery(engine, req, (p) => ctx.canRead(p))).lines].map((line) => JSON.parse(line) as unknown);
-    return { kind: 'json', body: { calls } };
+    return { calls };
   },
-};
+});
 
-export const testResetRoute: Route = {
+export const testResetRoute = defineRoute({
   path: '/test/reset',
-  method: 'POST',
   body: 'none',
   mutates: true,
   query: ['project_id'],
-  run(engine: Engine, _body: RequestBody, ctx: RequestContext, params): RouteResult {
-    const projectId = projectParam(params, false);
+  answer: 'json',
+  parse: (_body, _prefix, params) => projectParam(params, false),
+  // Every project, without a project_id: the server serves this path only with --test-control.
+  project: (projectId) => (projectId === undefined ? [] : projectId),
+  run(projectId, { engine }) {
     const { store } = engine;
-    if (projectId !== undefined) ctx.authorize(projectId);
     const forget = (id: string) => projectId === undefined || id === projectId;
     for (const id of [...store.projects.keys()]) if (forget(id)) store.projects.delete(id);
     // Project-level prices go with their project; the default list is configuration, not data.
@@ -72,9 +80,9 @@ export const testResetRoute: Route = {
     store.prices.length = 0;
     for (const row of kept) store.prices.push(row);
     store.derived.clear();
-    return { kind: 'json', body: { ok: true } };
+    return { ok: true };
   },
-};
+});
 
 export const testControlRoutes: readonly Route[] = [testHealthRoute, testGetCallsRoute, testResetRoute];
 

@@ -29,7 +29,7 @@ export interface SnapshotSettings {
   readBodies?: boolean;
 }
 
-const DEFAULT_MIN_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_MIN_BYTES = 16 * 1024 * 1024;
 const DEFAULT_MAX_CACHE_BYTES = 4 * 1024 * 1024 * 1024;
 /** A temporary file this old was left by a writer that died. */
 const ABANDONED_MS = 60 * 60 * 1000;

@@ -40,7 +40,7 @@ function once(notices: string[], notice: string): void {
   notices.push(notice);
 }
 
-/** A file of a registry kind (OTLP traces are converted on every load, never kept in a snapshot). */
+/** A file of a kind, not one that feeds a kind (FEEDING_FILE_REGISTRY: OTLP traces are converted on every load, never kept in a snapshot). */
 type KindFile = FixtureFile & { kind: FixtureKind };
 const isKindFile = (f: FixtureFile): f is KindFile => isFixtureKind(f.kind);
 const roleOf = (f: KindFile) => FIXTURE_KIND_REGISTRY[f.kind].snapshot;

@@ -14,7 +14,7 @@ import { callRefUri } from '../../core/refs.ts';
 import { BODY_PARTS, type CallBody, type CallTable } from '../../store/call-table.ts';
 import type { FeedbackRow, ProjectStore } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
-import { jsonValueString } from '../ch/values.ts';
+import { jsonValueString } from '../../core/ch/values.ts';
 import type { FeedbackSortJoin, FieldAccessor, FieldResolver, FillNumbers } from './expr/fields.ts';
 import { hasNegativeIndex, isIndexPart, MISSING, readPath, splitFieldPath, type PathReading } from './json-path.ts';
 import { jsonAccessor, PathMemo, pathMemos, unmemoizedJsonAccessor, type RawReader } from './path-memo.ts';

@@ -77,7 +77,7 @@ export interface IndexedEquality {
 export function planFilter(table: CallTable, filter: CallsFilter | null, exprEqualities: readonly IndexedEquality[]): FilterPlan {
   const checks: Array<(row: number) => boolean> = [];
   const candidateLists: number[][] = [];
-  const f = filter ?? {};
+  const f: CallsFilter = filter ?? {};
 
   // semantics.md#calls-filter-empty-lists: empty list or null = no filter (truthiness), except
   // thread_ids / turn_ids (semantics.md#calls-filter-thread-turn-empty).

@@ -11,7 +11,7 @@
 import type { CallTable } from '../../store/call-table.ts';
 import { stringBytes, type DerivedCache } from '../../store/derived.ts';
 import type { Store } from '../../store/store.ts';
-import { jsonValueString, toFloat64OrNull, toInt64OrNull } from '../ch/values.ts';
+import { jsonValueString, toFloat64OrNull, toInt64OrNull } from '../../core/ch/values.ts';
 import type { FieldAccessor } from './expr/fields.ts';
 import { MISSING } from './json-path.ts';
 

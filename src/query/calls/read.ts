@@ -4,9 +4,9 @@
  * (computed summary, costs, storage sizes as asked); an unknown or deleted id is `{"call": null}`.
  */
 import { decodeLines } from '../../api/line-stream.ts';
-import { plainBody } from '../../api/body.ts';
-import type { Engine, RequestBody, RequestContext, Route } from '../../api/types.ts';
-import { bool, maybe, model, str, validateBody } from '../../core/schema.ts';
+import { defineRoute, type RouteCall } from '../../api/define-route.ts';
+import type { RouteResult } from '../../api/types.ts';
+import { bool, maybe, model, str, type Infer } from '../../core/schema.ts';
 import type { CallsQuery } from './request.ts';
 import { prepareCallsQuery } from './run.ts';
 
@@ -23,9 +23,7 @@ const readModel = model(
 );
 
 /** The `{"call": ...}` text: the call's stream line as it is, or null. */
-function readCall(engine: Engine, body: unknown, ctx: RequestContext): string {
-  const req = validateBody(readModel, body);
-  ctx.authorize(req.project_id);
+function readCall(req: Infer<typeof readModel>, { engine, ctx }: RouteCall): string {
   const query: CallsQuery = {
     project_id: req.project_id,
     filter: { call_ids: [req.id] },
@@ -45,12 +43,16 @@ function readCall(engine: Engine, body: unknown, ctx: RequestContext): string {
   return `{"call":${line ?? 'null'}}`;
 }
 
-export const callReadRoute: Route = {
+export const callReadRoute = defineRoute({
   path: '/call/read',
-  method: 'POST',
-  body: 'json',
-  run(engine: Engine, body: RequestBody, ctx: RequestContext) {
-    const text = readCall(engine, plainBody(body), ctx);
+  body: 'plain',
+  mutates: false,
+  // The call's line as the stream writes it (stored number spellings kept), wrapped.
+  answer: 'result',
+  model: () => readModel,
+  project: (req) => req.project_id,
+  run(req, call): RouteResult {
+    const text = readCall(req, call);
     return { kind: 'json', body: JSON.parse(text), text };
   },
-};
+});

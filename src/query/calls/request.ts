@@ -8,24 +8,39 @@ import { invalidRequest } from '../../core/errors.ts';
 import { checkPaging } from '../../core/request/paging.ts';
 import { perPrefix } from '../../core/request/per-prefix.ts';
 import { sortBy, type SortBy } from '../../core/request/sort-by.ts';
-import { alias, bool, int, list, maybe, model, str, validateBody, type Schema } from '../../core/schema.ts';
+import { alias, bool, int, list, maybe, model, str, validateBody, type Infer, type Schema } from '../../core/schema.ts';
 import type { FieldPrefix } from '../../api/types.ts';
 import { parseQuery } from './expr/parse.ts';
 import type { Expr } from './expr/ast.ts';
 
-export interface CallsFilter {
-  op_names?: string[] | null;
-  input_refs?: string[] | null;
-  output_refs?: string[] | null;
-  parent_ids?: string[] | null;
-  trace_ids?: string[] | null;
-  call_ids?: string[] | null;
-  thread_ids?: string[] | null;
-  turn_ids?: string[] | null;
-  trace_roots_only?: boolean | null;
-  user_ids?: string[] | null;
-  run_ids?: string[] | null;
-}
+/**
+ * Weave's CallsFilter, strict: the one list of filter fields. The CallsFilter type is the
+ * model's, the id lists below must name each list field (a Record over them), and
+ * filter.test.ts checks each field against the docs and the answer.
+ */
+const filterModel = perPrefix((prefix: FieldPrefix) => {
+  const ids = maybe(list(str()));
+  return model(
+    'CallsFilter',
+    {
+      op_names: ids,
+      input_refs: ids,
+      output_refs: ids,
+      parent_ids: ids,
+      trace_ids: ids,
+      call_ids: ids,
+      thread_ids: ids,
+      turn_ids: ids,
+      trace_roots_only: maybe(bool()),
+      user_ids: alias(`${prefix}user_ids`, ids),
+      run_ids: alias(`${prefix}run_ids`, ids),
+    },
+    { strict: true },
+  );
+});
+
+// Partial: a filter built in code (`{call_ids: [id]}`) names only the fields it uses.
+export type CallsFilter = Partial<Infer<ReturnType<typeof filterModel>>>;
 
 /** One `{field, direction}` of `sort_by` (Weave's SortBy). */
 export type SortTerm = SortBy;
@@ -52,40 +67,23 @@ export const MAX_FILTER_LENGTH = 1000;
 /** A `query` field checked by the expression parser (it reports its own 422 issues). */
 const queryField: Schema<unknown> = { check: (v) => v };
 
-/** The filter's id lists: [name inside, name on the wire], each at most MAX_FILTER_LENGTH long. */
+/** The filter fields that are id lists, by name inside, with their name on the wire; each at most MAX_FILTER_LENGTH long. */
 const idLists = (prefix: FieldPrefix) =>
-  [
-    ['op_names', 'op_names'],
-    ['input_refs', 'input_refs'],
-    ['output_refs', 'output_refs'],
-    ['parent_ids', 'parent_ids'],
-    ['trace_ids', 'trace_ids'],
-    ['call_ids', 'call_ids'],
-    ['thread_ids', 'thread_ids'],
-    ['turn_ids', 'turn_ids'],
-    ['user_ids', `${prefix}user_ids`],
-    ['run_ids', `${prefix}run_ids`],
-  ] as const;
+  Object.entries({
+    op_names: 'op_names',
+    input_refs: 'input_refs',
+    output_refs: 'output_refs',
+    parent_ids: 'parent_ids',
+    trace_ids: 'trace_ids',
+    call_ids: 'call_ids',
+    thread_ids: 'thread_ids',
+    turn_ids: 'turn_ids',
+    user_ids: `${prefix}user_ids`,
+    run_ids: `${prefix}run_ids`,
+  } satisfies Record<Exclude<keyof CallsFilter, 'trace_roots_only'>, string>) as Array<[Exclude<keyof CallsFilter, 'trace_roots_only'>, string]>;
 
 const buildSchema = perPrefix((prefix: FieldPrefix) => {
-  const ids = maybe(list(str()));
-  const filter = model(
-    'CallsFilter',
-    {
-      op_names: ids,
-      input_refs: ids,
-      output_refs: ids,
-      parent_ids: ids,
-      trace_ids: ids,
-      call_ids: ids,
-      thread_ids: ids,
-      turn_ids: ids,
-      trace_roots_only: maybe(bool()),
-      user_ids: alias(`${prefix}user_ids`, ids),
-      run_ids: alias(`${prefix}run_ids`, ids),
-    },
-    { strict: true },
-  );
+  const filter = filterModel(prefix);
   return model(
     'CallsQueryReq',
     {

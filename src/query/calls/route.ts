@@ -3,19 +3,17 @@
  * with its `query` lossless, validated in full and planned, then lines produced lazily. Every
  * error is raised before the stream starts (semantics.md#errors-before-stream).
  */
-import { queryBody } from '../../api/body.ts';
+import { defineRoute } from '../../api/define-route.ts';
 import { byteStream } from '../../api/line-stream.ts';
-import type { Engine, RequestBody, RequestContext, Route } from '../../api/types.ts';
 import { parseCallsQuery } from './request.ts';
 import { prepareCallsQuery } from './run.ts';
 
-export const callsStreamQueryRoute: Route = {
+export const callsStreamQueryRoute = defineRoute({
   path: '/calls/stream_query',
-  method: 'POST',
-  body: 'json',
-  run(engine: Engine, body: RequestBody, ctx: RequestContext) {
-    const req = parseCallsQuery(queryBody(body), engine.options.fieldPrefix);
-    ctx.authorize(req.project_id);
-    return byteStream(prepareCallsQuery(engine, req, (p) => ctx.canRead(p)));
-  },
-};
+  body: 'query',
+  mutates: false,
+  answer: 'stream',
+  parse: parseCallsQuery,
+  project: (req) => req.project_id,
+  run: (req, { engine, ctx }) => byteStream(prepareCallsQuery(engine, req, (p) => ctx.canRead(p))),
+});

@@ -10,13 +10,11 @@
  * filter it ignores the query and counts calls that have a run id. Both answer a different
  * question than the request asks, so tq counts what the request names.
  */
-import { jsonRoute } from '../../api/json-route.ts';
-import type { Engine, RequestContext } from '../../api/types.ts';
+import { defineRoute, type RouteCall } from '../../api/define-route.ts';
 import { any, bool, int, list, maybe, model, str, validateBody } from '../../core/schema.ts';
-import { parseCallsQuery } from './request.ts';
+import { parseCallsQuery, type CallsQuery } from './request.ts';
 import { traceStorageSize } from './storage-size.ts';
 import { countFromIndexes, matchingRows, planCallsQuery } from './run.ts';
-import { queryBody } from '../../api/body.ts';
 
 /** The model's keys (strict); `filter` and `query` are checked in depth by parseCallsQuery. */
 const statsModel = model(
@@ -37,10 +35,7 @@ export interface CallsStats {
   total_storage_size_bytes: number | null;
 }
 
-function callsQueryStats(engine: Engine, body: unknown, ctx: RequestContext): CallsStats {
-  validateBody(statsModel, body);
-  const req = parseCallsQuery(body, engine.options.fieldPrefix);
-  ctx.authorize(req.project_id);
+function callsQueryStats(req: CallsQuery, { engine, ctx }: RouteCall): CallsStats {
   // Counting needs no order: an empty sort list skips the default sort's checks and work.
   const plan = planCallsQuery(engine, { ...req, sort_by: [] }, (p) => ctx.canRead(p));
   if (!req.include_total_storage_size) {
@@ -60,4 +55,13 @@ function callsQueryStats(engine: Engine, body: unknown, ctx: RequestContext): Ca
   return { count: counted.length, total_storage_size_bytes: total };
 }
 
-export const callsQueryStatsRoute = jsonRoute('/calls/query_stats', callsQueryStats, { parse: queryBody });
+export const callsQueryStatsRoute = defineRoute({
+  path: '/calls/query_stats',
+  body: 'query',
+  mutates: false,
+  answer: 'json',
+  // The stats model's keys first, then the calls request's `filter` and `query` in depth.
+  parse: (body, prefix) => (validateBody(statsModel, body), parseCallsQuery(body, prefix)),
+  project: (req) => req.project_id,
+  run: callsQueryStats,
+});

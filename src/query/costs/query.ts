@@ -9,11 +9,10 @@
  * so a query could read other projects' prices; tq always scopes to the request's project,
  * since a grant covers only what it names (semantics.md#auth-grants-refs).
  */
-import { jsonRoute } from '../../api/json-route.ts';
-import type { Engine, RequestContext } from '../../api/types.ts';
-import { validateBody } from '../../core/schema.ts';
+import { defineRoute, type RouteCall } from '../../api/define-route.ts';
+import type { Engine } from '../../api/types.ts';
+import type { Infer } from '../../core/schema.ts';
 import type { PriceRow } from '../../store/store.ts';
-import { queryBody } from '../../api/body.ts';
 import { checkPurgeShape } from '../orm/purge-shape.ts';
 import { matchingRows, ormPurgeModel, ormQueryModel, parseOrmQuery, runOrmQuery } from '../orm/request.ts';
 import { RowTable, type Column } from '../orm/rows.ts';
@@ -38,20 +37,14 @@ const projectPrices = (engine: Engine, projectId: string) =>
 
 const costQueryModel = ormQueryModel('CostQueryReq');
 
-function queryCosts(engine: Engine, body: unknown, ctx: RequestContext): { results: Array<Record<string, unknown>> } {
-  const req = validateBody(costQueryModel, body);
-  const expr = parseOrmQuery(req.query);
-  ctx.authorize(req.project_id);
+function queryCosts({ req, expr }: OrmRequest<typeof costQueryModel>, { engine }: RouteCall): { results: Array<Record<string, unknown>> } {
   const rows = runOrmQuery(priceTable(projectPrices(engine, req.project_id)), req, expr);
   return { results: rows.map((row) => Object.fromEntries(OUTPUT_KEYS.map((k) => [k, row[k] ?? null]))) };
 }
 
 const costPurgeModel = ormPurgeModel('CostPurgeReq');
 
-function purgeCosts(engine: Engine, body: unknown, ctx: RequestContext): Record<string, never> {
-  const req = validateBody(costPurgeModel, body);
-  const expr = parseOrmQuery(req.query);
-  ctx.authorize(req.project_id);
+function purgeCosts({ req, expr }: OrmRequest<typeof costPurgeModel>, { engine }: RouteCall): Record<string, never> {
   checkPurgeShape(expr, MESSAGE_INVALID_COST_PURGE, true);
   const table = priceTable(projectPrices(engine, req.project_id));
   const gone = new Set(matchingRows(table, expr).map((r) => table.rows[r]));
@@ -63,5 +56,30 @@ function purgeCosts(engine: Engine, body: unknown, ctx: RequestContext): Record<
   return {};
 }
 
-export const costQueryRoute = jsonRoute('/cost/query', queryCosts, { parse: queryBody });
-export const costPurgeRoute = jsonRoute('/cost/purge', purgeCosts, { mutates: true });
+/** A request of an ORM model with its `query` parsed (before authorization: a bad query is the client's 400). */
+interface OrmRequest<S> {
+  req: Infer<S>;
+  expr: ReturnType<typeof parseOrmQuery>;
+}
+
+export const costQueryRoute = defineRoute({
+  path: '/cost/query',
+  body: 'query',
+  mutates: false,
+  answer: 'json',
+  model: () => costQueryModel,
+  refine: (req) => ({ req, expr: parseOrmQuery(req.query) }),
+  project: ({ req }) => req.project_id,
+  run: queryCosts,
+});
+
+export const costPurgeRoute = defineRoute({
+  path: '/cost/purge',
+  body: 'plain',
+  mutates: true,
+  answer: 'json',
+  model: () => costPurgeModel,
+  refine: (req) => ({ req, expr: parseOrmQuery(req.query) }),
+  project: ({ req }) => req.project_id,
+  run: purgeCosts,
+});

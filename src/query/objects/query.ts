@@ -7,16 +7,15 @@
  * ignored); `metadata_only` empties `val`; `include_storage_size` fills `size_bytes` with the
  * length of the stored JSON dump.
  */
-import { jsonRoute } from '../../api/json-route.ts';
-import type { Engine, RequestContext } from '../../api/types.ts';
+import { defineRoute, type RouteCall } from '../../api/define-route.ts';
 import { fromPlain } from '../../core/json/lossless.ts';
 import { pyDumps } from '../../core/json/pyjson.ts';
 import { checkPaging } from '../../core/request/paging.ts';
 import { sortBy } from '../../core/request/sort-by.ts';
-import { bool, int, list, maybe, model, str, validateBody, type Infer } from '../../core/schema.ts';
+import { bool, int, list, maybe, model, str, type Infer } from '../../core/schema.ts';
 import type { ObjectVersion } from '../../store/project.ts';
-import { objectSchema } from '../../write/objects.ts';
-import { compareStrings } from '../ch/values.ts';
+import { objectSchema } from './read.ts';
+import { compareStrings } from '../../core/ch/values.ts';
 import { liveVersions } from './versions.ts';
 
 const ids = maybe(list(str()));
@@ -77,10 +76,7 @@ function order(versions: ObjectVersion[], sortBy: ObjQuery['sort_by']): ObjectVe
   });
 }
 
-function queryObjects(engine: Engine, body: unknown, ctx: RequestContext): { objs: Array<Record<string, unknown>> } {
-  const req = validateBody(objQueryModel, body);
-  const { limit, offset } = checkPaging(req);
-  ctx.authorize(req.project_id);
+function queryObjects({ req, limit, offset }: ObjQueryRequest, { engine }: RouteCall): { objs: Array<Record<string, unknown>> } {
   const filter = req.filter;
   const matching = liveVersions(engine.store.project(req.project_id)).filter((v) => !filter || passes(v, filter));
   const from = offset ?? 0;
@@ -95,4 +91,16 @@ function queryObjects(engine: Engine, body: unknown, ctx: RequestContext): { obj
   };
 }
 
-export const objsQueryRoute = jsonRoute('/objs/query', queryObjects);
+/** The request with its paging checked (400s, before authorization). */
+type ObjQueryRequest = { req: ObjQuery } & ReturnType<typeof checkPaging>;
+
+export const objsQueryRoute = defineRoute({
+  path: '/objs/query',
+  body: 'plain',
+  mutates: false,
+  answer: 'json',
+  model: () => objQueryModel,
+  refine: (req): ObjQueryRequest => ({ req, ...checkPaging(req) }),
+  project: ({ req }) => req.project_id,
+  run: queryObjects,
+});

@@ -13,7 +13,7 @@
  */
 import { formatMicros } from '../../core/datetime.ts';
 import { invalidRequest, type ErrorPath } from '../../core/errors.ts';
-import { jsonValueString, toFloat64OrNull, toInt64OrNull } from '../ch/values.ts';
+import { jsonValueString, toFloat64OrNull, toInt64OrNull } from '../../core/ch/values.ts';
 import type { FieldAccessor, FieldResolver } from '../calls/expr/fields.ts';
 import { MISSING, readPath, splitFieldPath } from '../calls/json-path.ts';
 

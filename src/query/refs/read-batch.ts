@@ -14,14 +14,14 @@
  * nothing about that project leaks, not even whether a digest exists. Table and call refs as
  * such are rejected (400), as production rejects them; more than 1000 refs is a 400.
  */
-import { jsonRoute } from '../../api/json-route.ts';
+import { defineRoute } from '../../api/define-route.ts';
 import { parseSpelled } from '../../core/json/exact.ts';
-import type { Engine, RequestContext } from '../../api/types.ts';
+import type { RequestContext } from '../../api/types.ts';
 import { invalidRequest, RefObjectsNotFoundError } from '../../core/errors.ts';
 import { pyStrRepr } from '../../core/json/pyjson.ts';
 import { isPlainObject } from '../../core/plain-object.ts';
 import { parseRef, unquoteRefPart, type ParsedRef } from '../../core/refs.ts';
-import { list, model, str, validateBody } from '../../core/schema.ts';
+import { list, model, str } from '../../core/schema.ts';
 import type { Store } from '../../store/store.ts';
 
 const MAX_REFS = 1000;
@@ -155,9 +155,17 @@ function parsedRefs(refs: readonly string[]): ParsedRef[] {
   return parsed;
 }
 
-function readRefs(engine: Engine, body: unknown, ctx: RequestContext): { vals: unknown[] } {
-  const { refs } = validateBody(readBatchModel, body);
-  return { vals: readParsedRefs(engine.store, ctx, parsedRefs(refs)) };
-}
-
-export const refsReadBatchRoute = jsonRoute('/refs/read_batch', readRefs);
+/**
+ * Every ref is parsed before anything is read; each is read under the caller's grants
+ * (readParsedRefs), so the route itself names no project to authorize.
+ */
+export const refsReadBatchRoute = defineRoute({
+  path: '/refs/read_batch',
+  body: 'plain',
+  mutates: false,
+  answer: 'json',
+  model: () => readBatchModel,
+  refine: ({ refs }) => parsedRefs(refs),
+  project: () => [],
+  run: (refs, { engine, ctx }): { vals: unknown[] } => ({ vals: readParsedRefs(engine.store, ctx, refs) }),
+});

@@ -5,32 +5,34 @@
  * validated before the result is returned (semantics.md#errors-before-stream).
  */
 import { lineStream } from '../../api/line-stream.ts';
-import { plainBody } from '../../api/body.ts';
-import type { Engine, RequestBody, RequestContext, Route, RouteResult } from '../../api/types.ts';
+import { defineRoute } from '../../api/define-route.ts';
+import type { Route, RouteResult } from '../../api/types.ts';
 import { parseTableQuery, parseTableQueryStats } from './request.ts';
 import { queryTableRows, tableQueryStats, tableRowLine, tableRowObject } from './run.ts';
 
-export const tableQueryStreamRoute: Route = {
+export const tableQueryStreamRoute = defineRoute({
   path: '/table/query_stream',
-  method: 'POST',
-  body: 'json',
-  run(engine: Engine, body: RequestBody, ctx: RequestContext): RouteResult {
-    const req = parseTableQuery(plainBody(body));
-    ctx.authorize(req.project_id);
+  body: 'plain',
+  mutates: false,
+  answer: 'stream',
+  parse: (body) => parseTableQuery(body),
+  project: (req) => req.project_id,
+  run(req, { engine }) {
     const hits = queryTableRows(engine, req);
     return lineStream((function* () {
       for (const hit of hits) yield tableRowLine(hit);
     })());
   },
-};
+});
 
-export const tableQueryRoute: Route = {
+export const tableQueryRoute = defineRoute({
   path: '/table/query',
-  method: 'POST',
-  body: 'json',
-  run(engine: Engine, body: RequestBody, ctx: RequestContext): RouteResult {
-    const req = parseTableQuery(plainBody(body));
-    ctx.authorize(req.project_id);
+  body: 'plain',
+  mutates: false,
+  answer: 'result',
+  parse: (body) => parseTableQuery(body),
+  project: (req) => req.project_id,
+  run(req, { engine }): RouteResult {
     const hits = Array.from(queryTableRows(engine, req));
     // The text keeps each row's stored spelling (`1.0` stays a float), as the stream does.
     return {
@@ -41,17 +43,16 @@ export const tableQueryRoute: Route = {
       text: `{"rows":[${hits.map(tableRowLine).join(',')}]}`,
     };
   },
-};
+});
 
-export const tableQueryStatsRoute: Route = {
+export const tableQueryStatsRoute = defineRoute({
   path: '/table/query_stats',
-  method: 'POST',
-  body: 'json',
-  run(engine: Engine, body: RequestBody, ctx: RequestContext): RouteResult {
-    const req = parseTableQueryStats(plainBody(body));
-    ctx.authorize(req.project_id);
-    return { kind: 'json', body: tableQueryStats(engine, req) };
-  },
-};
+  body: 'plain',
+  mutates: false,
+  answer: 'json',
+  parse: (body) => parseTableQueryStats(body),
+  project: (req) => req.project_id,
+  run: (req, { engine }) => tableQueryStats(engine, req),
+});
 
 export const tableRoutes: Route[] = [tableQueryStreamRoute, tableQueryRoute, tableQueryStatsRoute];

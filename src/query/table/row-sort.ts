@@ -25,7 +25,7 @@
 import { LosslessNumber } from '../../core/json/lossless.ts';
 import { isPlainObject } from '../../core/plain-object.ts';
 import { pyNumber } from '../../core/json/pyjson.ts';
-import { compareStrings, toFloat64OrNull } from '../ch/values.ts';
+import { compareStrings, toFloat64OrNull } from '../../core/ch/values.ts';
 import { combine, type PositionComparator } from '../sort.ts';
 import { locatePathText, pathSteps, readJsonSpanText, type PathStep } from '../../core/json/path-extract.ts';
 import type { SortOrder } from './request.ts';

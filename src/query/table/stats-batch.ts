@@ -5,11 +5,10 @@
  * rows included) and, with `include_storage_size`, `storage_size_bytes`: the summed length of
  * the rows' JSON dumps (how production sizes stored values); null otherwise.
  */
-import { jsonRoute } from '../../api/json-route.ts';
-import type { Engine, RequestContext } from '../../api/types.ts';
+import { defineRoute, type RouteCall } from '../../api/define-route.ts';
 import { fromPlain } from '../../core/json/lossless.ts';
 import { pyDumps } from '../../core/json/pyjson.ts';
-import { bool, list, maybe, model, str, validateBody } from '../../core/schema.ts';
+import { bool, list, maybe, model, str, type Infer } from '../../core/schema.ts';
 
 const statsBatchModel = model(
   'TableQueryStatsBatchReq',
@@ -23,9 +22,7 @@ export interface TableStatsRow {
   storage_size_bytes: number | null;
 }
 
-function tableStatsBatch(engine: Engine, body: unknown, ctx: RequestContext): { tables: TableStatsRow[] } {
-  const req = validateBody(statsBatchModel, body);
-  ctx.authorize(req.project_id);
+function tableStatsBatch(req: Infer<typeof statsBatchModel>, { engine }: RouteCall): { tables: TableStatsRow[] } {
   const project = engine.store.project(req.project_id);
   const tables: TableStatsRow[] = [];
   for (const digest of new Set(req.digests ?? [])) {
@@ -47,4 +44,12 @@ function tableStatsBatch(engine: Engine, body: unknown, ctx: RequestContext): { 
   return { tables };
 }
 
-export const tableQueryStatsBatchRoute = jsonRoute('/table/query_stats_batch', tableStatsBatch);
+export const tableQueryStatsBatchRoute = defineRoute({
+  path: '/table/query_stats_batch',
+  body: 'plain',
+  mutates: false,
+  answer: 'json',
+  model: () => statsBatchModel,
+  project: (req) => req.project_id,
+  run: tableStatsBatch,
+});

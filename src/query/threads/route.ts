@@ -4,23 +4,24 @@
  * starts (semantics.md#errors-before-stream).
  */
 import { byteStream, rowChunks } from '../../api/line-stream.ts';
-import { plainBody } from '../../api/body.ts';
-import type { Engine, RequestBody, RequestContext, Route, RouteResult } from '../../api/types.ts';
+import { defineRoute } from '../../api/define-route.ts';
+import type { Route } from '../../api/types.ts';
 import { parseThreadsQuery } from './request.ts';
 import { queryThreads } from './run.ts';
 import { ThreadLineWriter } from './thread-line.ts';
 
-export const threadsStreamQueryRoute: Route = {
+export const threadsStreamQueryRoute = defineRoute({
   path: '/threads/stream_query',
-  method: 'POST',
-  body: 'json',
-  run(engine: Engine, body: RequestBody, ctx: RequestContext): RouteResult {
-    const req = parseThreadsQuery(plainBody(body));
-    ctx.authorize(req.project_id);
+  body: 'plain',
+  mutates: false,
+  answer: 'stream',
+  parse: (body) => parseThreadsQuery(body),
+  project: (req) => req.project_id,
+  run(req, { engine }) {
     const threads = queryThreads(engine, req);
     const lines = new ThreadLineWriter();
     return byteStream(rowChunks(threads, (t, w) => lines.write(w, t)));
   },
-};
+});
 
 export const threadsRoutes: Route[] = [threadsStreamQueryRoute];

@@ -2,7 +2,7 @@
  * The thread order as it was computed before the keys were fused into one comparator: a
  * closure per term, combined, thread_id last. Kept as the oracle for run.ts's comparator.
  */
-import { compareStrings } from '../ch/values.ts';
+import { compareStrings } from '../../core/ch/values.ts';
 import { combine, type PositionComparator } from '../sort.ts';
 import type { ThreadStats } from './aggregate.ts';
 import type { ThreadSortTerm } from './request.ts';

@@ -9,7 +9,7 @@
  * semantics.md#order-nulls-last).
  */
 import type { Engine } from '../../api/types.ts';
-import { compareStrings } from '../ch/values.ts';
+import { compareStrings } from '../../core/ch/values.ts';
 import { topK, type PositionComparator } from '../sort.ts';
 import { collectThreads, TQ_THREAD_RULES, type ThreadRules, type ThreadStats } from './aggregate.ts';
 import type { ThreadSortTerm, ThreadsQuery } from './request.ts';

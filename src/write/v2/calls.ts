@@ -15,7 +15,7 @@ import { invalidRequest } from '../../core/errors.ts';
 import { perPrefix } from '../../core/request/per-prefix.ts';
 import { list, model } from '../../core/schema.ts';
 import { completeCalls, endCall, startCall } from '../calls.ts';
-import { defineRoute } from '../define-route.ts';
+import { defineRoute } from '../../api/define-route.ts';
 import { endedCallShape, startedCallShape, writeModels } from '../models.ts';
 
 const completeModel = perPrefix((p: FieldPrefix) => {
@@ -42,7 +42,9 @@ function sameProject(params: PathParams, bodyProjects: readonly string[]): void 
 export const v2CallRoutes: Route[] = [
   defineRoute({
     path: '/v2/{entity}/{project}/call/start',
-    lossless: true,
+    body: 'lossless',
+    mutates: true,
+    answer: 'exact-json',
     model: (p) => writeModels(p).callStartReq,
     project: (_req, params) => pathProject(params),
     run: ({ start }, { engine, ctx, params, storedText }) => {
@@ -52,7 +54,9 @@ export const v2CallRoutes: Route[] = [
   }),
   defineRoute({
     path: '/v2/{entity}/{project}/call/end',
-    lossless: true,
+    body: 'lossless',
+    mutates: true,
+    answer: 'exact-json',
     model: (p) => writeModels(p).callEndReq,
     project: (_req, params) => pathProject(params),
     run: ({ end }, { engine, params, storedText }) => {
@@ -62,7 +66,9 @@ export const v2CallRoutes: Route[] = [
   }),
   defineRoute({
     path: '/v2/{entity}/{project}/calls/complete',
-    lossless: true,
+    body: 'lossless',
+    mutates: true,
+    answer: 'exact-json',
     model: completeModel,
     project: (_req, params) => pathProject(params),
     run: ({ batch }, { engine, ctx, params, storedText }) => {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseIsoMicros } from '../../../core/datetime.ts';
 import { fieldNotAllowed, TqError, type ErrorPath } from '../../../core/errors.ts';
-import { jsonValueString, toFloat64OrNull, toInt64OrNull } from '../../ch/values.ts';
+import { jsonValueString, toFloat64OrNull, toInt64OrNull } from '../../../core/ch/values.ts';
 import { MISSING, readPath, splitFieldPath } from '../json-path.ts';
 import { compileExpr, datetimeLiteralMicros, indexableEqualities } from './compile.ts';
 import type { FieldAccessor, FieldResolver } from './fields.ts';

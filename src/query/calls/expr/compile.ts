@@ -36,7 +36,7 @@ import {
   toFloat64OrNull,
   toInt64OrNull,
   toUInt8OrNull,
-} from '../../ch/values.ts';
+} from '../../../core/ch/values.ts';
 import type { CastTo, ComparisonOp, ContainsExpr, Expr, InExpr, LiteralValue, SubstringOp } from './ast.ts';
 import { aliasOf } from './operators.ts';
 import type { FieldAccessor, FieldResolver, ValueCodes } from './fields.ts';

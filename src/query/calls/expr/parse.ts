@@ -19,7 +19,7 @@
  */
 import { RequestSchemaError, type ValidationIssue } from '../../../core/errors.ts';
 import { LosslessNumber } from '../../../core/json/lossless.ts';
-import { exactInt } from '../../ch/values.ts';
+import { exactInt } from '../../../core/ch/values.ts';
 import { INVALID, bool, issue, issuesFull, keepIssues, literal, nullable, scratchIssues, type Loc, type Schema } from '../../../core/schema.ts';
 import { CAST_TARGETS, type CastTo, type Expr, type LiteralValue, type OperationExpr } from './ast.ts';
 import { aliasOf, OPERANDS, OPERATIONS, type OperationDef } from './operators.ts';

@@ -1,12 +1,13 @@
 /**
  * Running a route by its path, as a library caller does (the HTTP server matches methods and
  * credentials first; the CLI knows its route). Kept apart from run-route.ts so the CLI does not
- * load every route's module to run one.
+ * load every route's module to run one. Beside routes.ts, whose table it reads: api/ is the
+ * route contract below every route module, so it cannot reach the table.
  */
-import { TransportError } from '../core/errors.ts';
-import { runRoute } from './run-route.ts';
-import { findRoute } from '../routes.ts';
-import type { Engine, RequestBody, RequestContext, RouteResult } from './types.ts';
+import { TransportError } from './core/errors.ts';
+import { runRoute } from './api/run-route.ts';
+import { findRoute } from './routes.ts';
+import type { Engine, RequestBody, RequestContext, RouteResult } from './api/types.ts';
 
 /** A RequestBody exactly (not a request object that happens to have a `kind` field). */
 function isRequestBody(body: object): body is RequestBody {

@@ -11,9 +11,9 @@
  * spec describes, and ClickHouse itself for string search (`position*`, `hasToken*`), which works
  * on bytes with ASCII-only case folding.
  */
-import { LosslessNumber, LosslessObject, fromPlain, writeJson, type JsonWriterStyle } from '../../core/json/lossless.ts';
-import { pyFloatRepr } from '../../core/json/py-float.ts';
-import { pyNumber, pyString } from '../../core/json/pyjson.ts';
+import { LosslessNumber, LosslessObject, fromPlain, writeJson, type JsonWriterStyle } from '../json/lossless.ts';
+import { pyFloatRepr } from '../json/py-float.ts';
+import { pyNumber, pyString } from '../json/pyjson.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Text renderings.
@@ -270,7 +270,7 @@ export function hasToken(haystack: string, token: string, caseInsensitive = fals
 export const hasTokenCaseInsensitive = (haystack: string, token: string): boolean => hasToken(haystack, token, true);
 
 // ---------------------------------------------------------------------------------------------
-export { pyStrRepr } from '../../core/json/pyjson.ts';
+export { pyStrRepr } from '../json/pyjson.ts';
 
 // Python reprs: the mirror stringifies non-string cast inputs with Python's str(), and Weave's
 // "Unknown value type: {literal}" message embeds a literal's repr.

@@ -7,8 +7,8 @@
  * UTF-8, numbers as Python spells them after parsing (`1.0` stays a float, `1E2` becomes `100.0`,
  * big integers stay exact) and NaN/±Infinity as `null`, as pydantic writes non-finite floats.
  */
-import { writeJson, type JsonWriterStyle, type LosslessNumber, type LosslessObject, type LosslessValue } from '../core/json/lossless.ts';
-import { compareCodePoints, pyNumber } from '../core/json/pyjson.ts';
+import { writeJson, type JsonWriterStyle, type LosslessNumber, type LosslessObject, type LosslessValue } from './lossless.ts';
+import { compareCodePoints, pyNumber } from './pyjson.ts';
 
 /** A plain decimal lexeme (`0.7`, `-12.5`). */
 const PLAIN_DECIMAL = /^-?(?:0|[1-9]\d{0,15})\.\d+$/;

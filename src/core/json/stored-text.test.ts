@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseLossless } from '../core/json/lossless.ts';
-import { storedObjectText, storedRowText } from './stored-json.ts';
+import { parseLossless } from './lossless.ts';
+import { storedObjectText, storedRowText } from './stored-text.ts';
 
 test('semantics.md#writes-number-spelling: stored numbers are json.dumps(json.loads(lexeme)), the plain-decimal fast path included', () => {
   // Lexeme → Python's json.dumps(json.loads(lexeme)), checked with CPython 3.11.

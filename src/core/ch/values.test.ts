@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LosslessNumber, parseLossless } from '../../core/json/lossless.ts';
+import { LosslessNumber, parseLossless } from '../json/lossless.ts';
 import {
   compareStrings,
   containsSubstring,

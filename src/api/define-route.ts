@@ -1,0 +1,179 @@
+/**
+ * The one way to define a route. Every route does the same three steps in the same order:
+ * validate the whole body into a typed request (422 for the model, 400 for value checks),
+ * authorize every project the request names (400 for a malformed id, 403 without a grant), and
+ * only then run. `defineRoute` does the first two, so a route states its body kind, how its
+ * request is read (a model, typed by `Infer`, or a parser), where its projects are, what it
+ * does, and what kind of answer it gives; nothing reaches `run` unvalidated or unauthorized.
+ */
+import { losslessBody, plainBody, queryBody, spelledBody } from './body.ts';
+import type { PathParams } from './route-path.ts';
+import type { Engine, FieldPrefix, RequestBody, RequestContext, Route, RouteResult, StreamResult } from './types.ts';
+import { spelledPlain, stringifyExact } from '../core/json/exact.ts';
+import { fromPlain, type LosslessValue } from '../core/json/lossless.ts';
+import { storedRowText } from '../core/json/stored-text.ts';
+import { validateBody, type Schema } from '../core/schema.ts';
+
+/**
+ * How the body is read before validation: `plain` JSON (big integers kept), `lossless` (the
+ * parts that feed a digest keep `1` vs `1.0`, semantics.md#digest-lossless; the model sees
+ * plain values in which a float stays as spelled, and `run` can write a part back as the body
+ * spelled it, semantics.md#writes-number-spelling), `spelled` (plain values, floats as spelled:
+ * a payload stored as sent), `query` (a `query` holding an `$expr` keeps its number lexemes),
+ * `none` (no body), or, handed to `parse` as received, `multipart` (a form) and `binary` (raw
+ * bytes).
+ */
+export type BodyKind = 'plain' | 'lossless' | 'spelled' | 'query' | 'none' | 'multipart' | 'binary';
+
+/**
+ * What `run` returns: `json`, the answer's value, written here when it holds a number kept as
+ * spelled (a stored `1.0`, a big integer); `exact-json`, the same always written here; `stream`, a
+ * StreamResult (api/line-stream.ts); `result`, a RouteResult the route built (bytes, or JSON
+ * text it wrote itself to keep stored number spellings).
+ */
+export type AnswerKind = 'json' | 'exact-json' | 'stream' | 'result';
+
+/** What `run` gets besides the request. */
+export interface RouteCall {
+  engine: Engine;
+  ctx: RequestContext;
+  /** The values of the path's `{name}` segments (empty for exact paths). */
+  params: PathParams;
+  /** The body parsed losslessly, for `body: 'lossless'` routes (the parts that feed a digest are read from here). */
+  lossless: LosslessValue | undefined;
+  /**
+   * For `body: 'lossless'` routes, the JSON text stored for a part of the validated request (a
+   * call's inputs, its summary): a part the model passed on unchanged is written from the body
+   * as sent (key order, numbers as Python's `json.dumps` spells them after `json.loads`:
+   * semantics.md#writes-number-spelling); what the model rebuilt from its values.
+   */
+  storedText: ((part: unknown) => string) | undefined;
+}
+
+interface Answers {
+  json: unknown;
+  'exact-json': unknown;
+  stream: StreamResult;
+  result: RouteResult;
+}
+
+interface Steps<R, A extends AnswerKind> {
+  path: string;
+  /** POST unless said. */
+  method?: 'POST' | 'GET';
+  body: BodyKind;
+  /** Whether the route changes the store (the journal of `tq serve --data` records those). */
+  mutates: boolean;
+  /** Query-string parameters the route reads (GET routes); they arrive in `params`. */
+  query?: readonly string[];
+  /** For `binary` routes: the request headers (lower-case names) the route reads. */
+  headers?: readonly string[];
+  /** Also accept `wandb-api-key: KEY` as the credentials `api:KEY` (the OTLP endpoint). */
+  apiKeyHeader?: true;
+  /** The projects the request names, each authorized (in order) before `run`; none: `[]`. */
+  project: (req: R, params: PathParams) => string | readonly string[];
+  answer: A;
+  run: (req: R, call: RouteCall) => Answers[A];
+}
+
+/** A route whose request is a model's value (`Infer` of the model), optionally refined by checks beyond it. */
+export interface ModelRouteSpec<T, R, A extends AnswerKind> extends Steps<R, A> {
+  body: 'plain' | 'lossless' | 'spelled' | 'query';
+  /** The request model for the engine's field prefix. */
+  model: (prefix: FieldPrefix) => Schema<T>;
+  /** Checks beyond the model (400s), made before authorization; gives the request `run` wants. */
+  refine?: (req: T) => R;
+}
+
+/**
+ * A route whose request a parser reads: the parsed JSON body (`undefined` for `none`), or the
+ * RequestBody itself for `multipart` and `binary`; `userId` is who asks (an OTLP export's
+ * calls are planned with their user before their projects are authorized).
+ */
+export interface ParsedRouteSpec<R, A extends AnswerKind> extends Steps<R, A> {
+  parse: (body: unknown, prefix: FieldPrefix, params: PathParams, userId: string) => R;
+}
+
+const HTTP_BODY: Record<BodyKind, Route['body']> = { plain: 'json', lossless: 'json', spelled: 'json', query: 'json', none: 'none', multipart: 'multipart', binary: 'binary' };
+
+interface ReadBody {
+  value: unknown;
+  lossless: LosslessValue | undefined;
+  /** Each plain container of `value` mapped back to the body's (lossless routes). */
+  origins: Map<object, LosslessValue> | undefined;
+}
+
+/** The body as the route's kind reads it, and its lossless form when it has one. */
+function readBody(kind: BodyKind, body: RequestBody): ReadBody {
+  switch (kind) {
+    case 'plain':
+      return { value: plainBody(body), lossless: undefined, origins: undefined };
+    case 'lossless': {
+      const lossless = losslessBody(body);
+      // A float or a big integer stays a LosslessNumber in the plain value: a number the model
+      // keeps is then stored as written, one it converts (an int field's `5.0`) as converted.
+      // A Map, dropped with the request: much cheaper to fill than a WeakMap.
+      const origins = new Map<object, LosslessValue>();
+      return { value: spelledPlain(lossless, origins), lossless, origins };
+    }
+    case 'spelled':
+      return { value: spelledBody(body), lossless: undefined, origins: undefined };
+    case 'query':
+      return { value: queryBody(body), lossless: undefined, origins: undefined };
+    case 'none':
+      return { value: undefined, lossless: undefined, origins: undefined };
+    case 'multipart':
+    case 'binary':
+      return { value: body, lossless: undefined, origins: undefined };
+  }
+}
+
+function answerOf(kind: AnswerKind, value: unknown): RouteResult {
+  switch (kind) {
+    case 'json':
+    case 'exact-json':
+      return exactJson(value);
+    case 'stream':
+    case 'result':
+      return value as RouteResult;
+  }
+}
+
+/** A JSON answer written here, so that numbers kept as spelled (big integers, stored `1.0`) stay so. */
+const exactJson = (body: unknown): RouteResult => ({ kind: 'json', body, text: stringifyExact(body) });
+
+/** The routes defineRoute built (a guard test checks that every served route is one). */
+const defined = new WeakSet<Route>();
+export const isDefinedRoute = (route: Route): boolean => defined.has(route);
+
+export function defineRoute<T, R, A extends AnswerKind>(spec: ModelRouteSpec<T, R, A> & { refine: (req: T) => R }): Route;
+export function defineRoute<T, A extends AnswerKind>(spec: ModelRouteSpec<T, T, A>): Route;
+export function defineRoute<R, A extends AnswerKind>(spec: ParsedRouteSpec<R, A>): Route;
+export function defineRoute<T, R, A extends AnswerKind>(spec: ModelRouteSpec<T, R, A> | ParsedRouteSpec<R, A>): Route {
+  const request: (value: unknown, prefix: FieldPrefix, params: PathParams, userId: string) => R =
+    'parse' in spec
+      ? spec.parse
+      : (value, prefix) => {
+          const req = validateBody(spec.model(prefix), value);
+          return spec.refine ? spec.refine(req) : (req as unknown as R);
+        };
+  const route: Route = {
+    path: spec.path,
+    ...(spec.mutates ? { mutates: true as const } : {}),
+    method: spec.method ?? 'POST',
+    body: HTTP_BODY[spec.body],
+    ...(spec.headers ? { headers: spec.headers } : {}),
+    ...(spec.apiKeyHeader ? { apiKeyHeader: spec.apiKeyHeader } : {}),
+    ...(spec.query ? { query: spec.query } : {}),
+    run(engine, body, ctx, params = {}) {
+      const { value, lossless, origins } = readBody(spec.body, body);
+      const req = request(value, engine.options.fieldPrefix, params, ctx.userId);
+      const projects = spec.project(req, params);
+      for (const projectId of typeof projects === 'string' ? [projects] : projects) ctx.authorize(projectId);
+      const storedText = origins !== undefined ? (part: unknown) => storedRowText(fromPlain(part, origins)) : undefined;
+      return answerOf(spec.answer, spec.run(req, { engine, ctx, params, lossless, storedText }));
+    },
+  };
+  defined.add(route);
+  return route;
+}
