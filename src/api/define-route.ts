@@ -9,7 +9,7 @@
 import { losslessBody, plainBody, queryBody, spelledBody } from './body.ts';
 import type { PathParams } from './route-path.ts';
 import type { Engine, FieldPrefix, RequestBody, RequestContext, Route, RouteResult, StreamResult } from './types.ts';
-import { spelledPlain, stringifyExact } from '../core/json/exact.ts';
+import { holdsLosslessNumber, spelledPlain, stringifyExact } from '../core/json/exact.ts';
 import { fromPlain, type LosslessValue } from '../core/json/lossless.ts';
 import { storedRowText } from '../core/json/stored-text.ts';
 import { validateBody, type Schema } from '../core/schema.ts';
@@ -131,6 +131,7 @@ function readBody(kind: BodyKind, body: RequestBody): ReadBody {
 function answerOf(kind: AnswerKind, value: unknown): RouteResult {
   switch (kind) {
     case 'json':
+      return holdsLosslessNumber(value) ? exactJson(value) : { kind: 'json', body: value };
     case 'exact-json':
       return exactJson(value);
     case 'stream':
