@@ -8,9 +8,8 @@
  * nesting depth. Multi-byte UTF-8 sequences never contain bytes below 0x80, so every structural
  * byte found here is a real one.
  */
+import { BACKSLASH, bytesEqualRange as sameBytes, CLOSE_ARR, CLOSE_OBJ, COLON, COMMA, OPEN_ARR, OPEN_OBJ, QUOTE } from './bytes.ts';
 
-const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c, COLON = 0x3a;
-const OPEN_OBJ = 0x7b, CLOSE_OBJ = 0x7d, OPEN_ARR = 0x5b, CLOSE_ARR = 0x5d;
 
 /** Index just past the string opening at `i` (its quote), or `end` when it does not close. */
 function skipString(b: Uint8Array, i: number, end: number): number {
@@ -22,12 +21,6 @@ function skipString(b: Uint8Array, i: number, end: number): number {
   return end;
 }
 
-/** Whether `b[start, end)` holds exactly the bytes of `key`. */
-function sameBytes(b: Uint8Array, start: number, end: number, key: Uint8Array): boolean {
-  if (end - start !== key.length) return false;
-  for (let k = 0; k < key.length; k++) if (b[start + k] !== key[k]) return false;
-  return true;
-}
 
 const decoder = new TextDecoder();
 

@@ -19,6 +19,7 @@ import { storageSize, traceStorageSize } from './storage-size.ts';
 import type { CallsQuery } from './request.ts';
 import { DatetimeBytes } from './datetime-json.ts';
 import { deriveSummary, derivedWeaveJson, traceName, traceNameCache, type SummaryInputs } from './summary.ts';
+import { bytesEqual as sameBytes, CLOSE_OBJ, isNullLiteral as isNullBytes, OPEN_OBJ } from '../../core/json/bytes.ts';
 
 const ALWAYS = ['id', 'project_id', 'trace_id', 'op_name', 'started_at'];
 const FOR_SUMMARY = ['ended_at', 'exception', 'display_name'];
@@ -329,7 +330,7 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
  * (under 400 bytes together), two datetimes, five numbers and the weave block's own pieces.
  */
 const ROW_ROOM = 1024;
-const OPEN_BRACE = 0x7b, CLOSE_BRACE = 0x7d;
+const OPEN_BRACE = OPEN_OBJ, CLOSE_BRACE = CLOSE_OBJ;
 
 /** Room a nullable string column may take (jsonStringRoom, or `null`). */
 function stringRoom(s: string | null): number {
@@ -394,16 +395,6 @@ export function computedSummary(o: LineBuilderOptions, row: number, stored: Reco
 
 const INPUTS_SEPARATOR = utf8(',"inputs":');
 
-/** Whether `b` holds `piece` at `at`. */
-function sameBytes(b: Uint8Array, at: number, piece: Uint8Array): boolean {
-  for (let i = 0; i < piece.length; i++) if (b[at + i] !== piece[i]) return false;
-  return true;
-}
-
-/** Whether `b[start, end)` is the literal `null`. */
-function isNullBytes(b: Uint8Array, start: number, end: number): boolean {
-  return end - start === 4 && b[start] === 0x6e && b[start + 1] === 0x75 && b[start + 2] === 0x6c && b[start + 3] === 0x6c;
-}
 
 
 /**
