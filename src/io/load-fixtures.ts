@@ -12,16 +12,17 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FixtureError } from '../core/errors.ts';
 import type { Engine } from '../api/types.ts';
-import { RecordProblem } from '../load/call-record.ts';
+import { RecordProblem } from '../load/calls/call-record.ts';
 import { FIXTURE_KIND_REGISTRY, FIXTURE_KINDS, isFixtureKind, type FixtureKind } from '../load/fixture-kinds.ts';
 import { forEachLine, forEachLineOf, type LineRef, type ReadProgress } from './lines.ts';
 import { hasBom, invalidUtf8Offset } from './utf8.ts';
 import { MAX_BODY_DEPTH, textDepthExceeded } from '../core/json/depth.ts';
 import { DuplicateCallError, type CallTable } from '../store/call-table.ts';
-import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord, type ScannedCall } from '../load/scanned-call.ts';
+import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord, type ScannedCall } from '../load/calls/scanned-call.ts';
 import { forEachPrescannedLine, PARALLEL_MIN_BYTES } from './load-calls/parallel.ts';
 // OpenTelemetry fixtures (otel-traces.jsonl): a separate kind with its own loader (src/otel/fixtures.ts).
 import { isOtelTracesFile, loadOtelTracesFile, OTEL_TRACES_KIND, otelTracesFileIn } from '../otel/fixtures.ts';
+import { storeCallParts } from '../load/calls/parts-body.ts';
 
 export const BUNDLED_FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
@@ -98,10 +99,10 @@ function loadLine(engine: Engine, kind: Kind, file: string, { buf, start: lineSt
     // A calls line prescanned on the worker thread (the same byte range), or scanned here.
     const scanned = prescan ? scannedCallRecord(prescan, slot, buf) : scanCallLine(buf, start, end);
     if (scanned !== null) {
-      // Only the four JSON parts are stored (CallTable.loadParts): spans from the same scan.
+      // Only the four JSON parts are stored (storeCallParts, load/calls/parts-body.ts): spans from the same scan.
       const spans = partByteSpans(prescan ?? linePrescan, slot, 0, partSpans);
       const bytes = plainView(buf);
-      storeCall(engine, file, line, scanned, (calls) => calls.loadParts(scanned.record, bytes, spans, scanned.derived));
+      storeCall(engine, file, line, scanned, (calls) => storeCallParts(calls, scanned.record, bytes, spans, scanned.derived));
       return true;
     }
   }

@@ -84,7 +84,7 @@ test('parent and turn ids share the referenced call id string', () => {
   const t = new CallTable();
   t.start(start('root'));
   const child = t.start(start('child', { parent_id: 'root' }));
-  assert.equal(t.parentIds[child], 'root');
+  assert.equal(t.parentId(child), 'root');
   assert.deepEqual(t.byParent.get('root'), [child]);
 });
 

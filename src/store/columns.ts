@@ -20,6 +20,16 @@ export class Float64Column {
     }
     this.data[this.length++] = v;
   }
+  /** The column's rows for a load snapshot: a view, not a copy. */
+  image(): Float64Array {
+    return this.data.subarray(0, this.length);
+  }
+  /** Fills this empty column with the first `n` values of `data` (a view of a snapshot's bytes; a push past them grows into a new array). */
+  restore(data: Float64Array, n: number): void {
+    if (this.length !== 0) throw new Error('a snapshot restores into an empty column only');
+    this.data = data;
+    this.length = n;
+  }
 }
 
 export class Int32Column {
@@ -35,6 +45,16 @@ export class Int32Column {
       this.data = next;
     }
     this.data[this.length++] = v;
+  }
+  /** The column's rows for a load snapshot: a view, not a copy. */
+  image(): Int32Array {
+    return this.data.subarray(0, this.length);
+  }
+  /** Fills this empty column with the first `n` values of `data` (a view of a snapshot's bytes; a push past them grows into a new array). */
+  restore(data: Int32Array, n: number): void {
+    if (this.length !== 0) throw new Error('a snapshot restores into an empty column only');
+    this.data = data;
+    this.length = n;
   }
 }
 

@@ -14,7 +14,7 @@
  * Pure and allocation-free per line: results go into reusable typed arrays, so that the same
  * code can run on a worker thread and ship its results back as-is.
  */
-import { BACKSLASH, bytesEqual, bytesEqualAt, bytesEqualRange, CLOSE_ARR, CLOSE_OBJ, COLON, COMMA, DOT, JSON_SPACE as WS, MINUS, NINE, OPEN_ARR, OPEN_OBJ, PLUS, QUOTE, ZERO } from './bytes.ts';
+import { BACKSLASH, bytesEqual, bytesEqualAt, bytesEqualRange, CLOSE_ARR, CLOSE_OBJ, COLON, COMMA, DOT, JSON_SPACE as WS, MINUS, NINE, OPEN_ARR, OPEN_OBJ, PLUS, QUOTE, ZERO } from '../../core/json/bytes.ts';
 
 /** The top-level fields a call record reads, in slot order. */
 export const CALL_LINE_FIELDS = [
