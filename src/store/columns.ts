@@ -265,7 +265,7 @@ export class Interner {
  * non-null cells are stored, so a null costs nothing instead of an array slot per row.
  */
 export class SparseColumn<T> {
-  private readonly cells = new Map<number, T>();
+  private cells = new Map<number, T>();
   /** One bit per row: set when the row has a cell. Most reads are of null cells, and a bit
    * test is far cheaper than a lookup in a large map. */
   private bits = new Uint32Array(32);
@@ -354,7 +354,7 @@ export class SparseColumn<T> {
     }
     // Some cells were read already: keep those objects, fill the rest in row order.
     const read = this.cells;
-    (this as unknown as { cells: Map<number, T> }).cells = new Map();
+    this.cells = new Map();
     for (let k = 0; k < rows.length; k++) this.cells.set(rows[k], read.get(rows[k]) ?? value(k));
   }
 }
