@@ -2,10 +2,17 @@
  * The calls of one project, stored column-wise.
  *
  * Row r is the r-th call whose start part arrived (insertion order: what `sort_by: []`
- * returns). Scalars the queries filter and sort on sit in typed arrays or plain arrays indexed
- * by row; the JSON bodies (attributes, inputs, output, summary) are kept as UTF-8 text in a
- * byte arena and parsed only when a query needs them. Indexes map ids to rows so that id
- * filters never scan the project.
+ * returns). Scalars the queries filter and sort on sit in typed arrays indexed by row; the id
+ * strings in string columns (StringColumn), read one row at a time through id(row),
+ * traceId(row), ...; the JSON bodies (attributes, inputs, output, summary) are kept as UTF-8
+ * text (CallBodies) and parsed only when a query needs them. Indexes map ids to rows so that id
+ * filters never scan the project (CallIndexes).
+ *
+ * A table restored from a load snapshot is the same table with other backings: each column
+ * knows whether it holds its rows or the snapshot's (string numbers, bodies left in the file,
+ * indexes built on first use); this class does not. Imaging and restoring go through the
+ * columns (src/store/snapshot-table.ts); the fixture load writes through load(),
+ * bodyRoom()/loadWritten() (src/load/calls/).
  */
 import { stringifyExact } from '../core/json/exact.ts';
 import { extractRefs } from '../core/refs.ts';
