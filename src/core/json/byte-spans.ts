@@ -97,8 +97,8 @@ const WEAVE = [0x22, 0x77, 0x65, 0x61, 0x76, 0x65, 0x22]; // "weave"
 export function mentionsWeaveOrEscape(b: Uint8Array, start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
     const c = b[i];
-    if (c === 0x5c && i + 1 < end && b[i + 1] === 0x75) return true;
-    if (c === 0x22 && i + 7 <= end && b[i + 6] === 0x22) {
+    if (c === BACKSLASH && i + 1 < end && b[i + 1] === 0x75 /* u */) return true;
+    if (c === QUOTE && i + 7 <= end && b[i + 6] === QUOTE) {
       let k = 1;
       while (k < 6 && b[i + k] === WEAVE[k]) k++;
       if (k === 6) return true;
