@@ -6,7 +6,7 @@
  */
 import { addToIndex, type Int32Column, MultiIndex, type SparseColumn } from './columns.ts';
 
-export interface CallIndexMaps {
+interface CallIndexMaps {
   byId: Map<string, number>;
   byTrace: MultiIndex<string>;
   byParent: MultiIndex<string>;
