@@ -9,7 +9,7 @@
  *     bench mix run once (output drained and dropped): the heap after each query, and the
  *     engine's derived caches (Store.derived.report()) at the end.
  */
-import { parseCallRecord } from '../src/load/call-record.ts';
+import { parseCallRecord } from '../src/load/calls/call-record.ts';
 import { generateCalls } from '../src/gen/generate.ts';
 import { Store } from '../src/store/store.ts';
 import { heapBytes, settledHeapBytes } from './memory.ts';
@@ -65,10 +65,10 @@ async function mix(calls: number): Promise<void> {
   const perCall = (bytes: number) => Math.round((bytes - before) / calls);
   console.log(`loaded ${calls} calls: ${perCall(await settledHeapBytes())} B/call`);
   const t = engine.store.project(P)!.calls;
-  const sampleIds = Array.from({ length: 10 }, (_, i) => t.ids[Math.floor(((i + 0.5) * t.size) / 10)]);
+  const sampleIds = Array.from({ length: 10 }, (_, i) => t.id(Math.floor(((i + 0.5) * t.size) / 10)));
   const routes = new Map(allRoutes().map((r) => [r.path, r]));
   const ctx = { userId: 'bench', authorize() {}, canRead: () => true };
-  for (const q of benchQueries({ projectId: P, calls, sampleIds, traceId: t.traceIds[0], tableDigest: 'none' })) {
+  for (const q of benchQueries({ projectId: P, calls, sampleIds, traceId: t.traceId(0), tableDigest: 'none' })) {
     if (q.engine !== 'calls') continue;
     const res = routes.get(q.route)!.run(engine, { kind: 'value', value: structuredClone(q.body) }, ctx);
     let rows = 0;

@@ -19,10 +19,10 @@ import type { CallTable } from '../src/store/call-table.ts';
  * traces the one with the most calls (the trace filter's trace).
  */
 export function paramsFromTable(table: CallTable, projectId: string, calls: number, tableDigest: string, rowDigests: readonly string[] = []): QueryParams {
-  const sampleIds = Array.from({ length: Math.min(10, table.size) }, (_, i) => table.ids[Math.floor(((i + 0.5) * table.size) / 10)]);
+  const sampleIds = Array.from({ length: Math.min(10, table.size) }, (_, i) => table.id(Math.floor(((i + 0.5) * table.size) / 10)));
   const traceId = sampleIds
-    .map((id) => table.traceIds[table.rowOf(id)!])
-    .reduce((best, t) => ((table.byTrace.get(t)?.length ?? 0) > (table.byTrace.get(best)?.length ?? 0) ? t : best), table.traceIds[0] ?? '');
+    .map((id) => table.traceId(table.rowOf(id)!))
+    .reduce((best, t) => ((table.byTrace.get(t)?.length ?? 0) > (table.byTrace.get(best)?.length ?? 0) ? t : best), table.traceId(0) ?? '');
   // The UI's time window: whole seconds around the middle tenth of the start times.
   const starts = Float64Array.from(table.startedAt.data.subarray(0, table.size)).sort();
   const at = (q: number) => starts[Math.min(starts.length - 1, Math.floor(q * starts.length))] ?? 0;

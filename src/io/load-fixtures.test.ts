@@ -143,7 +143,7 @@ test('issue 11: a BOM at the start of a file is skipped; an empty file loads wit
   // The stored call text starts at the record, not at the BOM.
   const calls = engine.store.project('e/p')!.calls;
   assert.equal(JSON.parse(calls.bodyText(calls.rowOf('a')!)).inputs, undefined);
-  assert.equal(calls.ids[calls.rowOf('a')!], 'a');
+  assert.equal(calls.id(calls.rowOf('a')!), 'a');
   // A BOM anywhere else is not skipped: it is not JSON.
   const later = dir({ 'calls.jsonl': Buffer.concat([Buffer.from(call('a') + '\n'), bom, Buffer.from(call('b') + '\n')]) });
   assert.match((await loadError(later)).message, /calls\.jsonl:2: invalid JSON/);

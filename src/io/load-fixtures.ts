@@ -13,7 +13,7 @@ import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FixtureError } from '../core/errors.ts';
 import type { Engine } from '../api/types.ts';
-import { RecordProblem } from '../load/call-record.ts';
+import { RecordProblem } from '../load/calls/call-record.ts';
 import {
   FEEDING_FILE_REGISTRY,
   FIXTURE_FILE_KINDS,
@@ -28,9 +28,10 @@ import {
 import { forEachLine, forEachLineOf, type LineRef, type ReadProgress } from './lines.ts';
 import { hasBom, invalidUtf8Offset } from './utf8.ts';
 import { MAX_BODY_DEPTH, textDepthExceeded } from '../core/json/depth.ts';
-import { DuplicateCallError, type CallTable } from '../store/call-table.ts';
-import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord, type ScannedCall } from '../load/scanned-call.ts';
+import { DuplicateCallError } from '../store/call-table.ts';
+import type { CallLinePrescan } from '../load/calls/scanned-call.ts';
 import { forEachPrescannedLine, PARALLEL_MIN_BYTES } from './load-calls/parallel.ts';
+import { forgetLastBlock, storeFastCallLine } from '../load/calls/fast-line.ts';
 
 export const BUNDLED_FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
@@ -104,13 +105,11 @@ function loadLine(engine: Engine, kind: FixtureFileKind, file: string, { buf, st
   if (start === end) return 0;
   if (isFixtureKind(kind) && FIXTURE_KIND_REGISTRY[kind].prescanned) {
     // A calls line prescanned on the worker thread (the same byte range), or scanned here.
-    const scanned = prescan ? scannedCallRecord(prescan, slot, buf) : scanCallLine(buf, start, end);
-    if (scanned !== null) {
-      // Only the four JSON parts are stored (CallTable.loadParts): spans from the same scan.
-      const spans = partByteSpans(prescan ?? linePrescan, slot, 0, partSpans);
-      const bytes = plainView(buf);
-      storeCall(engine, file, line, scanned, (calls) => calls.loadParts(scanned.record, bytes, spans, scanned.derived));
-      return 1;
+    try {
+      if (storeFastCallLine(engine.store, buf, start, end, prescan, slot)) return 1;
+    } catch (e) {
+      if (e instanceof DuplicateCallError) throw new FixtureError(file, line, e.message);
+      throw e;
     }
   }
   const text = checkLine(file, line, buf, lineStart, start, end);
@@ -124,42 +123,6 @@ function loadLine(engine: Engine, kind: FixtureFileKind, file: string, { buf, st
 
 /** Bytes read between two progress reports inside one line. */
 const PROGRESS_STEP_BYTES = 32 * 1024 * 1024;
-
-const linePrescan = new CallLinePrescan();
-const partSpans = new Int32Array(8);
-
-/**
- * A plain Uint8Array over a Buffer's bytes, made once per buffer: copies out of it take a
- * subarray per part, which a Buffer makes far more slowly (its species constructor).
- */
-function plainView(buf: Buffer): Uint8Array {
-  if (buf !== lastBuffer) {
-    lastBuffer = buf;
-    lastView = new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
-  }
-  return lastView;
-}
-let lastBuffer: Buffer | null = null;
-let lastView: Uint8Array = new Uint8Array(0);
-
-/**
- * The fast path of a calls line: a byte scan that validates the line and reads its fields
- * without building the JSON parts. Null means "take the slow path" (JSON.parse and
- * parseCallRecord), which either stores the same row or names the line's problem.
- */
-function scanCallLine(buf: Buffer, start: number, end: number): ScannedCall | null {
-  return fastCallRecord(linePrescan, buf, start, end);
-}
-
-/** Stores a validated call record with `store` (a repeated id is the line's problem). */
-function storeCall(engine: Engine, file: string, line: number, call: { projectId: string }, store: (calls: CallTable) => void): void {
-  try {
-    store(engine.store.projectForWrite(call.projectId).calls);
-  } catch (e) {
-    if (e instanceof DuplicateCallError) throw new FixtureError(file, line, e.message);
-    throw e;
-  }
-}
 
 /**
  * What is checked on a line before it is parsed: strict UTF-8 (the offset counts from the
@@ -239,8 +202,7 @@ export async function loadFixtureFiles(
       }
       throw e;
     });
-    lastBuffer = null; // the last block, not to be kept alive
-    lastView = new Uint8Array(0);
+    forgetLastBlock(); // the last block, not to be kept alive
     onProgress?.({ ...last, file, records });
     report.files.push({ file, kind, records });
     if (records === 0) report.notices.push(`${file}: empty`);

@@ -93,7 +93,7 @@ describe('journaling a write request', () => {
     const replayed = createEngine(undefined, { fieldPrefix: 'svc_' });
     replayRecord(replayed, record);
     const calls = replayed.store.project(P)!.calls;
-    assert.equal(calls.userIds[0], 'bob');
+    assert.equal(calls.userId(0), 'bob');
     assert.equal(calls.runIds.get(0), 'r1');
   });
 

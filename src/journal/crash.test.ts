@@ -13,6 +13,7 @@ import { describe, it } from 'node:test';
 import { rng as random } from '../gen/generate.ts';
 import { openDataDir } from './data-dir.ts';
 import { tempDir } from '../io/temp-dir.testing.ts';
+import { columnValues } from '../store/call-table.testing.ts';
 
 const TQ = fileURLToPath(new URL('../../bin/tq', import.meta.url));
 const AUTH = 'Basic ' + Buffer.from('api:pw').toString('base64');
@@ -110,7 +111,7 @@ describe('tq serve --data under kill -9', () => {
         assert.ok(said.every((m) => /^journal: dropped a torn last record at byte \d+$/.test(m)), said.join('\n'));
         const calls = opened.engine.store.project(PROJECT)!.calls;
         const seen = new Map<string, number>();
-        for (const id of calls.ids) seen.set(id, (seen.get(id) ?? 0) + 1);
+        for (const id of columnValues(calls, 'id')) seen.set(id, (seen.get(id) ?? 0) + 1);
         for (const [id, want] of acked) {
           assert.equal(seen.get(id), 1, `acknowledged call ${id} is stored exactly once`);
           const row = calls.rowOf(id)!;

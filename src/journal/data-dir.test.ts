@@ -13,6 +13,7 @@ import { acquireLock, LockHeldError, LOCK_FILE } from './lock.ts';
 import { JournalError } from './read.ts';
 import { encodeRecord } from './record.ts';
 import { tempDir } from '../io/temp-dir.testing.ts';
+import { columnValues } from '../store/call-table.testing.ts';
 
 const freshDir = () => tempDir('tq-data-');
 
@@ -76,7 +77,7 @@ describe('opening a data directory', () => {
     writeFileSync(join(dir, segmentName(2)), startLines(1, 2).lines.map((l) => l + '\n').join(''));
     const opened = await open(dir);
     assert.equal(opened.replayed, 3);
-    assert.deepEqual(opened.engine.store.project('acme/one')!.calls.ids, ['fixture', 'c0', 'c1', 'c2']);
+    assert.deepEqual(columnValues(opened.engine.store.project('acme/one')!.calls, 'id'), ['fixture', 'c0', 'c1', 'c2']);
     assert.equal(opened.active.file, join(dir, segmentName(2)));
   });
 
@@ -95,7 +96,7 @@ describe('opening a data directory', () => {
     assert.deepEqual(opened.said, [`journal: dropped a torn last record at byte ${whole.length}`]);
     assert.equal(readFileSync(file, 'utf8'), whole);
     assert.deepEqual(opened.active, { file, seq: 1, length: whole.length });
-    assert.deepEqual(opened.engine.store.project('acme/one')!.calls.ids, ['c0', 'c1']);
+    assert.deepEqual(columnValues(opened.engine.store.project('acme/one')!.calls, 'id'), ['c0', 'c1']);
     assert.equal(engine.store.project('acme/one')!.calls.size, 3);
   });
 

@@ -15,7 +15,7 @@ import { TqError } from '../core/errors.ts';
 import { storeOtlpExport } from '../otel/fixtures.ts';
 import { OtlpFormatError } from '../otel/model.ts';
 import { DuplicateCallError } from '../store/call-table.ts';
-import { parseCallRecord, RecordProblem } from './call-record.ts';
+import { parseCallRecord, RecordProblem } from './calls/call-record.ts';
 import { loadCostRecord, loadFeedbackRecord, loadObjectRecord, loadTableRecord } from './records.ts';
 
 /** One line of a fixture file: its text, and its bytes (a call keeps its JSON parts as bytes). */

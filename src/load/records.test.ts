@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { testEngine } from '../write/writes.testing.ts';
-import { RecordProblem } from './call-record.ts';
+import { RecordProblem } from './calls/call-record.ts';
 import { loadCostRecord, loadFeedbackRecord, loadObjectRecord, loadTableRecord } from './records.ts';
 
 const T12 = 'ef58432d13add22b5a18d3888ccc0b83707cda76e23187022a4bc3eb42a8ec78';

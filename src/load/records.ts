@@ -26,7 +26,7 @@ import { createCosts, type CostInput } from '../write/costs.ts';
 import { createFeedback } from '../write/feedback.ts';
 import { createObject } from '../write/objects.ts';
 import { createTable } from '../write/tables.ts';
-import { adoptFieldPrefix, optionalString, projectIdOf, RecordProblem, requireString } from './call-record.ts';
+import { adoptFieldPrefix, optionalString, projectIdOf, RecordProblem, requireString } from './calls/call-record.ts';
 import { isPlainObject } from '../core/plain-object.ts';
 
 type Obj = Record<string, unknown>;

@@ -13,6 +13,7 @@ import { FixtureError } from '../core/errors.ts';
 import { filesOf, loadFixtures, loadFixtureText } from '../io/load-fixtures.ts';
 import { otlpExport } from './otlp.testing.ts';
 import { tempDir } from '../io/temp-dir.testing.ts';
+import { columnValues } from '../store/call-table.testing.ts';
 
 const PROJECT = { 'wandb.entity': 'acme', 'wandb.project': 'fx' };
 const line = (id: string, attrs: Record<string, string | number> = { 'input.value': 'x' }) => JSON.stringify(otlpExport([PROJECT, [{ id, attrs }]]));
@@ -23,7 +24,10 @@ function dirWith(files: Record<string, string | Buffer>): string {
   return dir;
 }
 
-const ids = (engine: ReturnType<typeof createEngine>) => engine.store.project('acme/fx')?.calls.ids ?? [];
+const ids = (engine: ReturnType<typeof createEngine>) => {
+  const t = engine.store.project('acme/fx')?.calls;
+  return t ? columnValues(t, 'id') : [];
+};
 
 async function loadError(path: string): Promise<string> {
   try {

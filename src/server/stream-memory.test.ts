@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { allRoutes } from '../routes.ts';
 import { createEngine } from '../engine.ts';
 import { generateCalls } from '../gen/generate.ts';
-import { parseCallRecord } from '../load/call-record.ts';
+import { parseCallRecord } from '../load/calls/call-record.ts';
 import { Users } from './basic-auth.ts';
 import { createTqServer } from './server.ts';
 

@@ -84,7 +84,7 @@ test('parent and turn ids share the referenced call id string', () => {
   const t = new CallTable();
   t.start(start('root'));
   const child = t.start(start('child', { parent_id: 'root' }));
-  assert.equal(t.parentIds[child], 'root');
+  assert.equal(t.parentId(child), 'root');
   assert.deepEqual(t.byParent.get('root'), [child]);
 });
 
@@ -200,4 +200,14 @@ test('partByteSpans: offsets into the arena chunk; setPartByteSpans hands spans 
   assert.equal(t.summaryMentionsWeave(r3), true);
   t.partByteSpans(r3, spans);
   assert.equal(text(r3, spans, 3), '{"weave":{"x":1}}');
+});
+
+test('a call table holds no array a caller could index by row: its string columns are read through id(row), traceId(row), ...', () => {
+  const t = new CallTable();
+  t.start(start('a'));
+  t.start(start('b', { parent_id: 'a', thread_id: 'th', turn_id: 'b' }));
+  const arrays = Object.entries(t).filter(([, v]) => Array.isArray(v)).map(([k]) => k);
+  assert.deepEqual(arrays, []);
+  for (const name of ['ids', 'traceIds', 'parentIds', 'threadIds', 'turnIds', 'userIds']) assert.equal(name in t, false, name);
+  assert.deepEqual([t.id(1), t.traceId(1), t.parentId(1), t.threadId(1), t.turnId(1), t.userId(1), t.isRoot(0), t.isRoot(1)], ['b', 't1', 'a', 'th', 'b', 'u', true, false]);
 });

@@ -20,6 +20,16 @@ export class Float64Column {
     }
     this.data[this.length++] = v;
   }
+  /** The column's rows for a load snapshot: a view, not a copy. */
+  image(): Float64Array {
+    return this.data.subarray(0, this.length);
+  }
+  /** Fills this empty column with the first `n` values of `data` (a view of a snapshot's bytes; a push past them grows into a new array). */
+  restore(data: Float64Array, n: number): void {
+    if (this.length !== 0) throw new Error('a snapshot restores into an empty column only');
+    this.data = data;
+    this.length = n;
+  }
 }
 
 export class Int32Column {
@@ -35,6 +45,16 @@ export class Int32Column {
       this.data = next;
     }
     this.data[this.length++] = v;
+  }
+  /** The column's rows for a load snapshot: a view, not a copy. */
+  image(): Int32Array {
+    return this.data.subarray(0, this.length);
+  }
+  /** Fills this empty column with the first `n` values of `data` (a view of a snapshot's bytes; a push past them grows into a new array). */
+  restore(data: Int32Array, n: number): void {
+    if (this.length !== 0) throw new Error('a snapshot restores into an empty column only');
+    this.data = data;
+    this.length = n;
   }
 }
 
@@ -245,7 +265,7 @@ export class Interner {
  * non-null cells are stored, so a null costs nothing instead of an array slot per row.
  */
 export class SparseColumn<T> {
-  private readonly cells = new Map<number, T>();
+  private cells = new Map<number, T>();
   /** One bit per row: set when the row has a cell. Most reads are of null cells, and a bit
    * test is far cheaper than a lookup in a large map. */
   private bits = new Uint32Array(32);
@@ -334,7 +354,7 @@ export class SparseColumn<T> {
     }
     // Some cells were read already: keep those objects, fill the rest in row order.
     const read = this.cells;
-    (this as unknown as { cells: Map<number, T> }).cells = new Map();
+    this.cells = new Map();
     for (let k = 0; k < rows.length; k++) this.cells.set(rows[k], read.get(rows[k]) ?? value(k));
   }
 }

@@ -9,7 +9,9 @@ import { crc32, crc32Portable } from './snapshot-checksum.ts';
 import { rootStartOrder, startOrder } from './start-order.ts';
 import { Store } from './store.ts';
 import { SparseColumn, StringTable } from './columns.ts';
+import type { StringColumn } from './string-column.ts';
 import { answer, assertSameAnswers } from './snapshot.testing.ts';
+import { columnValues } from './call-table.testing.ts';
 
 function engine(prefix: FieldPrefix = 'svc_'): Engine {
   let id = 0;
@@ -45,6 +47,7 @@ async function generated(prefix: FieldPrefix, calls = 3000): Promise<Engine> {
   return e;
 }
 
+const bodiesOf = (t: object) => (t as { bodies: object }).bodies;
 const ownFields = (o: object) => new Set(Object.getOwnPropertyNames(o));
 const listed = (cover: Record<string, readonly string[]>) => new Set(Object.values(cover).flat());
 
@@ -64,11 +67,15 @@ test('every field of Store, ProjectStore and CallTable is covered by the snapsho
     ['Interner', p.calls.opNames, SNAPSHOT_COVERAGE.Interner],
     ['SparseColumn', p.calls.runIds, SNAPSHOT_COVERAGE.SparseColumn],
     ['MultiIndex', p.calls.byTrace, SNAPSHOT_COVERAGE.MultiIndex],
-    ['ByteArena', (p.calls as unknown as { arena: object }).arena, SNAPSHOT_COVERAGE.ByteArena],
+    ['StringColumn', (p.calls as unknown as { idColumn: object }).idColumn, SNAPSHOT_COVERAGE.StringColumn],
+    ['StringColumn (restored)', (r.calls as unknown as { idColumn: object }).idColumn, SNAPSHOT_COVERAGE.StringColumn],
+    ['CallBodies', bodiesOf(p.calls), SNAPSHOT_COVERAGE.CallBodies],
+    ['CallIndexes', (p.calls as unknown as { indexes: object }).indexes, SNAPSHOT_COVERAGE.CallIndexes],
+    ['ByteArena', (bodiesOf(p.calls) as unknown as { arena: object }).arena, SNAPSHOT_COVERAGE.ByteArena],
   ] as const) {
     const own = ownFields(instance), known = listed(cover);
     const unlisted = [...own].filter((f) => !known.has(f)), gone = [...known].filter((f) => !own.has(f));
-    assert.deepEqual({ unlisted, gone }, { unlisted: [], gone: [] }, `${name}: a field was added or removed; list it in SNAPSHOT_COVERAGE (src/store/snapshot.ts) and, if it holds loaded data, write it in toImage()/restoreImage()`);
+    assert.deepEqual({ unlisted, gone }, { unlisted: [], gone: [] }, `${name}: a field was added or removed; list it in SNAPSHOT_COVERAGE (src/store/snapshot.ts) and, if it holds loaded data, image and restore it in snapshot-table.ts`);
   }
 });
 
@@ -96,6 +103,30 @@ for (const prefix of ['svc_', 'wb_'] as const) {
   });
 }
 
+test('bodies of 64 KiB and more (part spans not remembered, scanned per read) come back and answer exactly', async () => {
+  const e = engine();
+  const sizes = [10, 65_520, 65_535, 65_536, 70_000, 200_000];
+  const lines = sizes.map((size, i) =>
+    JSON.stringify({
+      project_id: 'p/big', id: `c${i}`, trace_id: `t${i % 2}`, parent_id: i % 2 === 1 ? `c${i - 1}` : null, thread_id: 'th', turn_id: `c${i}`, op_name: 'op',
+      started_at: `2024-01-01T00:00:0${i}Z`, ended_at: '2024-01-01T00:00:09Z',
+      attributes: { a: i }, inputs: { pad: 'x'.repeat(size), n: i }, output: { pad: 'é'.repeat(size >> 2) }, summary: { status_counts: { error: i } },
+      svc_run_step_end: i,
+    }),
+  );
+  await loadFixtureText(e, 'calls', lines.join('\n'));
+  const fresh = e.store.project('p/big')!.calls;
+  assert.ok(fresh.bodyByteLength(5) > 0xffff && fresh.bodyByteLength(0) < 0xffff, 'a small body and bodies past the span limit');
+  const restored = engine();
+  restore(encodeCallTables(e.store), restored);
+  const t = restored.store.project('p/big')!.calls;
+  for (let r = 0; r < sizes.length; r++) {
+    assert.equal(t.bodyText(r), fresh.bodyText(r), `row ${r}`);
+    assert.deepEqual(t.bodyPartTexts(r), fresh.bodyPartTexts(r), `row ${r}`);
+  }
+  assert.ok(assertSameAnswers(e, restored) > 10);
+});
+
 test('strings that are not ASCII, and lone surrogates, come back exactly', async () => {
   const e = engine();
   const lines = [
@@ -108,8 +139,8 @@ test('strings that are not ASCII, and lone surrogates, come back exactly', async
   const restored = engine();
   restore(encoded, restored);
   const t = restored.store.project('p/q')!.calls;
-  assert.deepEqual(t.ids, ['a-é', 'b']);
-  assert.deepEqual(t.traceIds, ['t\ud800', 'x\udc00']);
+  assert.deepEqual(columnValues(t, 'id'), ['a-é', 'b']);
+  assert.deepEqual(columnValues(t, 'traceId'), ['t\ud800', 'x\udc00']);
   assert.equal(t.displayNames.get(1), '😀');
   assert.equal(t.exceptions.get(1), 'boom');
   assert.deepEqual(t.outputRefs.get(1), ['weave:///p/q/object/o:abc']);
@@ -170,7 +201,7 @@ test('a restored sparse column makes each cell on first read, and materialises b
 /** The private string-column arrays of a table (null: not made whole). */
 const columnLists = (t: object) => {
   const o = t as Record<string, unknown>;
-  return ['idList', 'traceIdList', 'parentIdList', 'threadIdList', 'turnIdList', 'userIdList'].map((k) => o[k]);
+  return ['idColumn', 'traceIdColumn', 'parentIdColumn', 'threadIdColumn', 'turnIdColumn', 'userIdColumn'].map((k) => (o[k] as StringColumn<string | null>).backing);
 };
 
 test('a restored table makes strings only for the rows read: a roots page makes no column whole; every column, the part spans and the start orders come back', async () => {
@@ -179,20 +210,23 @@ test('a restored table makes strings only for the rows read: a roots page makes 
   restore(encodeCallTables(fresh.store), restored);
   const [projectId, p] = [...fresh.store.projects][0];
   const t = restored.store.project(projectId)!.calls;
-  assert.deepEqual(columnLists(t), [null, null, null, null, null, null]);
+  assert.deepEqual(columnLists(t), Array(6).fill('snapshot'));
   const page = answer(restored, '/calls/stream_query', { project_id: projectId, filter: { trace_roots_only: true }, sort_by: [{ field: 'started_at', direction: 'desc' }], limit: 100 });
   assert.equal(page, answer(fresh, '/calls/stream_query', { project_id: projectId, filter: { trace_roots_only: true }, sort_by: [{ field: 'started_at', direction: 'desc' }], limit: 100 }));
-  assert.deepEqual(columnLists(t), [null, null, null, null, null, null], 'a page made a column whole');
+  assert.deepEqual(columnLists(t), Array(6).fill('snapshot'), 'a page made a column whole');
   // The start orders were adopted, not rebuilt (the same arrays as the snapshot's).
   assert.deepEqual([...startOrder(t)!], [...startOrder(p.calls)!]);
   assert.deepEqual([...rootStartOrder(t)!], [...rootStartOrder(p.calls)!]);
   // Row by row, then whole: every string column as loaded.
   for (let r = 0; r < p.calls.size; r += 7) {
-    assert.deepEqual([t.id(r), t.traceId(r), t.parentId(r), t.threadId(r), t.turnId(r), t.userId(r), t.isRoot(r)], [p.calls.ids[r], p.calls.traceIds[r], p.calls.parentIds[r], p.calls.threadIds[r], p.calls.turnIds[r], p.calls.userIds[r], p.calls.parentIds[r] === null]);
+    assert.deepEqual([t.id(r), t.traceId(r), t.parentId(r), t.threadId(r), t.turnId(r), t.userId(r), t.isRoot(r)], [p.calls.id(r), p.calls.traceId(r), p.calls.parentId(r), p.calls.threadId(r), p.calls.turnId(r), p.calls.userId(r), p.calls.parentId(r) === null]);
   }
-  assert.deepEqual([t.ids, t.traceIds, t.parentIds, t.threadIds, t.turnIds, t.userIds], [p.calls.ids, p.calls.traceIds, p.calls.parentIds, p.calls.threadIds, p.calls.turnIds, p.calls.userIds]);
-  assert.equal(t.id(5), t.ids[5], 'one string per string number');
-  const spans = (c: object) => [(c as { partSpans: Uint16Array }).partSpans.subarray(0, 8 * sizeOf(c)), (c as { partSpansKnown: Uint8Array }).partSpansKnown.subarray(0, sizeOf(c))].map((a) => [...a]);
+  assert.deepEqual([columnValues(t, 'id'), columnValues(t, 'traceId'), columnValues(t, 'parentId'), columnValues(t, 'threadId'), columnValues(t, 'turnId'), columnValues(t, 'userId')], [columnValues(p.calls, 'id'), columnValues(p.calls, 'traceId'), columnValues(p.calls, 'parentId'), columnValues(p.calls, 'threadId'), columnValues(p.calls, 'turnId'), columnValues(p.calls, 'userId')]);
+  assert.deepEqual(columnLists(t), Array(6).fill('snapshot'), 'reading every row makes no column whole');
+  const spans = (c: object) => {
+    const b = bodiesOf(c) as { partSpans: Uint16Array; partSpansKnown: Uint8Array };
+    return [b.partSpans.subarray(0, 8 * sizeOf(c)), b.partSpansKnown.subarray(0, sizeOf(c))].map((a) => [...a]);
+  };
   assert.deepEqual(spans(t), spans(p.calls));
   assert.ok(spans(t)[1].every((k) => k !== 0), 'part spans known for every fixture row');
 });
@@ -232,14 +266,14 @@ test('a damaged arena chunk is refused when it is read (never a wrong body), thr
   const [projectId] = [...restored.store.projects.keys()];
   // The last row alone: its body is read by itself, and fails its own checksum.
   const t = restored.store.project(projectId)!.calls;
-  const lastId = [...fresh.store.projects.values()][0].calls.ids[t.size - 1];
+  const lastId = [...fresh.store.projects.values()][0].calls.id(t.size - 1);
   assert.throws(() => answer(restored, '/call/read', { project_id: projectId, id: lastId }), SnapshotDamagedError);
   assert.match(reasons[0], new RegExp(`the body of row ${t.size - 1} of project .* fails its checksum`));
   // Every row: past a number of single reads the chunk is read whole, and fails the chunk's checksum.
   assert.throws(() => answer(restored, '/calls/stream_query', { project_id: projectId }), SnapshotDamagedError);
   assert.match(reasons[1], /arena chunk \d+ of project .* fails its checksum/);
   // Bodies read alone before the damage count are served (they pass their checksums).
-  const first = [...fresh.store.projects.values()][0].calls.ids[0];
+  const first = [...fresh.store.projects.values()][0].calls.id(0);
   assert.equal(answer(restored, '/call/read', { project_id: projectId, id: first }), answer(fresh, '/call/read', { project_id: projectId, id: first }));
   // Without a callback: the same error class.
   const again = engine();

@@ -9,6 +9,7 @@ import { findRoute } from '../routes.ts';
 import type { Engine } from '../api/types.ts';
 import { TqError } from '../core/errors.ts';
 import type { CallTable } from './call-table.ts';
+import { columnValues } from './call-table.testing.ts';
 
 const ctx = fullAccessContext('snapshot-test');
 
@@ -38,13 +39,13 @@ const nonNull = <T>(xs: ReadonlyArray<T | null>): T[] => xs.filter((x): x is T =
 /** Read requests over every call route and filter kind, built from one project's data. */
 function readRequests(projectId: string, t: CallTable, prefix: string): Array<[string, unknown]> {
   const P = projectId;
-  const ids = pick(t.ids, 5);
-  const traces = pick([...new Set(t.traceIds)], 3);
-  const parents = pick([...new Set(nonNull(t.parentIds))], 3);
-  const threads = pick([...new Set(nonNull(t.threadIds))], 3);
-  const turns = pick([...new Set(nonNull(t.turnIds))], 3);
+  const ids = pick(columnValues(t, 'id'), 5);
+  const traces = pick([...new Set(columnValues(t, 'traceId'))], 3);
+  const parents = pick([...new Set(nonNull(columnValues(t, 'parentId')))], 3);
+  const threads = pick([...new Set(nonNull(columnValues(t, 'threadId')))], 3);
+  const turns = pick([...new Set(nonNull(columnValues(t, 'turnId')))], 3);
   const ops = pick(t.opNames.values, 3);
-  const users = pick([...new Set(nonNull(t.userIds))], 2);
+  const users = pick([...new Set(nonNull(columnValues(t, 'userId')))], 2);
   const opPrefix = ops.length ? ops[0].slice(0, ops[0].lastIndexOf(':') + 1) + '*' : 'x:*';
   const q = (body: Record<string, unknown>): [string, unknown] => ['/calls/stream_query', { project_id: P, ...body }];
   return [
@@ -95,11 +96,11 @@ export function assertSameAnswers(fresh: Engine, restored: Engine): number {
     if (t.size === 0) continue;
     const row = Math.floor(t.size / 2);
     const writes: Array<[string, unknown]> = [
-      ['/call/start', { start: { project_id: projectId, id: 'snap-new-1', op_name: t.opNames.values[0], trace_id: t.traceIds[row], parent_id: t.ids[row], started_at: '2030-01-01T00:00:00Z', attributes: {}, inputs: { x: 1 } } }],
+      ['/call/start', { start: { project_id: projectId, id: 'snap-new-1', op_name: t.opNames.values[0], trace_id: t.traceId(row), parent_id: t.id(row), started_at: '2030-01-01T00:00:00Z', attributes: {}, inputs: { x: 1 } } }],
       ['/call/end', { end: { project_id: projectId, id: 'snap-new-1', ended_at: '2030-01-01T00:00:01Z', output: 'done', summary: {} } }],
-      ['/call/update', { project_id: projectId, call_id: t.ids[0], display_name: 'renamed' }],
-      ['/calls/delete', { project_id: projectId, call_ids: [t.ids[t.size - 1]] }],
-      ['/call/start', { start: { project_id: projectId, id: t.ids[row], op_name: 'moved', trace_id: 'snap-other-trace', started_at: '2020-01-01T00:00:00Z', attributes: {}, inputs: {} } }],
+      ['/call/update', { project_id: projectId, call_id: t.id(0), display_name: 'renamed' }],
+      ['/calls/delete', { project_id: projectId, call_ids: [t.id(t.size - 1)] }],
+      ['/call/start', { start: { project_id: projectId, id: t.id(row), op_name: 'moved', trace_id: 'snap-other-trace', started_at: '2020-01-01T00:00:00Z', attributes: {}, inputs: {} } }],
     ];
     for (const [path, body] of writes) {
       const a = answer(fresh, path, body);

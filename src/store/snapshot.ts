@@ -20,37 +20,28 @@ import type { Store } from './store.ts';
 import type { CallTable } from './call-table.ts';
 import type { CallTableImage } from './snapshot-image.ts';
 import { OperationalError } from '../core/operational-errors.ts';
+import { imageTable, restoreTable } from './snapshot-table.ts';
 
 export type { CallTableImage, SparseNumbers, SparseStringLists, SparseStrings } from './snapshot-image.ts';
 
 /**
  * Every own field of the store classes a snapshot restores, and how. A field added to one of
  * these classes fails snapshot.test.ts until it is listed here (and, if it holds loaded data,
- * written by toImage/fromImage).
+ * written by imageTable/restoreTable in snapshot-table.ts).
  */
 export const SNAPSHOT_COVERAGE = {
   CallTable: {
     imaged: [
-      'idList', 'traceIdList', 'parentIdList', 'threadIdList', 'turnIdList', 'userIdList', 'opNames', 'opIndex',
+      'idColumn', 'traceIdColumn', 'parentIdColumn', 'threadIdColumn', 'turnIdColumn', 'userIdColumn', 'opNames', 'opIndex',
       'startedAt', 'endedAt', 'deletedAt', 'statusErrorCount',
-      'runStep', 'runStepEnd', 'displayNames', 'exceptions', 'runIds', 'inputRefs', 'outputRefs',
-      'arena', 'bodyChunk', 'bodyOffset', 'bodyLength',
-      // Derived from the bodies, but kept: a restored table does not scan them again.
-      'partSpans', 'partSpansKnown',
+      'runStep', 'runStepEnd', 'displayNames', 'exceptions', 'runIds', 'inputRefs', 'outputRefs', 'bodies',
     ],
     /**
      * byId, byTrace, byParent, byThread, byTurn, byOp, turnsByThread and sharedStrings: rebuilt
      * from the imaged columns on first use, row by row as appendRow() fills them.
      */
     rebuilt: ['indexes'],
-    /**
-     * How many rows a restore brought (the lazily built indexes cover those), and the string
-     * numbers of the string columns not made whole yet (the *List fields are null until then).
-     */
-    bookkeeping: ['restoredRows', 'restoredText', 'restoredBodies'],
-    /** Scratch space; starts empty, as after a load. */
-    derived: ['spanScratch'],
-    /** Zero / empty after a fixture load; toImage() refuses a table where they are not. */
+    /** Zero / empty after a fixture load; columnsToImage() refuses a table where they are not. */
     emptyAfterLoad: ['pendingEnds', 'version', 'startVersion'],
   },
   ProjectStore: {
@@ -69,8 +60,18 @@ export const SNAPSHOT_COVERAGE = {
     /** The queries' derived caches (Store.derived): they start empty, as after a load. */
     derived: ['derived'],
   },
-  // The column classes a CallTable is made of: toImage()/restoreImage() go through their
-  // public data (or the hooks beside it), so a new field in them must be looked at too.
+  // The column classes a CallTable is made of: imageTable()/restoreTable() go through their
+  // image()/restore() (or public data), so a new field in them must be looked at too.
+  StringColumn: { imaged: ['values', 'nullable'], bookkeeping: ['numbers', 'strings'] },
+  CallBodies: {
+    imaged: ['arena', 'chunk', 'offset', 'length', 'partSpans', 'partSpansKnown'],
+    /** Reads the restored rows' bodies from the snapshot as they are needed. */
+    bookkeeping: ['restoredBodies'],
+    /** Scratch space; starts empty, as after a load. */
+    derived: ['spanScratch'],
+  },
+  /** Every index is rebuilt from the columns on first use; restoredRows says over how many rows. */
+  CallIndexes: { rebuilt: ['maps'], bookkeeping: ['restoredRows', 'columns'] },
   Float64Column: { imaged: ['data', 'length'] },
   Int32Column: { imaged: ['data', 'length'] },
   Interner: { imaged: ['values'], rebuilt: ['ids'] },
@@ -98,7 +99,7 @@ const BLOCKS: ReadonlyArray<[string, BlockType]> = [
 ];
 /**
  * Blocks holding string numbers, checked against the string count on decode (the per-row id
- * columns are checked by restoreImage() as it reads them).
+ * columns are checked by StringColumn.restore() as it reads them).
  */
 const STRING_BLOCKS = new Set(['opNames', 'displayNames.values', 'exceptions.values', 'runIds.values', 'inputRefs.values', 'outputRefs.values']);
 
@@ -134,7 +135,7 @@ export class SnapshotDamagedError extends OperationalError<'TQ_SNAPSHOT_DAMAGED'
 
 /** A table's image with what the encoder adds: chunk checksums and the start orders. */
 function imageOf(table: CallTable, str: (s: string) => number): CallTableImage {
-  const image = table.toImage(str);
+  const image = imageTable(table, str);
   image.arenaChecksums = Int32Array.from(image.arenaChunks, (c) => crc32(c) | 0);
   const sums = (image.bodyChecksums = new Int32Array(image.size));
   const chunks = image.arenaChunks.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength));
@@ -313,7 +314,7 @@ export function decodeCallTables(
     const arena = ByteArena.lazy(lengths.length, (i) => bodies.wholeChunk(i));
     const bodies = new SnapshotBodies(arena, starts, lengths, image.arenaChecksums, image.bodyChecksums, reads, `project ${p.projectId}`);
     const table = store.projectForWrite(p.projectId).calls;
-    table.restoreImage(image, strings, arena, bodies);
+    restoreTable(table, image, strings, arena, bodies);
     if (image.startOrder.length > 0 && !adoptStartOrder(table, image.startOrder, image.rootOrder)) {
       throw new SnapshotFormatError(`project ${p.projectId}: the stored start order is not the table's`);
     }

@@ -10,7 +10,7 @@ const start = (id: string, startedAt: number): CallStartPart => ({
 
 /** The expected order by brute force: started_at, then id by code point. */
 const expected = (t: CallTable) =>
-  Array.from({ length: t.size }, (_, r) => r).sort((a, b) => t.startedAt.data[a] - t.startedAt.data[b] || (t.ids[a] < t.ids[b] ? -1 : t.ids[a] > t.ids[b] ? 1 : 0));
+  Array.from({ length: t.size }, (_, r) => r).sort((a, b) => t.startedAt.data[a] - t.startedAt.data[b] || (t.id(a) < t.id(b) ? -1 : t.id(a) > t.id(b) ? 1 : 0));
 
 test('startOrder: rows by started_at then id; equal starts fall back to the id', () => {
   const t = new CallTable();
@@ -45,7 +45,7 @@ test('startOrder: a row without a start time means no index (the sort decides NU
 });
 
 /** Roots expected by brute force, in start order. */
-const expectedRoots = (t: CallTable) => expected(t).filter((r) => t.parentIds[r] === null);
+const expectedRoots = (t: CallTable) => expected(t).filter((r) => t.parentId(r) === null);
 
 test('start-order indexes follow writes: starts, ends, deletes, repeated starts moving a row or changing its parent, ends before starts', () => {
   const t = new CallTable();
@@ -102,5 +102,5 @@ function bruteForce(t: CallTable): number[] {
     for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
     return x.length - y.length;
   };
-  return Array.from({ length: t.size }, (_, r) => r).sort((a, b) => t.startedAt.data[a] - t.startedAt.data[b] || cmpIds(t.ids[a], t.ids[b]));
+  return Array.from({ length: t.size }, (_, r) => r).sort((a, b) => t.startedAt.data[a] - t.startedAt.data[b] || cmpIds(t.id(a), t.id(b)));
 }

@@ -4,6 +4,7 @@ import { createEngine } from '../engine.ts';
 import { callsStreamQueryRoute } from '../query/calls/route.ts';
 import { deleteCalls } from './calls.ts';
 import { call, cell, NOW_US, testContext, testEngine } from './writes.testing.ts';
+import { columnValues } from '../store/call-table.testing.ts';
 
 const P = 'acme/proj';
 const start = (id: string, extra: Record<string, unknown> = {}) => ({
@@ -75,8 +76,8 @@ test('semantics.md#writes-upsert-batch upsert_batch applies items in order: chil
   });
   assert.deepEqual(res, { status: 200, body: { res: [{}, { id: 'child', trace_id: 'trace-1' }, { id: 'root', trace_id: 'trace-1' }, {}] } });
   const t = e.store.project(P)!.calls;
-  assert.deepEqual(t.ids, ['child', 'root']);
-  assert.equal(cell(t.parentIds, t.rowOf('child')!), 'root');
+  assert.deepEqual(columnValues(t, 'id'), ['child', 'root']);
+  assert.equal(t.parentId(t.rowOf('child')!), 'root');
   assert.ok(!Number.isNaN(t.endedAt.data[t.rowOf('child')!]));
   assert.equal(JSON.parse(t.bodyText(t.rowOf('root')!)).output, 8);
 });
@@ -107,14 +108,14 @@ test('semantics.md#writes-user-id: user id is the one sent, else the authenticat
   call(e, '/call/start', { start: start('c1') }, testContext('bob'));
   call(e, '/call/start', { start: start('c2', { svc_user_id: 'carol', svc_run_id: 'r1', svc_run_step: 3 }) }, testContext('bob'));
   const t = e.store.project(P)!.calls;
-  assert.equal(cell(t.userIds, t.rowOf('c1')!), 'bob');
-  assert.equal(cell(t.userIds, t.rowOf('c2')!), 'carol');
+  assert.equal(t.userId(t.rowOf('c1')!), 'bob');
+  assert.equal(t.userId(t.rowOf('c2')!), 'carol');
   assert.equal(cell(t.runIds, t.rowOf('c2')!), 'r1');
   assert.equal(cell(t.runStep as never, t.rowOf('c2')!), 3);
 
   const w = testEngine('wb_');
   call(w, '/call/start', { start: start('c1', { wb_user_id: 'dave', svc_user_id: 'ignored' }) });
-  assert.equal(cell(w.store.project(P)!.calls.userIds, 0), 'dave');
+  assert.equal(w.store.project(P)!.calls.userId(0), 'dave');
 });
 
 test('semantics.md#sdk-wire: the SDK\'s display_name inside an end is ignored, not a 422', () => {

@@ -176,7 +176,7 @@ export function deleteCalls(engine: Engine, projectId: string, callIds: readonly
   if (!calls) return { num_deleted: new Set(callIds).size };
   const isLive = (row: number | undefined): row is number => row !== undefined && !calls.isDeleted(row);
   const named = callIds.map((id) => calls.rowOf(id)).filter(isLive);
-  const traces = named.length > 0 ? new Set(named.map((r) => calls.traceIds[r])) : null;
+  const traces = named.length > 0 ? new Set(named.map((r) => calls.traceId(r))) : null;
   const counted = new Set<string>();
   const doomed: number[] = [];
   const pending = [...callIds];
@@ -187,7 +187,7 @@ export function deleteCalls(engine: Engine, projectId: string, callIds: readonly
     const row = calls.rowOf(id);
     if (isLive(row)) doomed.push(row);
     for (const child of calls.byParent.get(id) ?? []) {
-      if (!calls.isDeleted(child) && (traces === null || traces.has(calls.traceIds[child]))) pending.push(calls.ids[child]);
+      if (!calls.isDeleted(child) && (traces === null || traces.has(calls.traceId(child)))) pending.push(calls.id(child));
     }
   }
   const at = engine.options.now();

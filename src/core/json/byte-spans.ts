@@ -8,9 +8,8 @@
  * nesting depth. Multi-byte UTF-8 sequences never contain bytes below 0x80, so every structural
  * byte found here is a real one.
  */
+import { BACKSLASH, bytesEqualRange as sameBytes, CLOSE_ARR, CLOSE_OBJ, COLON, COMMA, OPEN_ARR, OPEN_OBJ, QUOTE } from './bytes.ts';
 
-const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c, COLON = 0x3a;
-const OPEN_OBJ = 0x7b, CLOSE_OBJ = 0x7d, OPEN_ARR = 0x5b, CLOSE_ARR = 0x5d;
 
 /** Index just past the string opening at `i` (its quote), or `end` when it does not close. */
 function skipString(b: Uint8Array, i: number, end: number): number {
@@ -22,12 +21,6 @@ function skipString(b: Uint8Array, i: number, end: number): number {
   return end;
 }
 
-/** Whether `b[start, end)` holds exactly the bytes of `key`. */
-function sameBytes(b: Uint8Array, start: number, end: number, key: Uint8Array): boolean {
-  if (end - start !== key.length) return false;
-  for (let k = 0; k < key.length; k++) if (b[start + k] !== key[k]) return false;
-  return true;
-}
 
 const decoder = new TextDecoder();
 
@@ -104,8 +97,8 @@ const WEAVE = [0x22, 0x77, 0x65, 0x61, 0x76, 0x65, 0x22]; // "weave"
 export function mentionsWeaveOrEscape(b: Uint8Array, start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
     const c = b[i];
-    if (c === 0x5c && i + 1 < end && b[i + 1] === 0x75) return true;
-    if (c === 0x22 && i + 7 <= end && b[i + 6] === 0x22) {
+    if (c === BACKSLASH && i + 1 < end && b[i + 1] === 0x75 /* u */) return true;
+    if (c === QUOTE && i + 7 <= end && b[i + 6] === QUOTE) {
       let k = 1;
       while (k < 6 && b[i + k] === WEAVE[k]) k++;
       if (k === 6) return true;

@@ -5,6 +5,7 @@
  * real client and matches what Python's json (CPython's recursion limit), and so Weave's
  * server, can take at all.
  */
+import { BACKSLASH, CLOSE_ARR, CLOSE_OBJ, OPEN_ARR, OPEN_OBJ, QUOTE } from './bytes.ts';
 
 export const MAX_BODY_DEPTH = 1000;
 
@@ -18,7 +19,7 @@ export function textDepthExceeded(text: string, max = MAX_BODY_DEPTH): number {
   const n = text.length;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x22 /* " */) {
+    if (c === QUOTE) {
       // Jump to the closing quote (indexOf is far faster than a loop over the string's text):
       // a quote preceded by an odd run of backslashes is escaped.
       let close = i;
@@ -26,13 +27,13 @@ export function textDepthExceeded(text: string, max = MAX_BODY_DEPTH): number {
         close = text.indexOf('"', close + 1);
         if (close < 0) return -1; // an unterminated string: no bracket after it counts
         let k = close - 1;
-        while (text.charCodeAt(k) === 0x5c /* \ */) k--;
+        while (text.charCodeAt(k) === BACKSLASH) k--;
         if ((close - 1 - k) % 2 === 0) break;
       }
       i = close;
-    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+    } else if (c === OPEN_ARR || c === OPEN_OBJ) {
       if (++depth > max) return i;
-    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
+    } else if (c === CLOSE_ARR || c === CLOSE_OBJ) {
       if (depth > 0) depth--;
     }
   }

@@ -82,3 +82,23 @@ test('the positional primitives stay within their stated room, at any position',
     assert.deepEqual([...b.subarray(1)], [...src.subarray(7, 7 + n)]);
   }
 });
+
+test('advance() past the room that room() made is an error, not a silent loss', () => {
+  const w = new JsonLineWriter(16);
+  const b = w.room(4);
+  let at = w.position;
+  for (const c of 'abcd') b[at++] = c.charCodeAt(0);
+  w.advance(2);
+  w.advance(2); // the rest of the same room
+  assert.throws(() => w.advance(1), { name: 'RangeError', message: 'JsonLineWriter: 1 bytes written where room() made 0' });
+  w.room(3);
+  assert.throws(() => w.advance(4), { name: 'RangeError', message: 'JsonLineWriter: 4 bytes written where room() made 3' });
+  w.text('!'); // any other write ends the room
+  assert.throws(() => w.advance(1), { name: 'RangeError', message: 'JsonLineWriter: 1 bytes written where room() made none' });
+  // A room larger than the buffer grows it, and the whole room may be advanced over.
+  const big = w.room(1000);
+  big.fill(0x78, w.position, w.position + 1000);
+  w.advance(1000);
+  w.endLine();
+  assert.equal(dec.decode(w.take()), 'abcd!' + 'x'.repeat(1000) + '\n');
+});

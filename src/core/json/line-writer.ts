@@ -10,11 +10,12 @@
  * chunk belongs to the taker (the writer continues in a fresh buffer), so a front end may
  * queue it on a socket without copying.
  */
+import { BACKSLASH, LF, QUOTE } from './bytes.ts';
 
 /** Default chunk size: large enough that per-chunk costs vanish, small enough to stream. */
 export const CHUNK_TARGET = 64 * 1024;
 
-const QUOTE = 0x22, BACKSLASH = 0x5c, NEWLINE = 0x0a;
+const NEWLINE = LF;
 const encoder = new TextEncoder();
 
 /**
@@ -31,6 +32,8 @@ export class JsonLineWriter {
   private pos = 0;
   /** Lines completed in the current chunk. */
   private lines = 0;
+  /** End of the room the last room() made (-1: none since the last other write). */
+  private roomEnd = -1;
 
   constructor(readonly chunkTarget = CHUNK_TARGET) {
     this.buf = allocate(this.capacity());
@@ -43,6 +46,7 @@ export class JsonLineWriter {
 
   /** Makes room for `n` more bytes, keeping what is written. */
   private ensure(n: number): void {
+    this.roomEnd = -1;
     if (this.pos + n <= this.buf.length) return;
     const grown = allocate(Math.max(this.buf.length * 2, this.pos + n));
     grown.set(this.buf.subarray(0, this.pos));
@@ -97,6 +101,7 @@ export class JsonLineWriter {
    */
   room(n: number): Uint8Array {
     this.ensure(n);
+    this.roomEnd = this.pos + n;
     return this.buf;
   }
 
@@ -104,8 +109,15 @@ export class JsonLineWriter {
     return this.pos;
   }
 
-  /** Moves past `n` bytes written through room(). */
+  /**
+   * Moves past `n` bytes written through room(). More than the room made is an error, never a
+   * silent loss: a byte written past the buffer's end is dropped by the typed array, and one
+   * past the room may be overwritten by the next grow.
+   */
   advance(n: number): void {
+    if (n < 0 || this.pos + n > this.roomEnd) {
+      throw new RangeError(`JsonLineWriter: ${n} bytes written where room() made ${this.roomEnd < 0 ? 'none' : `${this.roomEnd - this.pos}`}`);
+    }
     this.pos += n;
   }
 

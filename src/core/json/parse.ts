@@ -11,6 +11,7 @@
  *    that check in src/api/body.ts.
  */
 import { LosslessNumber, LosslessObject, objectFromFlat, type FlatEntries, type LosslessValue } from './value.ts';
+import { BACKSLASH, CLOSE_ARR, CLOSE_OBJ, COLON, COMMA, CR, DOT, LF, MINUS, NINE, ONE, OPEN_ARR, OPEN_OBJ, QUOTE, SPACE, TAB, ZERO } from './bytes.ts';
 
 /**
  * Bad JSON text. The message matches CPython's `json.JSONDecodeError`, e.g.
@@ -64,10 +65,8 @@ function codePointIndex(text: string, offset: number): number {
 }
 
 // Character codes used by the scanner.
-const SPACE = 0x20, TAB = 0x09, LF = 0x0a, CR = 0x0d;
-const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c, COLON = 0x3a, MINUS = 0x2d, DOT = 0x2e;
-const LBRACE = 0x7b, RBRACE = 0x7d, LBRACKET = 0x5b, RBRACKET = 0x5d;
-const DIGIT0 = 0x30, DIGIT1 = 0x31, DIGIT9 = 0x39;
+const LBRACE = OPEN_OBJ, RBRACE = CLOSE_OBJ, LBRACKET = OPEN_ARR, RBRACKET = CLOSE_ARR;
+const DIGIT0 = ZERO, DIGIT1 = ONE, DIGIT9 = NINE;
 
 /** Objects larger than this get a Map for duplicate-key detection instead of a linear scan. */
 const DUP_SCAN_LIMIT = 8;

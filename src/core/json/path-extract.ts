@@ -16,9 +16,8 @@
  */
 import { exactPlain, parseExact } from './exact.ts';
 import { parseLossless } from './lossless.ts';
+import { BACKSLASH, CLOSE_ARR, CLOSE_OBJ, COLON, COMMA, isJsonSpace as isSpace, OPEN_ARR, OPEN_OBJ, QUOTE } from './bytes.ts';
 
-const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c, COLON = 0x3a;
-const OPEN_OBJ = 0x7b, CLOSE_OBJ = 0x7d, OPEN_ARR = 0x5b, CLOSE_ARR = 0x5d;
 
 /**
  * One step of a path: the object key it names (null when the step never reads an object key)
@@ -56,7 +55,6 @@ export function pathSteps(parts: readonly string[], asIndex: (part: string) => b
   return steps;
 }
 
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 // ---------------------------------------------------------------------------------------------
 // Over UTF-8 bytes.

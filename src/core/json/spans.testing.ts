@@ -7,9 +7,8 @@
  * The text is known-valid JSON (it was parsed when stored), so this only tracks strings and
  * nesting depth.
  */
+import { BACKSLASH, CLOSE_ARR, CLOSE_OBJ, COMMA, OPEN_ARR, OPEN_OBJ, QUOTE } from './bytes.ts';
 
-const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c;
-const OPEN_OBJ = 0x7b, CLOSE_OBJ = 0x7d, OPEN_ARR = 0x5b, CLOSE_ARR = 0x5d;
 
 /** Index just past the string starting at `i` (the opening quote): the next unescaped quote. */
 function skipString(text: string, i: number): number {

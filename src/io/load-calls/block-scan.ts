@@ -1,11 +1,11 @@
 /**
  * The prescan of a block of whole calls lines: every non-blank line's place in the block, its
- * number, and its prescan (core/json/call-line-scan.ts + load/scanned-call.ts) in slot i for
+ * number, and its prescan (load/calls/line-scan.ts + load/calls/scanned-call.ts) in slot i for
  * line i. The worker thread runs it on most blocks; the main thread runs the very same code on
  * the blocks the worker hands over unscanned (see worker.ts), so who scanned a block never
  * changes what is loaded.
  */
-import { CallLinePrescan, type CallLinePrescanArrays } from '../../load/scanned-call.ts';
+import { CallLinePrescan, type CallLinePrescanArrays } from '../../load/calls/scanned-call.ts';
 import { hasBom } from '../utf8.ts';
 import { forEachLineIn } from './line-blocks.ts';
 

@@ -1,5 +1,5 @@
 /** What the parallel calls load's main thread and worker thread say to each other. */
-import type { CallLinePrescanArrays } from '../../load/scanned-call.ts';
+import type { CallLinePrescanArrays } from '../../load/calls/scanned-call.ts';
 
 export interface WorkerData {
   file: string;

@@ -7,7 +7,7 @@ import { FixtureError } from '../../core/errors.ts';
 import { createEngine } from '../../engine.ts';
 import { forEachLine, type LineRef } from '../lines.ts';
 import { loadFixtures } from '../load-fixtures.ts';
-import { FIELD_COUNT } from '../../core/json/call-line-scan.ts';
+import { FIELD_COUNT } from '../../load/calls/line-scan.ts';
 import { forEachPrescannedLine } from './parallel.ts';
 import { callsFingerprint } from './store-fingerprint.testing.ts';
 import { tempDir } from '../temp-dir.testing.ts';

@@ -10,7 +10,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { CallLinePrescan } from '../../load/scanned-call.ts';
+import { CallLinePrescan } from '../../load/calls/scanned-call.ts';
 import type { LineRef, ReadProgress } from '../lines.ts';
 import { BlockScan } from './block-scan.ts';
 import type { WorkerData, WorkerMessage } from './messages.ts';
@@ -82,7 +82,7 @@ export async function forEachPrescannedLine(
         try {
           if (m.type === 'block') {
             // A view of the transferred block: the tables copy the parts they keep out of it
-            // (CallTable.loadParts / load), so the block is garbage once its lines are stored.
+            // (storeCallParts / CallTable.load), so the block is garbage once its lines are stored.
             const buf = Buffer.from(m.block, 0, m.length);
             let scan: { starts: Int32Array; ends: Int32Array; lines: Int32Array; prescan: CallLinePrescan }, count: number;
             if (m.scan !== null) {

@@ -7,10 +7,10 @@ export function callsFingerprint(engine: Engine): unknown[] {
     const t = project.calls;
     for (let row = 0; row < t.size; row++) {
       out.push([
-        projectId, row, t.ids[row], t.traceIds[row], t.parentIds[row], t.threadIds[row], t.turnIds[row], t.opName(row),
+        projectId, row, t.id(row), t.traceId(row), t.parentId(row), t.threadId(row), t.turnId(row), t.opName(row),
         t.startedAt.data[row], t.endedAt.data[row], t.deletedAt.data[row], t.statusErrorCount.data[row],
-        t.runStep.get(row), t.runStepEnd.get(row), t.displayNames.get(row), t.exceptions.get(row), t.runIds.get(row), t.userIds[row],
-        t.inputRefs.get(row), t.outputRefs.get(row), t.bodyText(row), t.rowOf(t.ids[row]),
+        t.runStep.get(row), t.runStepEnd.get(row), t.displayNames.get(row), t.exceptions.get(row), t.runIds.get(row), t.userId(row),
+        t.inputRefs.get(row), t.outputRefs.get(row), t.bodyText(row), t.rowOf(t.id(row)),
       ]);
     }
   }

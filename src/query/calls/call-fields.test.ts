@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createEngine } from '../../engine.ts';
 import { TqError } from '../../core/errors.ts';
-import { parseCallRecord } from '../../load/call-record.ts';
+import { parseCallRecord } from '../../load/calls/call-record.ts';
 import { CallFieldResolver } from './call-fields.ts';
 
 function resolver() {

@@ -6,6 +6,7 @@
  */
 import { formatMicros } from '../../core/datetime.ts';
 import { utf8, type JsonLineWriter } from '../../core/json/line-writer.ts';
+import { COLON, DOT, QUOTE, ZERO } from '../../core/json/bytes.ts';
 
 const DAY_US = 86_400_000_000;
 const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
@@ -32,7 +33,7 @@ export function datetimeJsonFormatter(): (us: number) => string {
     return micros === 0 ? `${prefix}${time}Z"` : `${prefix}${time}.${String(micros).padStart(6, '0')}Z"`;
   };
 }
-const COLON = 0x3a, DOT = 0x2e, ZERO = 0x30, Z = 0x5a, QUOTE = 0x22;
+const Z = 0x5a;
 
 /** datetimeJsonFormatter's output, written as bytes. */
 export class DatetimeBytes {

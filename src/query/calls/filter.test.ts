@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseCallRecord } from '../../load/call-record.ts';
+import { parseCallRecord } from '../../load/calls/call-record.ts';
 import { CallTable } from '../../store/call-table.ts';
 import { INDEXED_COLUMNS, planFilter } from './filter.ts';
 import { readFileSync } from 'node:fs';

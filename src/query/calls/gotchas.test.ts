@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { RequestContext } from '../../api/types.ts';
 import { TqError } from '../../core/errors.ts';
 import { createEngine } from '../../engine.ts';
-import { parseCallRecord } from '../../load/call-record.ts';
+import { parseCallRecord } from '../../load/calls/call-record.ts';
 import type { ObjectVersion } from '../../store/project.ts';
 import { callsStreamQueryRoute } from './route.ts';
 

@@ -44,15 +44,15 @@ const FIELDS = {
 /** semantics.md#calls-sort-tiebreak: the field (NULLs last both ways), then id ascending whatever the direction. */
 function bruteForce(t: CallTable, field: keyof typeof FIELDS, desc: boolean, roots: boolean, offset: number, limit: number | null): string[] {
   const read = FIELDS[field];
-  const rows = Array.from({ length: t.size }, (_, r) => r).filter((r) => !t.isDeleted(r) && (!roots || t.parentIds[r] === null));
+  const rows = Array.from({ length: t.size }, (_, r) => r).filter((r) => !t.isDeleted(r) && (!roots || t.parentId(r) === null));
   rows.sort((a, b) => {
     const x = read(t, a), y = read(t, b);
     if (x === null || y === null) {
       if (x !== y) return x === null ? 1 : -1;
     } else if (x !== y) return desc ? y - x : x - y;
-    return t.ids[a] < t.ids[b] ? -1 : t.ids[a] > t.ids[b] ? 1 : 0;
+    return t.id(a) < t.id(b) ? -1 : t.id(a) > t.id(b) ? 1 : 0;
   });
-  return rows.slice(offset, limit === null ? undefined : offset + limit).map((r) => t.ids[r]);
+  return rows.slice(offset, limit === null ? undefined : offset + limit).map((r) => t.id(r));
 }
 
 test('sorted pages (top-k, pruning, quickselect windows, start-order walks) equal filtering then a full sort', () => {

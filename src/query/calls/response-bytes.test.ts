@@ -11,7 +11,7 @@ import { grantingContext } from '../../api/call-route.testing.ts';
 import { runRoute } from '../../api/run-route.ts';
 import type { FieldPrefix } from '../../api/types.ts';
 import { createEngine } from '../../engine.ts';
-import { parseCallRecord } from '../../load/call-record.ts';
+import { parseCallRecord } from '../../load/calls/call-record.ts';
 import { textCallsQueryLines } from './response-text.testing.ts';
 import { callsStreamQueryRoute } from './route.ts';
 
@@ -55,6 +55,12 @@ const datetimeText = fc
 
 const nullableString = fc.option(stringText, { nil: 'null' });
 
+/** Stands for the previous line's id (none for the first line): see withEarlierIds. */
+const EARLIER = '"@earlier@"';
+
+/** The lines with EARLIER replaced by the id of the line before (null in the first). */
+const withEarlierIds = (lines: string[]) => lines.map((l, i) => l.replaceAll(EARLIER, i === 0 ? 'null' : JSON.stringify((JSON.parse(lines[i - 1]) as { id: string }).id)));
+
 /** One calls.jsonl line, parts present, null or missing, keys in any order. */
 const callLine = (prefix: FieldPrefix, i: number) =>
   fc
@@ -72,19 +78,30 @@ const callLine = (prefix: FieldPrefix, i: number) =>
       user: nullableString,
       run: nullableString,
       step: fc.constantFrom('null', '0', '7', '12345678901'),
+      stepEnd: fc.option(fc.constantFrom('null', '0', '8', '12345678902'), { nil: undefined }),
+      // An earlier call's id (a loaded parent), a call never loaded, or none.
+      parent: fc.constantFrom('null', 'earlier', '"p"', '"p\\u00e9\\n"'),
+      thread: fc.constantFrom('null', '"th"', '""', '"th\\"2"'),
+      // Its own id (a turn call), an earlier call's, another, or none.
+      turn: fc.constantFrom('null', 'self', 'earlier', '"turn-x"'),
+      // Bodies of 64 KiB and more have no remembered part spans: they are scanned on every read.
+      big: fc.constantFrom(0, 0, 0, 65_520, 65_536, 70_000),
       reversed: fc.boolean(),
     })
     .map((c) => {
       const ended = c.ended_at === null ? 'null' : JSON.stringify(c.ended_at < c.started_at ? c.started_at : c.ended_at);
+      const id = `${c.id.slice(0, -1)}#${i}"`;
+      const relation = (v: string) => (v === 'self' ? id : v === 'earlier' ? EARLIER : v);
+      const output = c.big === 0 ? c.output : `{"pad":"${'x'.repeat(c.big)}","v":${c.output ?? 'null'}}`;
       const members: string[] = [
-        `"id":${c.id.slice(0, -1)}#${i}"`,
+        `"id":${id}`,
         `"project_id":"${PROJECT}"`,
         `"op_name":${c.op_name}`,
         `"display_name":${c.display_name}`,
         `"trace_id":"t${i % 3}"`,
-        `"parent_id":${i % 3 === 0 ? 'null' : '"p"'}`,
-        `"thread_id":"th"`,
-        `"turn_id":null`,
+        `"parent_id":${relation(c.parent)}`,
+        `"thread_id":${c.thread}`,
+        `"turn_id":${relation(c.turn)}`,
         `"started_at":"${c.started_at}"`,
         `"ended_at":${ended}`,
         `"exception":${c.exception}`,
@@ -92,7 +109,9 @@ const callLine = (prefix: FieldPrefix, i: number) =>
         `"${prefix}run_id":${c.run}`,
         `"${prefix}run_step":${c.step}`,
       ];
-      for (const part of ['attributes', 'inputs', 'output', 'summary'] as const) if (c[part] !== undefined) members.push(`"${part}":${c[part]}`);
+      if (c.stepEnd !== undefined) members.push(`"${prefix}run_step_end":${c.stepEnd}`);
+      for (const part of ['attributes', 'inputs', 'summary'] as const) if (c[part] !== undefined) members.push(`"${part}":${c[part]}`);
+      if (output !== undefined) members.push(`"output":${output}`);
       if (c.reversed) members.reverse();
       return `{${members.join(',')}}`;
     });
@@ -115,7 +134,7 @@ for (const prefix of ['svc_', 'wb_'] as FieldPrefix[]) {
     fc.assert(
       fc.property(fc.array(fc.nat(), { minLength: 1, maxLength: 6 }).chain((seeds) => fc.tuple(...seeds.map((_, i) => callLine(prefix, i)))), fc.array(requestOptions, { minLength: 1, maxLength: 3 }), (lines, requests) => {
         const engine = createEngine(undefined, { fieldPrefix: prefix });
-        for (const line of lines) {
+        for (const line of withEarlierIds(lines)) {
           const { projectId, record } = parseCallRecord(JSON.parse(line), prefix);
           const bytes = enc.encode(line);
           engine.store.projectForWrite(projectId).calls.load(record, bytes, 0, bytes.length);

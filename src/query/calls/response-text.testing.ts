@@ -87,7 +87,7 @@ function textLineBuilder(o: LineBuilderOptions): (row: number) => string {
       const summary = deriveSummary({ summary: storedSummary, ...computed });
       if (o.req.include_costs) applyCosts(summary, o.store.prices, t.startedAt.data[row], o.project.projectId);
       if (o.req.include_feedback) {
-        const rows = o.project.feedbackByRef.get(callRefUri(o.project.projectId, t.ids[row])) ?? [];
+        const rows = o.project.feedbackByRef.get(callRefUri(o.project.projectId, t.id(row))) ?? [];
         (summary.weave as Record<string, unknown>).feedback = rows.map((f) => feedbackItem(f, p));
       }
       if (parsed === null) summaryJson = stringifyExact(summary);
@@ -97,14 +97,14 @@ function textLineBuilder(o: LineBuilderOptions): (row: number) => string {
       }
     }
     const storage = o.req.include_storage_size ? String(storageSize(o.store, t, row)) : 'null';
-    const totalStorage = o.req.include_total_storage_size && t.parentIds[row] === null ? String(traceStorageSize(o.store, t, row)) : 'null';
+    const totalStorage = o.req.include_total_storage_size && t.parentId(row) === null ? String(traceStorageSize(o.store, t, row)) : 'null';
     return (
-      `{"id":${q(t.ids[row])},"project_id":${projectId},"op_name":${q(opName)},"display_name":${q(displayName)}` +
-      `,"trace_id":${q(t.traceIds[row])},"parent_id":${q(sel.parent_id ? t.parentIds[row] : null)}` +
-      `,"thread_id":${q(sel.thread_id ? t.threadIds[row] : null)},"turn_id":${q(sel.turn_id ? t.turnIds[row] : null)}` +
+      `{"id":${q(t.id(row))},"project_id":${projectId},"op_name":${q(opName)},"display_name":${q(displayName)}` +
+      `,"trace_id":${q(t.traceId(row))},"parent_id":${q(sel.parent_id ? t.parentId(row) : null)}` +
+      `,"thread_id":${q(sel.thread_id ? t.threadId(row) : null)},"turn_id":${q(sel.turn_id ? t.turnId(row) : null)}` +
       `,"started_at":${dt(t.startedAt.data[row])},"attributes":${attributes},"inputs":${inputs}` +
       `,"ended_at":${dt(endedAt)},"exception":${q(exception)},"output":${output},"summary":${summaryJson}` +
-      `,${userKey}:${q(sel.user_id ? t.userIds[row] : null)},${runKey}:${q(sel.run_id ? t.runIds.get(row) : null)}` +
+      `,${userKey}:${q(sel.user_id ? t.userId(row) : null)},${runKey}:${q(sel.run_id ? t.runIds.get(row) : null)}` +
       `,${stepKey}:${q(sel.run_step ? t.runStep.get(row) : null)},${stepEndKey}:${q(sel.run_step_end ? t.runStepEnd.get(row) : null)}` +
       `,"deleted_at":null,"storage_size_bytes":${storage},"total_storage_size_bytes":${totalStorage}}`
     );

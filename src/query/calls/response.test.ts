@@ -76,7 +76,7 @@ test('pageChunks: the same bytes as rowChunks for any page order, lazily (an ear
   let written: number[] = [];
   const write = (row: number, w: InstanceType<typeof JsonLineWriter>) => {
     written.push(row);
-    w.text(`{"row":${row},"id":${JSON.stringify(t.ids[row])}}`);
+    w.text(`{"row":${row},"id":${JSON.stringify(t.id(row))}}`);
   };
   const join = (chunks: Iterable<Uint8Array>) => Buffer.concat([...chunks]).toString('utf8');
   const expected = join(rowChunks(page, write, new JsonLineWriter(64)));

@@ -19,6 +19,7 @@ import { storageSize, traceStorageSize } from './storage-size.ts';
 import type { CallsQuery } from './request.ts';
 import { DatetimeBytes } from './datetime-json.ts';
 import { deriveSummary, derivedWeaveJson, traceName, traceNameCache, type SummaryInputs } from './summary.ts';
+import { bytesEqual as sameBytes, CLOSE_OBJ, isJsonSpace, isNullLiteral as isNullBytes, OPEN_OBJ } from '../../core/json/bytes.ts';
 
 const ALWAYS = ['id', 'project_id', 'trace_id', 'op_name', 'started_at'];
 const FOR_SUMMARY = ['ended_at', 'exception', 'display_name'];
@@ -329,7 +330,7 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
  * (under 400 bytes together), two datetimes, five numbers and the weave block's own pieces.
  */
 const ROW_ROOM = 1024;
-const OPEN_BRACE = 0x7b, CLOSE_BRACE = 0x7d;
+const OPEN_BRACE = OPEN_OBJ, CLOSE_BRACE = CLOSE_OBJ;
 
 /** Room a nullable string column may take (jsonStringRoom, or `null`). */
 function stringRoom(s: string | null): number {
@@ -353,7 +354,7 @@ function putNullableThen(b: Uint8Array, at: number, s: string | null, nullThenNe
 function hasMembers(b: Uint8Array, start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
     const ch = b[i];
-    if (ch !== 0x20 && ch !== 0x09 && ch !== 0x0a && ch !== 0x0d) return true;
+    if (!isJsonSpace(ch)) return true;
   }
   return false;
 }
@@ -394,16 +395,6 @@ function computedSummary(o: LineBuilderOptions, row: number, stored: Record<stri
 
 const INPUTS_SEPARATOR = utf8(',"inputs":');
 
-/** Whether `b` holds `piece` at `at`. */
-function sameBytes(b: Uint8Array, at: number, piece: Uint8Array): boolean {
-  for (let i = 0; i < piece.length; i++) if (b[at + i] !== piece[i]) return false;
-  return true;
-}
-
-/** Whether `b[start, end)` is the literal `null`. */
-function isNullBytes(b: Uint8Array, start: number, end: number): boolean {
-  return end - start === 4 && b[start] === 0x6e && b[start + 1] === 0x75 && b[start + 2] === 0x6c && b[start + 3] === 0x6c;
-}
 
 
 /**
@@ -436,12 +427,12 @@ export function expandedParts(
 export function splicedSummary(stored: string | null, c: Omit<SummaryInputs, 'summary'>, errorCount: number): string | null {
   if (stored !== null && stored !== 'null') {
     // A `weave` key, also one spelled with \u escapes, is merged the parsing way.
-    if (stored.charCodeAt(0) !== 0x7b /* { */ || stored.includes('"weave"') || stored.includes('\\u')) return null;
+    if (stored.charCodeAt(0) !== OPEN_OBJ || stored.includes('"weave"') || stored.includes('\\u')) return null;
     const close = stored.lastIndexOf('}');
     for (let i = 1; i < close; i++) {
       const ch = stored.charCodeAt(i);
       // Anything but JSON whitespace: the object has members.
-      if (ch !== 0x20 && ch !== 0x09 && ch !== 0x0a && ch !== 0x0d) return `${stored.slice(0, close)},"weave":${derivedWeaveJson(c, errorCount)}${stored.slice(close)}`;
+      if (!isJsonSpace(ch)) return `${stored.slice(0, close)},"weave":${derivedWeaveJson(c, errorCount)}${stored.slice(close)}`;
     }
   }
   return `{"weave":${derivedWeaveJson(c, errorCount)}}`;

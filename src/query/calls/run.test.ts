@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createEngine } from '../../engine.ts';
-import { parseCallRecord } from '../../load/call-record.ts';
+import { parseCallRecord } from '../../load/calls/call-record.ts';
 import { callsStreamQueryRoute } from './route.ts';
 
 const ctx = { userId: 't', authorize() {}, canRead: () => true };

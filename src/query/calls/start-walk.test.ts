@@ -35,9 +35,9 @@ function engineWithCalls() {
 function expectedIds(t: ReturnType<typeof engineWithCalls>['t'], keep: (row: number) => boolean, desc: boolean, offset: number, limit: number | null, idDesc = false): string[] {
   const rows = Array.from({ length: t.size }, (_, r) => r).filter((r) => !t.isDeleted(r) && keep(r));
   const byStart = (a: number, b: number) => (desc ? -1 : 1) * (t.startedAt.data[a] - t.startedAt.data[b]);
-  const byId = (a: number, b: number) => (idDesc ? -1 : 1) * (t.ids[a] < t.ids[b] ? -1 : 1);
+  const byId = (a: number, b: number) => (idDesc ? -1 : 1) * (t.id(a) < t.id(b) ? -1 : 1);
   rows.sort((a, b) => byStart(a, b) || byId(a, b));
-  return rows.slice(offset, limit === null ? undefined : offset + limit).map((r) => t.ids[r]);
+  return rows.slice(offset, limit === null ? undefined : offset + limit).map((r) => t.id(r));
 }
 
 function ids(engine: ReturnType<typeof createEngine>, body: Record<string, unknown>): string[] {
@@ -55,7 +55,7 @@ test('start-order walks: default and newest-first pages, offsets, filters and $e
       assert.deepEqual(ids(engine, { ...sort, ...page }), expectedIds(t, () => true, desc, offset, limit), `all ${desc} ${offset} ${limit}`);
       assert.deepEqual(
         ids(engine, { ...sort, ...page, filter: { trace_roots_only: true } }),
-        expectedIds(t, (r) => t.parentIds[r] === null, desc, offset, limit),
+        expectedIds(t, (r) => t.parentId(r) === null, desc, offset, limit),
         `roots ${desc} ${offset} ${limit}`,
       );
       assert.deepEqual(
@@ -75,7 +75,7 @@ test('start-order walks: default and newest-first pages, offsets, filters and $e
         assert.deepEqual(ids(engine, { ...both, ...page }), expectedIds(t, () => true, desc, offset, limit, idDesc), `explicit id ${desc} ${idDesc} ${offset} ${limit}`);
         assert.deepEqual(
           ids(engine, { ...both, ...page, filter: { trace_roots_only: true } }),
-          expectedIds(t, (r) => t.parentIds[r] === null, desc, offset, limit, idDesc),
+          expectedIds(t, (r) => t.parentId(r) === null, desc, offset, limit, idDesc),
           `explicit id roots ${desc} ${idDesc} ${offset} ${limit}`,
         );
       }
@@ -113,7 +113,7 @@ test('start-order pages of a table without deletions are slices of the index; a 
         assert.deepEqual(ids(engine, { ...sort, offset, limit }), expectedIds(t, () => true, desc, offset, limit), `${what} all ${desc} ${offset}`);
         assert.deepEqual(
           ids(engine, { ...sort, offset, limit, filter: { trace_roots_only: true } }),
-          expectedIds(t, (r) => t.parentIds[r] === null, desc, offset, limit),
+          expectedIds(t, (r) => t.parentId(r) === null, desc, offset, limit),
           `${what} roots ${desc} ${offset}`,
         );
       }
@@ -145,7 +145,7 @@ test('pages through the write routes: starts, ends, upsert batches, repeated sta
         assert.deepEqual(ids(engine, { ...sort, ...page }), expectedIds(t, () => true, desc, offset, limit), `${what}: all ${desc} ${offset}`);
         assert.deepEqual(
           ids(engine, { ...sort, ...page, filter: { trace_roots_only: true } }),
-          expectedIds(t, (r) => t.parentIds[r] === null, desc, offset, limit),
+          expectedIds(t, (r) => t.parentId(r) === null, desc, offset, limit),
           `${what}: roots ${desc} ${offset}`,
         );
       }

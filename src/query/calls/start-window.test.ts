@@ -9,6 +9,7 @@ import { callsQueryStatsRoute } from './stats.ts';
 import { countFromIndexes, planCallsQuery } from './run.ts';
 import { parseCallsQuery } from './request.ts';
 import { startWindow, windowRun } from './start-window.ts';
+import { columnValues } from '../../store/call-table.testing.ts';
 
 const P = 'e/p';
 const ctx = { userId: 'u', authorize() {}, canRead: () => true };
@@ -83,16 +84,16 @@ test('pages and counts in a started_at window (with roots, op filters, other con
         return (loOp === '$gte' ? s >= lo : s > lo) && (hiOp === '$lte' ? s <= hi : s < hi);
       };
       const keep = (row: number) =>
-        Number.isNaN(t.deletedAt.data[row]) && within(row) && (!roots || t.parentIds[row] === null) && (!op || t.opName(row)!.includes('/op/b:')) && (!extra || row > 200);
+        Number.isNaN(t.deletedAt.data[row]) && within(row) && (!roots || t.parentId(row) === null) && (!op || t.opName(row)!.includes('/op/b:')) && (!extra || row > 200);
       const rows = Array.from({ length: t.size }, (_, i) => i).filter(keep);
       const sign = desc ? -1 : 1;
-      rows.sort((x, y) => sign * (t.startedAt.data[x] - t.startedAt.data[y]) || (t.ids[x] < t.ids[y] ? -1 : 1));
+      rows.sort((x, y) => sign * (t.startedAt.data[x] - t.startedAt.data[y]) || (t.id(x) < t.id(y) ? -1 : 1));
       const what = JSON.stringify({ body, desc, deleteSome });
       for (const [offset, limit] of [[0, 10], [3, 50], [0, 1000]] as const) {
         const res = callsStreamQueryRoute.run(engine, { kind: 'value', value: { ...body, sort_by: [{ field: 'started_at', direction: desc ? 'desc' : 'asc' }], offset, limit } }, ctx);
         assert.equal(res.kind, 'stream');
         const ids = [...(res as { lines: Iterable<string> }).lines].map((l) => (JSON.parse(l) as { id: string }).id);
-        assert.deepEqual(ids, rows.slice(offset, offset + limit).map((row) => t.ids[row]), what);
+        assert.deepEqual(ids, rows.slice(offset, offset + limit).map((row) => t.id(row)), what);
       }
       for (const limit of [null, 3]) {
         const res = callsQueryStatsRoute.run(engine, { kind: 'value', value: { ...body, ...(limit === null ? {} : { limit }) } }, ctx);
@@ -106,7 +107,7 @@ test('pages and counts in a started_at window (with roots, op filters, other con
 test('countFromIndexes answers roots and whole windows on a table without deletions, and nothing else', () => {
   const plan = (engine: ReturnType<typeof createEngine>, body: Record<string, unknown>) => planCallsQuery(engine, parseCallsQuery({ project_id: P, ...body }, 'svc_'), () => true);
   const live = engineWithCalls(false);
-  const roots = live.t.ids.filter((_, row) => live.t.parentIds[row] === null).length;
+  const roots = columnValues(live.t, 'id').filter((_, row) => live.t.parentId(row) === null).length;
   assert.equal(countFromIndexes(plan(live.engine, { filter: { trace_roots_only: true } })), roots);
   assert.equal(countFromIndexes(plan(live.engine, {})), 500);
   const inWindow = Array.from(live.t.startedAt.data.subarray(0, 500)).filter((s) => s >= 1e6 && s < 3e6).length;

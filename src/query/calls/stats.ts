@@ -50,7 +50,7 @@ function callsQueryStats(req: CallsQuery, { engine, ctx }: RouteCall): CallsStat
   if (req.include_total_storage_size) {
     const t = project.calls;
     total = 0;
-    for (const row of counted) if (t.parentIds[row] === null) total += traceStorageSize(engine.store, t, row);
+    for (const row of counted) if (t.parentId(row) === null) total += traceStorageSize(engine.store, t, row);
   }
   return { count: counted.length, total_storage_size_bytes: total };
 }

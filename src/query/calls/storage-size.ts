@@ -61,6 +61,6 @@ function computeStorageSize(t: CallTable, row: number): number {
 /** The summed storage size of the live calls of `row`'s trace. */
 export function traceStorageSize(store: Store, t: CallTable, row: number): number {
   let total = 0;
-  for (const r of t.byTrace.get(t.traceIds[row]) ?? []) if (!t.isDeleted(r)) total += storageSize(store, t, r);
+  for (const r of t.byTrace.get(t.traceId(row)) ?? []) if (!t.isDeleted(r)) total += storageSize(store, t, r);
   return total;
 }

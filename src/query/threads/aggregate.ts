@@ -89,8 +89,8 @@ function threadStats(
     turn_count: count,
     start_time: startTime,
     last_updated: lastRow < 0 ? NaN : lastUpdated,
-    first_turn_id: calls.ids[firstRow],
-    last_turn_id: lastRow < 0 ? null : calls.ids[lastRow],
+    first_turn_id: calls.id(firstRow),
+    last_turn_id: lastRow < 0 ? null : calls.id(lastRow),
     p50_turn_duration_ms: finished === 0 ? null : linearQuantile(durations, 0.5, finished),
     p99_turn_duration_ms: finished === 0 ? null : linearQuantile(durations, 0.99, finished),
   };
@@ -119,7 +119,7 @@ export const PRODUCTION_THREAD_RULES: ThreadRules = { countDeletedTurns: true, d
 
 /** Turn rows of the empty thread id, which the turn index leaves out (it is named explicitly only). */
 function emptyIdTurns(calls: CallTable): number[] {
-  return (calls.byThread.get('') ?? []).filter((row) => calls.turnIds[row] === calls.ids[row]);
+  return (calls.byThread.get('') ?? []).filter((row) => calls.turnId(row) === calls.id(row));
 }
 
 /**
@@ -173,14 +173,13 @@ let touched = 0;
  */
 function touchTurns(calls: CallTable, turnLists: ReadonlyArray<readonly number[]>, from: number, to: number): void {
   const started = calls.startedAt.data, ended = calls.endedAt.data, deleted = calls.deletedAt.data;
-  const ids = calls.ids;
   let sum = 0;
   const end = Math.min(to, turnLists.length);
   for (let i = from; i < end; i++) {
     const rows = turnLists[i];
     for (let j = 0; j < rows.length; j++) {
       const row = rows[j];
-      sum += started[row] + ended[row] + deleted[row] + ids[row].length;
+      sum += started[row] + ended[row] + deleted[row] + calls.id(row).length;
     }
   }
   touched = sum;

@@ -1,5 +1,5 @@
 /**
- * Call records from byte scans of calls.jsonl lines (core/json/call-line-scan.ts): the fast
+ * Call records from byte scans of calls.jsonl lines (line-scan.ts): the fast
  * path of the fixture load. The top-level fields are decoded from their bytes, the JSON parts
  * stay unparsed, and the record is checked against the same rules as parseCallRecord.
  *
@@ -14,11 +14,11 @@
  * record from them on the thread that owns the store.
  */
 import { isUtf8 } from 'node:buffer';
-import { CallLineScan, FIELD, FIELD_COUNT, FLAG, KIND, type CallLineScanArrays } from '../core/json/call-line-scan.ts';
-import { parseCanonicalUtcBytes, parseIsoMicros } from '../core/datetime.ts';
-import { projectIdProblem } from '../core/project-id.ts';
-import { extractRefs } from '../core/refs.ts';
-import { wrapOutput, type CallRecordPart, type DerivedColumns } from '../store/call-table.ts';
+import { CallLineScan, FIELD, FIELD_COUNT, FLAG, KIND, type CallLineScanArrays } from './line-scan.ts';
+import { parseCanonicalUtcBytes, parseIsoMicros } from '../../core/datetime.ts';
+import { projectIdProblem } from '../../core/project-id.ts';
+import { extractRefs } from '../../core/refs.ts';
+import { wrapOutput, type CallRecordPart, type DerivedColumns } from '../../store/call-table.ts';
 
 export interface ScannedCall {
   projectId: string;

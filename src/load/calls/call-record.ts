@@ -3,10 +3,10 @@
  * file reading lives in src/io. Problems are reported as text naming the field, which the
  * loader turns into `file:line: problem`.
  */
-import { parseIsoMicros } from '../core/datetime.ts';
-import { projectIdProblem, showProjectId } from '../core/project-id.ts';
-import type { CallRecordPart } from '../store/call-table.ts';
-import { isPlainObject } from '../core/plain-object.ts';
+import { parseIsoMicros } from '../../core/datetime.ts';
+import { projectIdProblem, showProjectId } from '../../core/project-id.ts';
+import type { CallRecordPart } from '../../store/call-table.ts';
+import { isPlainObject } from '../../core/plain-object.ts';
 
 export class RecordProblem extends Error {}
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { CALL_LINE_FIELDS, CallLineScan, FIELD, FLAG, KIND } from './call-line-scan.ts';
+import { CALL_LINE_FIELDS, CallLineScan, FIELD, FLAG, KIND } from './line-scan.ts';
 
 const scanner = new CallLineScan();
 const scan = (text: string) => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LosslessNumber } from '../core/json/lossless.ts';
+import { LosslessNumber } from '../../core/json/lossless.ts';
 import { parseCallRecord, RecordProblem } from './call-record.ts';
 
 const base = { id: 'a', project_id: 'e/p', op_name: 'op', trace_id: 't', started_at: '2024-01-01T00:00:00Z' };

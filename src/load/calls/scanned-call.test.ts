@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { FIELD } from '../core/json/call-line-scan.ts';
-import { extractRefs } from '../core/refs.ts';
-import { CallTable, derivedColumns, wrapOutput } from '../store/call-table.ts';
+import { FIELD } from './line-scan.ts';
+import { extractRefs } from '../../core/refs.ts';
+import { CallTable, derivedColumns, wrapOutput } from '../../store/call-table.ts';
 import { parseCallRecord } from './call-record.ts';
 import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord } from './scanned-call.ts';
+import { storeCallParts } from './parts-body.ts';
 
 const scan = new CallLinePrescan();
 const PARTS = ['attributes', 'inputs', 'output', 'summary'] as const;
@@ -46,13 +47,13 @@ function agree(buf: Buffer, prefix: 'svc_' | 'wb_'): 'fast' | 'slow' {
 }
 
 /**
- * The fast path stores only the four parts (CallTable.loadParts), the slow path the whole line
+ * The fast path stores only the four parts (storeCallParts, load/calls/parts-body.ts), the slow path the whole line
  * (CallTable.load): both bodies read back to the same parts, as values and as stored text.
  */
 function storesAlike(buf: Buffer, fast: NonNullable<ReturnType<typeof fastCallRecord>>, ref: NonNullable<ReturnType<typeof slow>>): void {
   const compact = new CallTable();
   const whole = new CallTable();
-  compact.loadParts(fast.record, buf, partByteSpans(scan, 0, 0, new Int32Array(8)), fast.derived);
+  storeCallParts(compact, fast.record, buf, partByteSpans(scan, 0, 0, new Int32Array(8)), fast.derived);
   whole.load(ref.record, buf, 0, buf.length);
   assert.deepEqual(compact.body(0), whole.body(0));
   assert.deepEqual(compact.bodyPartTexts(0), whole.bodyPartTexts(0));
@@ -242,12 +243,12 @@ test('a ref whose key comes again later is dropped as JSON.parse drops it; an es
   }
 });
 
-test('loadParts stores the run of members holding the parts when they come in order, else assembles them', () => {
+test('storeCallParts stores the run of members holding the parts when they come in order, else assembles them', () => {
   const stored = (o: Record<string, unknown>) => {
     const buf = line(o);
     const fast = fastCallRecord(scan, buf, 0, buf.length)!;
     const t = new CallTable();
-    t.loadParts(fast.record, buf, partByteSpans(scan, 0, 0, new Int32Array(8)), fast.derived);
+    storeCallParts(t, fast.record, buf, partByteSpans(scan, 0, 0, new Int32Array(8)), fast.derived);
     return t.bodyText(0);
   };
   const parts = { attributes: { a: 1 }, inputs: { x: 2 }, output: 3, exception: 'E', summary: { s: 4 } };
@@ -258,17 +259,17 @@ test('loadParts stores the run of members holding the parts when they come in or
   const spaced = Buffer.from(`{"id":"c","project_id":"e/p","op_name":"o","trace_id":"t","started_at":"2024-01-01T00:00:00Z", "inputs" :\t{"x":2} , "output": 3 }`);
   const fast = fastCallRecord(scan, spaced, 0, spaced.length)!;
   const t = new CallTable();
-  t.loadParts(fast.record, spaced, partByteSpans(scan, 0, 0, new Int32Array(8)), fast.derived);
+  storeCallParts(t, fast.record, spaced, partByteSpans(scan, 0, 0, new Int32Array(8)), fast.derived);
   assert.equal(t.bodyText(0), '{"inputs" :\t{"x":2} , "output": 3}');
   assert.deepEqual(t.bodyPartTexts(0), [null, '{"x":2}', '3', null]);
 });
 
-test('loadParts refuses a stored id and leaves the table as it was', () => {
+test('storeCallParts refuses a stored id and leaves the table as it was', () => {
   const t = new CallTable();
   const put = (o: Record<string, unknown>) => {
     const buf = line(o);
     const fast = fastCallRecord(scan, buf, 0, buf.length)!;
-    return t.loadParts(fast.record, buf, partByteSpans(scan, 0, 0, new Int32Array(8)), fast.derived);
+    return storeCallParts(t, fast.record, buf, partByteSpans(scan, 0, 0, new Int32Array(8)), fast.derived);
   };
   assert.equal(put({ ...base, id: 'a', inputs: { x: 1 } }), 0);
   assert.equal(put({ ...base, id: 'b' }), 1);
@@ -279,5 +280,5 @@ test('loadParts refuses a stored id and leaves the table as it was', () => {
   assert.deepEqual([...t.byId], [['a', 0], ['b', 1]]);
   assert.equal(t.bodyText(0), '{"inputs":{"x":1}}');
   assert.equal(put({ ...base, id: 'c', trace_id: 't' }), 2);
-  assert.equal(t.traceIds[2], t.traceIds[0]);
+  assert.equal(t.traceId(2), t.traceId(0));
 });

@@ -14,6 +14,7 @@
  * Pure and allocation-free per line: results go into reusable typed arrays, so that the same
  * code can run on a worker thread and ship its results back as-is.
  */
+import { BACKSLASH, bytesEqual, bytesEqualAt, bytesEqualRange, CLOSE_ARR, CLOSE_OBJ, COLON, COMMA, DOT, JSON_SPACE as WS, MINUS, NINE, OPEN_ARR, OPEN_OBJ, PLUS, QUOTE, ZERO } from '../../core/json/bytes.ts';
 
 /** The top-level fields a call record reads, in slot order. */
 export const CALL_LINE_FIELDS = [
@@ -76,13 +77,7 @@ export const FLAG = {
  */
 const MAX_DEPTH = 200;
 
-const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c, COLON = 0x3a;
-const OPEN_OBJ = 0x7b, CLOSE_OBJ = 0x7d, OPEN_ARR = 0x5b, CLOSE_ARR = 0x5d;
-const MINUS = 0x2d, PLUS = 0x2b, DOT = 0x2e, ZERO = 0x30, NINE = 0x39;
 
-/** JSON whitespace: space, tab, line feed, carriage return. */
-const WS = new Uint8Array(256);
-WS[0x20] = WS[0x09] = WS[0x0a] = WS[0x0d] = 1;
 /** Bytes that end the fast run through a string: quote, backslash, control characters. */
 const STRING_STOP = new Uint8Array(256);
 for (let c = 0; c < 0x20; c++) STRING_STOP[c] = 1;
@@ -481,20 +476,6 @@ export class CallLineScan implements CallLineScanArrays {
       }
     }
   }
-}
-
-function bytesEqual(buf: Uint8Array, at: number, bytes: Uint8Array): boolean {
-  for (let k = 0; k < bytes.length; k++) if (buf[at + k] !== bytes[k]) return false;
-  return true;
-}
-
-function bytesEqualAt(buf: Uint8Array, a: number, b: number, n: number): boolean {
-  for (let k = 0; k < n; k++) if (buf[a + k] !== buf[b + k]) return false;
-  return true;
-}
-
-function bytesEqualRange(buf: Uint8Array, from: number, to: number, bytes: Uint8Array): boolean {
-  return to - from === bytes.length && bytesEqual(buf, from, bytes);
 }
 
 function latin1(buf: Uint8Array, from: number, to: number): string {

@@ -1,0 +1,47 @@
+/**
+ * The fast path of one calls.jsonl line, from its bytes to a stored row: a byte scan that
+ * validates the line and reads its fields without building the JSON parts (or the worker
+ * thread's prescan of the same bytes), then storeCallParts. The slow path (JSON.parse and
+ * parseCallRecord, in the fixture loader) takes every line this one declines.
+ */
+import type { Store } from '../../store/store.ts';
+import { storeCallParts } from './parts-body.ts';
+import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord } from './scanned-call.ts';
+
+const linePrescan = new CallLinePrescan();
+const partSpans = new Int32Array(8);
+
+/**
+ * Stores the calls line `buf[start, end)` when the fast path takes it, and says whether it did
+ * (false: take the slow path, which either stores the same row or names the line's problem).
+ * `prescan`: the line's prescan from the worker thread, in `slot`. DuplicateCallError for an
+ * id already stored.
+ */
+export function storeFastCallLine(store: Store, buf: Buffer, start: number, end: number, prescan?: CallLinePrescan, slot = 0): boolean {
+  const scanned = prescan ? scannedCallRecord(prescan, slot, buf) : fastCallRecord(linePrescan, buf, start, end);
+  if (scanned === null) return false;
+  // Only the four JSON parts are stored (storeCallParts): their spans come from the same scan.
+  const spans = partByteSpans(prescan ?? linePrescan, slot, 0, partSpans);
+  storeCallParts(store.projectForWrite(scanned.projectId).calls, scanned.record, plainView(buf), spans, scanned.derived);
+  return true;
+}
+
+/**
+ * A plain Uint8Array over a Buffer's bytes, made once per buffer: copies out of it take a
+ * subarray per part, which a Buffer makes far more slowly (its species constructor).
+ */
+function plainView(buf: Buffer): Uint8Array {
+  if (buf !== lastBuffer) {
+    lastBuffer = buf;
+    lastView = new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
+  }
+  return lastView;
+}
+let lastBuffer: Buffer | null = null;
+let lastView: Uint8Array = new Uint8Array(0);
+
+/** Drops the view of the last block stored (after a file: the block is not kept alive). */
+export function forgetLastBlock(): void {
+  lastBuffer = null;
+  lastView = new Uint8Array(0);
+}
