@@ -270,7 +270,7 @@ export function serveCommand(): Command {
     .option('--no-cors', 'no CORS headers, even on a loopback --host')
     .option('--log [format]', 'log every request to stderr as text or json (JSON Lines); default: text on a terminal')
     .option('--quiet', 'no request log, no internal-error stacks (the start-up banner and reload lines remain)')
-    .option('--watch', 'reload the fixture files when they change (SIGHUP reloads too, always)')
+    .option('--watch', 'reload the fixture files once a change has settled (size steady, last line whole); SIGHUP reloads at once')
     .option('--delay <ms[-ms]>', 'delay every response by MS, or uniformly MIN-MAX, milliseconds (latency injection)')
     .option('--compact-at <MB>', 'with --data: compact the journal into the fixture files in the background once it reaches MB megabytes')
     .option('--max-body-bytes <n>', 'largest request body accepted (larger: 413)', String(DEFAULT_MAX_BODY_BYTES))
