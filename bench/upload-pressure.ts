@@ -7,6 +7,8 @@
  *
  *   node --import tsx bench/upload-pressure.ts [--uploads 120] [--mib 32] [--route table]
  *
+ * --retry: an upload answered 503 waits its Retry-After and is sent again (until 200 or another
+ * status), as a well-behaved client does; the answer counted is the last one.
  * --route table posts /table/create with ~1 KiB rows; --route calls posts /call/upsert_batch
  * with ~1 KiB calls. The body is built once and sent N times (it is just under 32 MiB, the
  * default --max-body-bytes). Extra flags after `--` go to `tq serve` (e.g.
@@ -24,6 +26,7 @@ const { values, positionals } = parseArgs({
     mib: { type: 'string', default: '32' },
     route: { type: 'string', default: 'table' },
     heap: { type: 'string', default: '8192' },
+    retry: { type: 'boolean', default: false },
   },
   allowPositionals: true,
 });
@@ -73,6 +76,15 @@ function statusKb(pid: number, field: string): number {
   return m ? Number(m[1]) : NaN;
 }
 
+async function postRetrying(port: number, agent: Agent, path: string, body: Buffer, retries: { n: number }): Promise<string> {
+  for (;;) {
+    const answer = await post(port, agent, path, body);
+    if (!values.retry || !answer.startsWith('503 ')) return answer;
+    retries.n++;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
 function post(port: number, agent: Agent, path: string, body: Buffer): Promise<string> {
   return new Promise((resolve) => {
     const req = request({ host: '127.0.0.1', port, method: 'POST', path, agent, headers: { Authorization: AUTH, 'Content-Type': 'application/json', 'Content-Length': body.length } }, (res) => {
@@ -115,7 +127,8 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 20));
     }
   })();
-  const answers = await Promise.all(Array.from({ length: UPLOADS }, () => post(port, agent, path, body)));
+  const retries = { n: 0 };
+  const answers = await Promise.all(Array.from({ length: UPLOADS }, () => postRetrying(port, agent, path, body, retries)));
   const wallS = (performance.now() - started) / 1000;
   done = true;
   await probe;
@@ -137,6 +150,7 @@ async function main(): Promise<void> {
     health_p99_ms: +quantile(latencies, 0.99).toFixed(1),
     health_max_ms: +latencies[latencies.length - 1].toFixed(1),
     answers: counts,
+    retries_after_503: retries.n,
   };
   console.log(JSON.stringify(report, null, 2));
 }
