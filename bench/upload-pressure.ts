@@ -98,16 +98,47 @@ function post(port: number, agent: Agent, path: string, body: Buffer): Promise<s
   });
 }
 
-function health(port: number): Promise<number> {
+/**
+ * The /health probe, in a process of its own (in this one, sending 120 bodies would delay the
+ * probe's own timing): one request after another, 20 ms apart, until stdin closes; then it
+ * prints the latencies (ms) as a JSON array.
+ */
+const PROBE = `
+const { request } = require('node:http');
+const port = Number(process.argv[1]);
+const latencies = [];
+let done = false;
+process.stdin.on('end', () => (done = true)).resume();
+const health = () => new Promise((resolve) => {
   const t0 = performance.now();
-  return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path: '/health', agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(performance.now() - t0));
-    });
-    req.on('error', () => resolve(performance.now() - t0));
-    req.end();
+  const req = request({ host: '127.0.0.1', port, path: '/health', agent: false }, (res) => {
+    res.resume();
+    res.on('end', () => resolve(performance.now() - t0));
   });
+  req.on('error', () => resolve(performance.now() - t0));
+  req.end();
+});
+(async () => {
+  while (!done) {
+    latencies.push(await health());
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  process.stdout.write(JSON.stringify(latencies));
+})();
+`;
+
+function startProbe(port: number): { stop: () => Promise<number[]> } {
+  const child = spawn(process.execPath, ['-e', PROBE, String(port)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d));
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return {
+    stop: async () => {
+      child.stdin!.end();
+      await exited;
+      return JSON.parse(out) as number[];
+    },
+  };
 }
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
@@ -119,24 +150,17 @@ async function main(): Promise<void> {
   const rssAtStart = statusKb(pid, 'VmRSS');
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
   const started = performance.now();
-  let done = false;
-  const latencies: number[] = [];
-  const probe = (async () => {
-    while (!done) {
-      latencies.push(await health(port));
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
+  const probe = startProbe(port);
   const retries = { n: 0 };
   const answers = await Promise.all(Array.from({ length: UPLOADS }, () => postRetrying(port, agent, path, body, retries)));
   const wallS = (performance.now() - started) / 1000;
-  done = true;
-  await probe;
+  const latencies = await probe.stop();
   const peakRssMb = statusKb(pid, 'VmHWM') / 1024;
   child.kill('SIGTERM');
   const counts: Record<string, number> = {};
   for (const a of answers) counts[a] = (counts[a] ?? 0) + 1;
   latencies.sort((a, b) => a - b);
+  if (latencies.length === 0) latencies.push(NaN);
   const report = {
     uploads: UPLOADS,
     route: path,
