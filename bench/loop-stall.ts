@@ -7,8 +7,22 @@
  *   node --import tsx bench/loop-stall.ts [N=120]
  */
 import { spawn } from 'node:child_process';
-import { startDemoServer, API_AUTH } from '../src/server/serving.testing.ts';
-const { srv, base } = await startDemoServer({});
+import { allRoutes } from '../src/routes.ts';
+import { createEngine } from '../src/engine.ts';
+import { BUNDLED_FIXTURES, loadFixtures } from '../src/io/load-fixtures.ts';
+import { Users } from '../src/server/basic-auth.ts';
+import { createTqServer } from '../src/server/server.ts';
+
+const API_AUTH = 'Basic ' + Buffer.from('api:pw').toString('base64');
+
+async function startDemoServer() {
+  const engine = createEngine();
+  await loadFixtures(engine, BUNDLED_FIXTURES);
+  const srv = createTqServer({ engine, routes: allRoutes(), users: new Users([{ name: 'api', password: 'pw', projects: ['*'] }]) });
+  const { port } = await srv.listen('127.0.0.1', 0);
+  return { srv, base: `http://127.0.0.1:${port}` };
+}
+const { srv, base } = await startDemoServer();
 const port = new URL(base).port;
 const gaps: string[] = [];
 let last = performance.now();
