@@ -39,6 +39,15 @@ test('a deleted call leaves the counts', async () => {
   assert.deepEqual(thread, { kind: 'thread', thread_id: 'conv-04-plan-upgrade', turns: 5 });
 });
 
+test('alignColumns: 300,000 rows (more than a call takes arguments) align without a RangeError', () => {
+  const rows: Array<Array<string | number>> = [['project', 'calls']];
+  for (let i = 0; i < 300_000; i++) rows.push([`e/p${i}`, i]);
+  const lines = alignColumns(rows);
+  assert.equal(lines.length, 300_001);
+  assert.equal(lines[0], 'project     calls');
+  assert.equal(lines[300_000], 'e/p299999  299999');
+});
+
 test('alignColumns: text left, numbers (and their headers) right', async () => {
   assert.deepEqual(alignColumns([['name', 'n'], ['ab', 10], ['abcd', 2]]), ['name   n', 'ab    10', 'abcd   2']);
 });

@@ -58,9 +58,16 @@ export function describeProject(store: Store, projectId: string): ProjectEntry[]
   return entries;
 }
 
+/** The widest cell of each column (a loop: Math.max(...) over every row fails past ~100k rows). */
+export function columnWidths(rows: ReadonlyArray<ReadonlyArray<string | number>>): number[] {
+  const widths = rows[0].map(() => 0);
+  for (const r of rows) for (let i = 0; i < widths.length; i++) widths[i] = Math.max(widths[i], String(r[i]).length);
+  return widths;
+}
+
 /** Rows of cells as aligned text; numbers, and the header cells above them, right-aligned. */
 export function alignColumns(rows: Array<Array<string | number>>): string[] {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+  const widths = columnWidths(rows);
   const numeric = rows[0].map((_, i) => typeof rows[rows.length - 1][i] === 'number');
   return rows.map((r) => r.map((cell, i) => (numeric[i] ? String(cell).padStart(widths[i]) : String(cell).padEnd(widths[i]))).join('  ').trimEnd());
 }

@@ -6,7 +6,7 @@
  * engine wrote it; nothing is parsed into JavaScript values and back.
  */
 import { Chalk, type ChalkInstance } from 'chalk';
-import { alignColumns } from './ls.ts';
+import { alignColumns, columnWidths } from './ls.ts';
 
 /** Whether stdout is a terminal. `TQ_FORCE_STDOUT_TTY=1` says yes without one (tests, recorded demos). */
 export function stdoutIsTerminal(env: NodeJS.ProcessEnv = process.env, stream: { isTTY?: boolean } = process.stdout): boolean {
@@ -111,7 +111,7 @@ export function* tableLines(lines: Iterable<string>, columns: readonly string[])
     if (block.length === TABLE_BLOCK) {
       const aligned = alignColumns([header, ...block]);
       yield* aligned;
-      widths = header.map((_, i) => Math.max(...[header, ...block].map((r) => String(r[i]).length)));
+      widths = columnWidths([header, ...block]);
       numeric = header.map((_, i) => typeof block[block.length - 1][i] === 'number');
       block = [];
     }

@@ -112,6 +112,36 @@ describe('reloading fixtures', () => {
     }
   });
 
+  it('--watch: a file that ends mid-line is not reloaded (said once) until its line is whole; SIGHUP still reloads at once', async () => {
+    const dir = fixturesDir(1);
+    const h = harness(dir, 100);
+    const stop = h.reloader.watch();
+    const file = join(dir, 'calls.jsonl');
+    try {
+      const text = callsText(5);
+      // A writer cut off inside the fifth line, then writing on in small pieces.
+      const cut = text.length - 40;
+      writeFileSync(file, text.slice(0, cut));
+      for (let at = cut; at < text.length - 1; at += 10) {
+        await new Promise((r) => setTimeout(r, 350));
+        appendFileSync(file, text.slice(at, Math.min(at + 10, text.length - 1)));
+      }
+      await new Promise((r) => setTimeout(r, 600));
+      assert.equal(h.swapped.length, 0, 'nothing is swapped in while the last line is incomplete');
+      assert.deepEqual(h.logged, [`tq: --watch: ${file} ends in the middle of a line (still being written?); not reloaded until it ends with a newline`]);
+      appendFileSync(file, '\n');
+      await until(() => h.swapped.length === 1);
+      assert.equal(h.swapped[0].store.counts().calls, 5);
+      assert.match(h.logged[1], /^tq: reloaded .* \(calls\.jsonl changed\) in \d+ ms: 1 projects, 5 calls/);
+      // SIGHUP is an explicit request: it loads what is there (here a whole file) without waiting.
+      writeFileSync(file, callsText(2));
+      await h.reloader.reload('SIGHUP');
+      assert.equal(h.swapped.at(-1)!.store.counts().calls, 2);
+    } finally {
+      stop();
+    }
+  });
+
   it('--watch follows a fixtures folder replaced as a whole (tq gen --force)', async () => {
     const dir = fixturesDir(1);
     const h = harness(dir);

@@ -21,7 +21,7 @@ export function socketLimitOptions(cmd: Command): Command {
     .option('--first-byte-timeout <s>', 'close a connection that sends no byte within this many seconds', seconds(d.firstByteTimeoutMs))
     .option('--request-timeout <s>', 'answer 408 and close when headers and body have not arrived within this many seconds', seconds(d.requestTimeoutMs))
     .option('--idle-timeout <s>', 'close a connection on which nothing moves for this many seconds (a client that stopped reading)', seconds(d.idleTimeoutMs))
-    .option('--max-connections <n>', 'open connections at most; beyond it new connections are closed at once', String(d.maxConnections));
+    .option('--max-connections <n>', 'open connections at most; beyond it a new one replaces the oldest idle unauthenticated one, or is closed at once', String(d.maxConnections));
 }
 
 function secondsOption(name: string, text: string): number {

@@ -6,7 +6,7 @@
 import { Command } from 'commander';
 import { allRoutes } from '../routes.ts';
 import { CredentialsError, DEFAULT_USER, resolveUsers } from '../server/credentials.ts';
-import { createTqServer, DEFAULT_MAX_BODY_BYTES } from '../server/server.ts';
+import { createTqServer, DEFAULT_MAX_BODY_BYTES, defaultMaxBodyBytesInFlight } from '../server/server.ts';
 import { UsersFileError } from '../server/users-file.ts';
 import { openServedData } from './serve-data.ts';
 import { probeListen } from './port-probe.ts';
@@ -44,6 +44,7 @@ interface ServeOptions extends SocketLimitOptions {
   watch?: boolean;
   delay?: string;
   maxBodyBytes: string;
+  maxBodyBytesInFlight?: string;
   tlsCert?: string;
   tlsKey?: string;
   entity?: string;
@@ -106,6 +107,14 @@ function maxBodyOption(text: string): number {
   return n;
 }
 
+/** `--max-body-bytes-in-flight N`: at least one body of the largest size must fit. */
+function maxBodyInFlightOption(text: string | undefined, maxBodyBytes: number): number {
+  if (text === undefined) return defaultMaxBodyBytesInFlight(maxBodyBytes);
+  const n = intOption('--max-body-bytes-in-flight', text);
+  if (n < maxBodyBytes) throw new UsageError(`--max-body-bytes-in-flight: must be at least --max-body-bytes (${maxBodyBytes}), got ${n}`);
+  return n;
+}
+
 /** `--compact-at MB` (with --data only) in bytes. */
 function compactAtOption(text: string, data: string | undefined): number {
   if (data === undefined) throw new UsageError('--compact-at needs --data DIR');
@@ -150,6 +159,7 @@ async function serve(opts: ServeOptions): Promise<void> {
   const fieldPrefix = parsePrefix(opts.fieldPrefix);
   const port = portOption(opts.port);
   const maxBodyBytes = maxBodyOption(opts.maxBodyBytes);
+  const maxBodyBytesInFlight = maxBodyInFlightOption(opts.maxBodyBytesInFlight, maxBodyBytes);
   const logFormat = logFormatOf(opts);
   const delay = delayOption(opts.delay);
   const socketLimits = parseSocketLimits(opts);
@@ -187,6 +197,7 @@ async function serve(opts: ServeOptions): Promise<void> {
     testControl: opts.testControl,
     assertLegacyCallWrite,
     maxBodyBytes,
+    maxBodyBytesInFlight,
     socketLimits,
     cors: corsEnabled(opts.host, opts.cors),
     corsOrigins: opts.corsOrigin ?? [],
@@ -268,10 +279,11 @@ export function serveCommand(): Command {
     .option('--no-cors', 'no CORS headers, even on a loopback --host')
     .option('--log [format]', 'log every request to stderr as text or json (JSON Lines); default: text on a terminal')
     .option('--quiet', 'no request log, no internal-error stacks (the start-up banner and reload lines remain)')
-    .option('--watch', 'reload the fixture files when they change (SIGHUP reloads too, always)')
+    .option('--watch', 'reload the fixture files once a change has settled (size steady, last line whole); SIGHUP reloads at once')
     .option('--delay <ms[-ms]>', 'delay every response by MS, or uniformly MIN-MAX, milliseconds (latency injection)')
     .option('--compact-at <MB>', 'with --data: compact the journal into the fixture files in the background once it reaches MB megabytes')
     .option('--max-body-bytes <n>', 'largest request body accepted (larger: 413)', String(DEFAULT_MAX_BODY_BYTES))
+    .option('--max-body-bytes-in-flight <n>', 'body bytes read and processed at once, all connections together (beyond: 503 + Retry-After); default 4 x --max-body-bytes')
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (with --tls-key); clients trust it via NODE_EXTRA_CA_CERTS')
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')
     .option('--entity <name>', "the default entity /graphql reports (weave.init('project') writes to <name>/project); default: the user's name")
@@ -295,7 +307,8 @@ unless --cors. A request may ask for a fault: \`Prefer: code=503\` answers it wi
 (400-599), \`Prefer: delay=200\` delays it (ms; both may be combined). SIGHUP reloads the
 fixtures: requests already running finish on the old data; a bad file keeps the old data.
 
-Limits: a body over --max-body-bytes is a 413, one nested more than ${MAX_BODY_DEPTH} levels a 400;
+Limits: a body over --max-body-bytes is a 413 (one that does not fit in --max-body-bytes-in-flight
+beside the others being read and processed, a 503 with Retry-After), one nested more than ${MAX_BODY_DEPTH} levels a 400;
 a 422 repeats at most ${ECHO_MAX_CHARS} characters of each bad value and lists ${MAX_ISSUES} problems at most.
 
 Examples:

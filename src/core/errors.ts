@@ -174,6 +174,14 @@ export const ERROR_CATALOGUE = {
     message: (a) => `Write not acknowledged: the journal could not be written (${a.cause}); reads still work`,
   },
 
+  // 503 with Retry-After: tq serve is reading and processing as many body bytes as it allows at
+  // once (--max-body-bytes-in-flight, src/server/body-budget.ts); answered before the body is read.
+  TQ_SERVER_BUSY: {
+    kind: 'server',
+    status: 503,
+    message: (a) => `Server busy: request bodies being read and processed at once would pass ${a.max} bytes; retry after ${a.seconds} s`,
+  },
+
   // OTLP trace ingest (POST /otel/v1/traces, src/otel/): checked before anything is written.
   TQ_OTLP_CONTENT_TYPE: {
     kind: 'invalid',

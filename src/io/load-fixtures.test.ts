@@ -195,3 +195,25 @@ test('progress is counted in bytes inside a long line: a one-line table reports 
   ]);
   assert.deepEqual(reports.at(-1), { bytesRead: total, records: 1 });
 });
+
+test('issue 22: ref strings with a bad % escape load as strings in every kind; a bad object name is file:line, never an internal error', async () => {
+  const bad = 'weave:///e/p/object/o%:v';
+  const d = dir({
+    'calls.jsonl': call('a', { op_name: 'weave:///e/p/op/f%zz:v', inputs: { x: bad }, output: 'weave:///%E0%A4%A' }) + '\n',
+    'feedback.jsonl': JSON.stringify({ id: 'f1', project_id: 'e/p', weave_ref: 'weave:///e/p/call/%zz', feedback_type: 'note', payload: { note: 'n' }, created_at: '2024-01-01T00:00:00Z', svc_user_id: 'VXNlcjox' }) + '\n',
+    'objects.jsonl': JSON.stringify({ project_id: 'e/p', object_id: 'o', val: { r: bad } }) + '\n',
+    'tables.jsonl': JSON.stringify({ project_id: 'e/p', rows: [{ r: bad }] }) + '\n',
+  });
+  const engine = createEngine();
+  const report = await loadFixtures(engine, d);
+  assert.deepEqual(report.files.map((f) => [f.kind, f.records]), [['calls', 1], ['tables', 1], ['objects', 1], ['feedback', 1]]);
+  const ctx = { userId: 'u', authorize() {}, canRead: () => true };
+  const result = runRoute(callsStreamQueryRoute, engine, { kind: 'text', text: JSON.stringify({ project_id: 'e/p' }) }, ctx);
+  assert.equal(result.kind, 'stream');
+  const rows = [...(result as { chunks: Iterable<Uint8Array> }).chunks].map((c) => Buffer.from(c).toString()).join('').trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(rows.map((r) => [r.op_name, r.inputs, r.output]), [['weave:///e/p/op/f%zz:v', { x: bad }, 'weave:///%E0%A4%A']]);
+
+  const badName = dir({ 'calls.jsonl': call('a') + '\n', 'objects.jsonl': '\n' + JSON.stringify({ project_id: 'e/p', object_id: 'o%zz', val: {} }) + '\n' });
+  const e = await loadError(badName);
+  assert.equal(e.message, `${join(badName, 'objects.jsonl')}:2: Invalid object name: o%zz. Contains invalid characters: ['%']. Please upgrade your \`weave\` package to \`>0.51.0\` to prevent this error.`);
+});

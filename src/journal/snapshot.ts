@@ -88,7 +88,8 @@ function objectLines(versions: readonly ObjectVersion[]): string[] {
   const gap = created.find((v, i) => v.versionIndex !== i);
   if (gap) throw new SnapshotError(`${gap.projectId} object ${gap.objectId} has version index ${gap.versionIndex} where fixture files would give it another; fixture files cannot hold it`);
   const lines = created.map(objectLine);
-  if (created.some((v, i) => v !== versions[i])) lines.push(...versions.map(objectLine));
+  // A loop, not push(...): an object may have more versions than a call takes arguments.
+  if (created.some((v, i) => v !== versions[i])) for (const v of versions) lines.push(objectLine(v));
   return lines;
 }
 
@@ -111,7 +112,7 @@ export function snapshot(store: Store): Snapshot {
       lines.tables.push(`{"project_id":${JSON.stringify(projectId)},"digest":${JSON.stringify(digest)},"rows":[${rows}]}`);
     }
     for (const versions of p.objects.values()) {
-      lines.objects.push(...objectLines(versions));
+      for (const line of objectLines(versions)) lines.objects.push(line);
       // Fixture files cannot mark a version deleted: the version is written as created, and
       // the fresh journal starts with its deletion, replayed at the time it was deleted.
       for (const v of versions) if (v.deletedAtUs !== null) records.push(objectDeleteRecord(v, v.deletedAtUs));

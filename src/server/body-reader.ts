@@ -4,13 +4,21 @@
  * is refused as soon as it crosses the limit, and reading stops there (nothing more is buffered).
  */
 import type { IncomingMessage } from 'node:http';
-import { TransportError } from '../core/errors.ts';
+import { TransportError, tqError, type TqError } from '../core/errors.ts';
+import type { BodyBudget, BodyReservation } from './body-budget.ts';
 
 /** The client went away before the body was complete: there is nobody to answer. */
 export class ClientGoneError extends Error {}
 
 function tooLarge(): TransportError {
   return new TransportError('TQ_REQUEST_TOO_LARGE');
+}
+
+/** Seconds a client refused for want of room is told to wait (`Retry-After`). */
+export const BUSY_RETRY_AFTER_SECONDS = 1;
+
+function busy(budget: BodyBudget): TqError {
+  return tqError('TQ_SERVER_BUSY', { max: budget.limit, seconds: BUSY_RETRY_AFTER_SECONDS });
 }
 
 /** The declared Content-Length when it is a plain decimal number. */
@@ -20,12 +28,15 @@ function declaredLength(req: IncomingMessage): number | undefined {
 }
 
 /**
- * Reads the whole body.
- * @throws TransportError 413 over `limit` bytes; ClientGoneError when the client disconnects.
+ * Reads the whole body, holding its bytes in `reservation` (taken from `budget`): the declared
+ * Content-Length before the first byte is read, a chunked body's bytes as they arrive.
+ * @throws TransportError 413 over `limit` bytes; TQ_SERVER_BUSY (503) when the bytes do not fit
+ *   in the budget; ClientGoneError when the client disconnects.
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limit: number, budget: BodyBudget, reservation: BodyReservation): Promise<Buffer> {
   const declared = declaredLength(req);
   if (declared !== undefined && declared > limit) return Promise.reject(tooLarge());
+  if (declared !== undefined && !reservation.grow(declared)) return Promise.reject(busy(budget));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -43,6 +54,12 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
         chunks.length = 0;
         req.pause();
         finish(tooLarge());
+        return;
+      }
+      if (declared === undefined && !reservation.grow(chunk.length)) {
+        chunks.length = 0;
+        req.pause();
+        finish(busy(budget));
         return;
       }
       chunks.push(chunk);

@@ -108,6 +108,7 @@ describe('tq serve (process)', { timeout: 60_000 }, () => {
     const cases: Array<[string[], RegExp]> = [
       [['--port', '70000'], /--port: must be between 0 and 65535, got 70000/],
       [['--max-body-bytes', '0'], /--max-body-bytes: must be positive/],
+      [['--max-body-bytes', '100', '--max-body-bytes-in-flight', '99'], /--max-body-bytes-in-flight: must be at least --max-body-bytes \(100\), got 99/],
       [['--field-prefix', 'xx_'], /--field-prefix: must be svc_ or wb_/],
       [['--user', 'ci'], /--user needs --password/],
       [['--users', badUsers], /users\.json: users\[0\]\.projects\[0\]: invalid grant "acme"/],

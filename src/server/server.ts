@@ -24,16 +24,23 @@ import { isTestControlPath } from '../write/test-control.ts';
 import { DOUBLE_SLASH_REASON, queryParams, schemaErrorBody, withoutTracesPrefix } from './weave-compat.ts';
 import type { WriteRunner } from '../journal/durable-writes.ts';
 import { WWW_AUTHENTICATE, type Users } from './basic-auth.ts';
-import { ClientGoneError, readBody } from './body-reader.ts';
+import { BUSY_RETRY_AFTER_SECONDS, ClientGoneError, readBody } from './body-reader.ts';
+import { BodyBudget, TakeTurns } from './body-budget.ts';
 import { pumpChunks } from './jsonl-stream.ts';
 import { MultipartError, multipartBoundary, parseMultipart } from './multipart.ts';
 import { corsOriginAllowed } from './cors.ts';
 import { createInjector, type Injector } from './inject.ts';
 import { countBytes, countLines, logEntry, newStats, observeContext, type RequestLogEntry, type RequestStats } from './request-log.ts';
 import type { ViewerAssets } from './viewer-assets.ts';
-import { applySocketLimits, DEFAULT_SOCKET_LIMITS, socketServerOptions, type SocketLimits } from './socket-limits.ts';
+import { applySocketLimits, DEFAULT_SOCKET_LIMITS, markAuthenticated, socketServerOptions, type SocketLimits } from './socket-limits.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/** The default bound on body bytes read and processed at once: four bodies of the largest size. */
+export const defaultMaxBodyBytesInFlight = (maxBodyBytes: number) => 4 * maxBodyBytes;
+
+/** Bodies from this size on run their route one at a time (src/server/body-budget.ts, TakeTurns). */
+export const TAKE_TURNS_FROM_BYTES = 1024 * 1024;
 
 /** How long a preflight result may be cached by a browser. */
 const CORS_MAX_AGE_SECONDS = 600;
@@ -44,6 +51,11 @@ export interface TqServerOptions {
   users: Users;
   /** Largest request body accepted; larger is a 413. */
   maxBodyBytes?: number;
+  /**
+   * Body bytes read and processed at once across all connections (default 4 × maxBodyBytes);
+   * a request that does not fit is a 503 with Retry-After, answered before its body is read.
+   */
+  maxBodyBytesInFlight?: number;
   /** Answer CORS preflights and add CORS headers for allowed origins (src/server/cors.ts). */
   cors?: boolean;
   /** Origins allowed besides the loopback ones (`--cors-origin`). */
@@ -120,6 +132,8 @@ export function createTqServer(options: TqServerOptions): TqServer {
   let engine = options.engine;
   const inject = options.inject ?? createInjector(undefined);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const budget = new BodyBudget(options.maxBodyBytesInFlight ?? defaultMaxBodyBytesInFlight(maxBodyBytes));
+  const turns = new TakeTurns();
 
   /** Responses not yet complete; graceful close waits for them. */
   const inFlight = new Set<ServerResponse>();
@@ -176,9 +190,9 @@ export function createTqServer(options: TqServerOptions): TqServer {
     res.end();
   }
 
-  async function readRequestBody(req: IncomingMessage, route: Route): Promise<RequestBody> {
+  /** The body as the route takes it (`bytes`: the body read, for every route but a 'none' one). */
+  function requestBodyOf(req: IncomingMessage, route: Route, bytes: Buffer): RequestBody {
     if (route.body === 'none') return { kind: 'text', text: '' };
-    const bytes = await readBody(req, maxBodyBytes);
     if (route.body === 'binary') return { kind: 'binary', bytes, headers: headersFor(req, route) };
     if (route.body === 'json') return { kind: 'text', text: bytes.toString('utf8') };
     const boundary = multipartBoundary(req.headers['content-type']);
@@ -202,8 +216,21 @@ export function createTqServer(options: TqServerOptions): TqServer {
 
   /** Runs the route and writes its result; returns once the response is complete or abandoned. */
   async function respond(req: IncomingMessage, res: ServerResponse, route: Route, ctx: RequestContext, params: PathParams, stats: RequestStats): Promise<void> {
-    const body = await readRequestBody(req, route);
-    const result = route.mutates && options.writes ? await options.writes.runWrite(route, body, ctx, params) : runRoute(route, engine, body, ctx, params);
+    // The body's bytes count against the budget from before they are read until the route has
+    // answered (parsing and validating them is what costs memory).
+    const reservation = budget.reserve();
+    let result;
+    try {
+      const bytes = route.body === 'none' ? Buffer.alloc(0) : await readBody(req, maxBodyBytes, budget, reservation);
+      const run = () => {
+        const body = requestBodyOf(req, route, bytes);
+        return route.mutates && options.writes ? options.writes.runWrite(route, body, ctx, params) : runRoute(route, engine, body, ctx, params);
+      };
+      // A large body waits its turn, so requests waiting meanwhile are answered between two.
+      result = bytes.length >= TAKE_TURNS_FROM_BYTES ? await turns.run(run) : await run();
+    } finally {
+      reservation.release();
+    }
     if (result.kind === 'json') {
       sendJson(res, 200, result.body, {}, result.text);
       return;
@@ -249,7 +276,10 @@ export function createTqServer(options: TqServerOptions): TqServer {
     const route = candidates.find((r) => r.method === req.method);
     if (!route) return sendError(res, new TransportError('TQ_METHOD_NOT_ALLOWED'), { Allow: allowOf(candidates) });
     const open = isPublic(route) || (testControl && isTestControlPath(route.path));
+    // Credentials are checked before a byte of the body is read: a request without them costs
+    // no body memory, and its connection may give way to others (socket-limits.ts).
     const authenticated: RequestContext = open ? { userId: '', authorize() {}, canRead: () => true } : users.authenticate(authorizationOf(req, route));
+    if (!open) markAuthenticated(req.socket);
     const ctx: RequestContext = assertLegacyCallWrite ? { ...authenticated, assertLegacyCallWrite } : authenticated;
     const injected = await inject.apply(req.headers.prefer);
     if (injected) return sendError(res, injected);
@@ -279,6 +309,11 @@ export function createTqServer(options: TqServerOptions): TqServer {
       if (e instanceof TqError) {
         // Over the body limit: answer, then close the connection instead of reading the rest.
         if (e.status === 413) res.setHeader('Connection', 'close');
+        if (e.code === 'TQ_SERVER_BUSY') {
+          // Closed, as for a 413: draining a body not read would cost the very work refused.
+          res.setHeader('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
+          res.setHeader('Connection', 'close');
+        }
         return sendError(res, e);
       }
       log?.(`internal error on ${req.method} ${req.url}: ${(e as Error)?.stack ?? String(e)}`);

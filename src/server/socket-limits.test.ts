@@ -116,31 +116,85 @@ test('headers or a body not complete within the request timeout: 408 with a JSON
   }
 });
 
-test('beyond the connection cap new connections are closed at once; open ones keep working', async () => {
+/**
+ * Writes `text` on `socket` and resolves with what comes back up to the end of a JSON body, or
+ * with what came and `[closed]` when the server closes the connection first.
+ */
+function exchange(socket: Socket, text: string): Promise<string> {
+  return new Promise((resolve) => {
+    let data = '';
+    const done = (answer: string) => {
+      socket.off('data', onData);
+      socket.off('close', onClose);
+      resolve(answer);
+    };
+    const onData = (d: Buffer) => {
+      data += d;
+      if (/\r\n\r\n[[{].*[}\]]$/s.test(data)) done(data);
+    };
+    const onClose = () => done(`${data}[closed]`);
+    socket.on('data', onData);
+    socket.once('close', onClose);
+    socket.write(text);
+  });
+}
+
+const openSocket = (port: number): Promise<Socket> =>
+  new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1', () => resolve(s));
+    s.on('error', () => {});
+  });
+
+const AUTHED_QUERY = (body: string) => `POST /calls/query_stats HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH}\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+
+test('beyond the connection cap new connections are closed at once when every open one has authenticated; those keep working', async () => {
   const { tq, port } = await startServer({ maxConnections: 2, firstByteTimeoutMs: 5000 });
-  const open = (): Promise<Socket> =>
-    new Promise((resolve) => {
-      const s = connect(port, '127.0.0.1', () => resolve(s));
-      s.on('error', () => {});
-    });
   try {
-    const [a, b] = [await open(), await open()];
-    await new Promise((r) => setTimeout(r, 50));
+    const [a, b] = [await openSocket(port), await openSocket(port)];
+    // A request with credentials: the connection has authenticated and is never given away.
+    const body = JSON.stringify({ project_id: 'a/b' });
+    for (const s of [a, b]) assert.match(await exchange(s, AUTHED_QUERY(body)), /^HTTP\/1\.1 200 OK/);
     const refused = await rawExchange(port, ['GET /health HTTP/1.1\r\nHost: x\r\n\r\n'], 5);
     assert.equal(refused.data, '');
     for (const s of [a, b]) {
-      const answer = new Promise<string>((resolve) => {
-        let text = '';
-        s.on('data', (d) => {
-          text += d;
-          if (text.includes('{"status":"ok"}')) resolve(text);
-        });
-      });
-      s.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
-      assert.match(await answer, /^HTTP\/1\.1 200 OK/);
+      assert.match(await exchange(s, 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n'), /^HTTP\/1\.1 200 OK[^]*\{"status":"ok"\}$/);
       s.destroy();
     }
   } finally {
+    await tq.close();
+  }
+});
+
+test('1000 idle sockets of a client without credentials never keep an authenticated client out', async () => {
+  // The default cap (1000 connections): the idle client takes all of it.
+  const { tq, port } = await startServer({});
+  const idle: Socket[] = [];
+  try {
+    // An authenticated keep-alive connection from before the flood.
+    const body = JSON.stringify({ project_id: 'a/b' });
+    const before = await openSocket(port);
+    assert.match(await exchange(before, AUTHED_QUERY(body)), /^HTTP\/1\.1 200 OK/);
+    // Silent sockets, sockets halfway through their headers, and sockets idle after a 401.
+    for (let i = 0; i < 1000; i++) {
+      const s = await openSocket(port);
+      idle.push(s);
+      if (i % 3 === 1) s.write('POST /calls/stream_query HTTP/1.1\r\nHost: x\r\n');
+      if (i % 3 === 2) assert.match(await exchange(s, 'POST /calls/stream_query HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}'), /^HTTP\/1\.1 401 /);
+    }
+    // Every request of the authenticated client, each on a new connection, is answered at once.
+    for (let i = 0; i < 20; i++) {
+      const started = performance.now();
+      const s = await openSocket(port);
+      const answer = await exchange(s, AUTHED_QUERY(body));
+      assert.match(answer, /^HTTP\/1\.1 200 OK[^]*\{"count":0,"total_storage_size_bytes":null\}$/, `request ${i}`);
+      assert.ok(performance.now() - started < 2000, `request ${i} took ${performance.now() - started} ms`);
+      s.destroy();
+    }
+    // The connection that authenticated before the flood was kept.
+    assert.match(await exchange(before, AUTHED_QUERY(body)), /^HTTP\/1\.1 200 OK/);
+    before.destroy();
+  } finally {
+    for (const s of idle) s.destroy();
     await tq.close();
   }
 });

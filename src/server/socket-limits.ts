@@ -9,10 +9,14 @@
  *   reading its stream) is closed, after one to two periods: Node's socket timer counts a
  *   write the kernel is still taking bit by bit as activity. A slow reader that keeps reading
  *   keeps it moving, so it is never cut; nor is a response of any length;
- * - count: beyond `maxConnections` open connections, new ones are closed at once, while
- *   those already open keep flowing.
+ * - count: at `maxConnections` open connections, a new one takes the place of the oldest
+ *   connection that has never carried an authenticated request and has no request in progress
+ *   (a silent socket, one halfway through its headers, one idle after a 401 or a /health);
+ *   when there is none, the new connection is closed at once, while those open keep flowing.
+ *   So a client without credentials that holds every socket it can never keeps out a client
+ *   that has them: room is reserved for connections that have authenticated (issue 22 §4).
  */
-import type { Server, ServerOptions } from 'node:http';
+import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { TqError, tqError } from '../core/errors.ts';
 
@@ -55,11 +59,60 @@ function clientErrorResponse(code: string | undefined, limits: SocketLimits): st
   return rawResponse(tqError('TQ_MALFORMED_HTTP'), 'Bad Request');
 }
 
+/** What the connection cap knows of each open connection. */
+interface ConnectionState {
+  authenticated: boolean;
+  /** Requests received on it whose response has not closed yet. */
+  active: number;
+}
+
+const states = new WeakMap<Socket, ConnectionState>();
+
+/** The TCP socket under a request's socket (a TLS socket wraps the one the server accepted). */
+function tcpSocketOf(socket: Socket): Socket {
+  return (socket as Socket & { _parent?: Socket })._parent ?? socket;
+}
+
+/** Records that a request with valid credentials arrived on `socket`: it is never evicted. */
+export function markAuthenticated(socket: Socket): void {
+  const state = states.get(tcpSocketOf(socket));
+  if (state) state.authenticated = true;
+}
+
 /** Installs the limits on a server made with socketServerOptions(limits). */
 export function applySocketLimits(server: Server, limits: SocketLimits): void {
-  server.maxConnections = limits.maxConnections;
   server.timeout = limits.idleTimeoutMs;
+  // Oldest first (a Set iterates in insertion order): the first evictable one is the oldest.
+  const open = new Set<Socket>();
+  const evictable = (socket: Socket) => {
+    const state = states.get(socket);
+    return state !== undefined && !state.authenticated && state.active === 0;
+  };
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const state = states.get(tcpSocketOf(req.socket));
+    if (!state) return;
+    state.active++;
+    res.once('close', () => state.active--);
+  });
   server.on('connection', (socket: Socket) => {
+    if (open.size >= limits.maxConnections) {
+      let victim: Socket | undefined;
+      for (const candidate of open) {
+        if (evictable(candidate)) {
+          victim = candidate;
+          break;
+        }
+      }
+      if (victim === undefined) {
+        socket.destroy();
+        return;
+      }
+      open.delete(victim);
+      victim.destroy();
+    }
+    open.add(socket);
+    states.set(socket, { authenticated: false, active: 0 });
+    socket.once('close', () => open.delete(socket));
     const timer = setTimeout(() => {
       if (socket.bytesRead === 0) socket.destroy();
     }, limits.firstByteTimeoutMs);
