@@ -18,10 +18,11 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** The declaration files the entry reaches through its imports and re-exports. */
 const PUBLISHED_MODULES = [
-  'api/context.d.ts', 'api/route-path.d.ts', 'api/run-path.d.ts', 'api/run-route.d.ts', 'api/types.d.ts',
+  'api/context.d.ts', 'api/route-path.d.ts', 'api/run-route.d.ts', 'api/types.d.ts',
   'check/case.d.ts', 'check/corpus.d.ts', 'check/engine-target.d.ts', 'check/http-target.d.ts', 'check/runner.d.ts', 'check/target.d.ts',
-  'core/errors.d.ts', 'engine.d.ts', 'index.d.ts', 'io/lines.d.ts', 'io/load-fixtures.d.ts', 'load/fixture-kinds.d.ts',
-  'otel/fixtures.d.ts', 'routes.d.ts', 'server/basic-auth.d.ts', 'server/embedded.d.ts', 'store/store.d.ts', 'version.d.ts',
+  // FixtureError is one of the coded operational errors (core/operational-errors.ts).
+  'core/errors.d.ts', 'core/operational-errors.d.ts', 'engine.d.ts', 'index.d.ts', 'io/lines.d.ts', 'io/load-fixtures.d.ts', 'load/fixture-kinds.d.ts',
+  'routes.d.ts', 'run-path.d.ts', 'server/basic-auth.d.ts', 'server/embedded.d.ts', 'store/store.d.ts', 'version.d.ts',
 ];
 
 /** The names an `export { a, type B } from '...'` / `export type { ... }` list declares. */
