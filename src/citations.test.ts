@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DOC = join(ROOT, 'docs', 'semantics.md');
-const SCANNED = ['src', 'bench', 'spec-tests'];
+// The code, and the documents a reader follows (README.md, docs/): all cite in-repo rules only.
+const SCANNED = ['src', 'bench', 'spec-tests', 'docs', 'README.md'];
 
 // Old citation forms: the out-of-repo spec documents by name, their numbered sections ("§5.4",
 // not an RFC's or an issue's), and gotcha numbers ("G17", "gotcha 3").
@@ -35,6 +36,7 @@ function definedAnchors(markdown: string): string[] {
 }
 
 function files(dir: string): string[] {
+  if (!statSync(dir).isDirectory()) return [dir];
   return readdirSync(dir).flatMap((name) => {
     if (name === 'node_modules' || name.startsWith('.')) return [];
     const path = join(dir, name);
@@ -70,12 +72,13 @@ test('the detectors find old citation forms and leave new ones and RFC sections 
   assert.deepEqual(definedAnchors('#### a-rule\ntext\n<a id="area"></a>\n## Area\n#### Not an id\n'), ['a-rule', 'area']);
 });
 
-test('src/, bench/ and spec-tests/ cite only rules that docs/semantics.md defines', () => {
+test('src/, bench/, spec-tests/, docs/ and the README cite only rules that docs/semantics.md defines', () => {
   const old: string[] = [];
   const undefinedIds: string[] = [];
   // This file holds old forms as detector samples (rewrite-citations skips it as well).
   const self = fileURLToPath(import.meta.url);
-  for (const file of SCANNED.flatMap((d) => files(join(ROOT, d))).filter((f) => f !== self)) {
+  const textFile = (f: string) => !/\.(png|jpe?g|gz|wasm)$/.test(f);
+  for (const file of SCANNED.flatMap((d) => files(join(ROOT, d))).filter((f) => f !== self && textFile(f))) {
     const text = readFileSync(file, 'utf8');
     const name = relative(ROOT, file);
     for (const c of oldCitations(text)) old.push(`${name}:${c.line}: ${c.text}`);
