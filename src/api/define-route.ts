@@ -13,6 +13,7 @@ import { holdsLosslessNumber, spelledPlain, stringifyExact } from '../core/json/
 import { fromPlain, type LosslessValue } from '../core/json/lossless.ts';
 import { storedRowText } from '../core/json/stored-text.ts';
 import { validateBody, type Schema } from '../core/schema.ts';
+import { keepsSpellingNatively } from '../core/json/native-safe.ts';
 
 /**
  * How the body is read before validation: `plain` JSON (big integers kept), `lossless` (the
@@ -96,9 +97,22 @@ export interface ParsedRouteSpec<R, A extends AnswerKind> extends Steps<R, A> {
 
 const HTTP_BODY: Record<BodyKind, Route['body']> = { plain: 'json', lossless: 'json', spelled: 'json', query: 'json', none: 'none', multipart: 'multipart', binary: 'binary' };
 
+/** JSON.parse of a body, or NOT_NATIVE when it does not parse (the exact path then reports it). */
+const NOT_NATIVE = Symbol('not native');
+function nativeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return NOT_NATIVE;
+  }
+}
+
+const NO_LOSSLESS = (): undefined => undefined;
+
 interface ReadBody {
   value: unknown;
-  lossless: LosslessValue | undefined;
+  /** The body parsed losslessly (lossless routes), read when `run` asks for it. */
+  lossless: () => LosslessValue | undefined;
   /** Each plain container of `value` mapped back to the body's (lossless routes). */
   origins: Map<object, LosslessValue> | undefined;
 }
@@ -107,24 +121,29 @@ interface ReadBody {
 function readBody(kind: BodyKind, body: RequestBody): ReadBody {
   switch (kind) {
     case 'plain':
-      return { value: plainBody(body), lossless: undefined, origins: undefined };
+      return { value: plainBody(body), lossless: NO_LOSSLESS, origins: undefined };
     case 'lossless': {
+      // Most bodies hold no number or key whose spelling the native parser would lose: those are
+      // read by it, and their parts stored as JSON.stringify writes them (the call table's
+      // default); the exact reading, for a route that wants it (a digest), only on demand.
+      const native = body.kind === 'text' && keepsSpellingNatively(body.text) ? nativeParse(body.text) : NOT_NATIVE;
+      if (native !== NOT_NATIVE) return { value: native, lossless: () => losslessBody(body), origins: undefined };
       const lossless = losslessBody(body);
       // A float or a big integer stays a LosslessNumber in the plain value: a number the model
       // keeps is then stored as written, one it converts (an int field's `5.0`) as converted.
       // A Map, dropped with the request: much cheaper to fill than a WeakMap.
       const origins = new Map<object, LosslessValue>();
-      return { value: spelledPlain(lossless, origins), lossless, origins };
+      return { value: spelledPlain(lossless, origins), lossless: () => lossless, origins };
     }
     case 'spelled':
-      return { value: spelledBody(body), lossless: undefined, origins: undefined };
+      return { value: spelledBody(body), lossless: NO_LOSSLESS, origins: undefined };
     case 'query':
-      return { value: queryBody(body), lossless: undefined, origins: undefined };
+      return { value: queryBody(body), lossless: NO_LOSSLESS, origins: undefined };
     case 'none':
-      return { value: undefined, lossless: undefined, origins: undefined };
+      return { value: undefined, lossless: NO_LOSSLESS, origins: undefined };
     case 'multipart':
     case 'binary':
-      return { value: body, lossless: undefined, origins: undefined };
+      return { value: body, lossless: NO_LOSSLESS, origins: undefined };
   }
 }
 
@@ -172,7 +191,18 @@ export function defineRoute<T, R, A extends AnswerKind>(spec: ModelRouteSpec<T, 
       const projects = spec.project(req, params);
       for (const projectId of typeof projects === 'string' ? [projects] : projects) ctx.authorize(projectId);
       const storedText = origins !== undefined ? (part: unknown) => storedRowText(fromPlain(part, origins)) : undefined;
-      return answerOf(spec.answer, spec.run(req, { engine, ctx, params, lossless, storedText }));
+      let exact: LosslessValue | undefined | null = null;
+      const call: RouteCall = {
+        engine,
+        ctx,
+        params,
+        get lossless() {
+          if (exact === null) exact = lossless();
+          return exact;
+        },
+        storedText,
+      };
+      return answerOf(spec.answer, spec.run(req, call));
     },
   };
   defined.add(route);
