@@ -9,6 +9,7 @@
  */
 import { dumpCompact, fromPlain, LosslessNumber, parseLossless, toPlain, type LosslessValue } from './lossless.ts';
 import { pyNumber } from './pyjson.ts';
+import { keepsSpellingNatively } from './native-safe.ts';
 
 /** A run of 16 digits: the shortest text that can spell an integer beyond 2^53. */
 const LONG_DIGIT_RUN = /\d{16}/;
@@ -46,9 +47,13 @@ export function spelledPlain(v: LosslessValue, origins?: Map<object, LosslessVal
   return toPlain(v, { numberAs: pythonSpelled, origins });
 }
 
-/** Stored JSON text as a spelled plain value (spelledPlain), for answers that write it back. */
+/**
+ * Stored JSON text as a spelled plain value (spelledPlain), for answers that write it back.
+ * Text whose numbers JS prints as Python does (keepsSpellingNatively) is read by JSON.parse:
+ * writing the value back gives the same text.
+ */
 export function parseSpelled(text: string): unknown {
-  return spelledPlain(parseLossless(text));
+  return keepsSpellingNatively(text) ? JSON.parse(text) : spelledPlain(parseLossless(text));
 }
 
 /** Parses known-valid JSON text into an exact plain value. @throws like JSON.parse / parseLossless. */

@@ -65,3 +65,22 @@ test('whenever it says yes, JSON.stringify(JSON.parse(text)) is the text the exa
   }
   assert.ok(native > 2000, `${native} texts took the native path`);
 });
+
+test('parseSpelled: where it takes the native path, it writes back what the exact path would', async () => {
+  const { spelledPlain, stringifyExact } = await import('./exact.ts');
+  const r = rng(7);
+  let native = 0;
+  for (let i = 0; i < 5000; i++) {
+    const text = value(r, 0);
+    let stored: string;
+    try {
+      stored = storedRowText(parseLossless(text));
+    } catch {
+      continue; // not JSON
+    }
+    if (!keepsSpellingNatively(stored)) continue;
+    native++;
+    assert.equal(stringifyExact(JSON.parse(stored)), stringifyExact(spelledPlain(parseLossless(stored))), stored);
+  }
+  assert.ok(native > 500, `${native} stored texts took the native path`);
+});
