@@ -105,10 +105,15 @@ function projectOf(request: TracesRequest, index: number, headerProject: string 
 /** Converts every span (no writes). @throws TqError for what fails the whole export. */
 export function planExport(request: TracesRequest, headerProject: string | undefined, userId: string | null): ExportPlan {
   const plan: ExportPlan = { calls: [], projects: [], rejectedSpans: 0, errors: [] };
+  // Each project once, in first-seen order, without a search of the list per resource.
+  const seen = new Set<string>();
   request.resourceSpans.forEach((rs, r) => {
     const projectId = projectOf(request, r, headerProject);
     if (projectId === null) return;
-    if (!plan.projects.includes(projectId)) plan.projects.push(projectId);
+    if (!seen.has(projectId)) {
+      seen.add(projectId);
+      plan.projects.push(projectId);
+    }
     rs.spans.forEach((span, s) => {
       try {
         plan.calls.push(spanToCall(span, projectId, userId, `resourceSpans[${r}].spans[${s}]`));

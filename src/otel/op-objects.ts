@@ -48,8 +48,8 @@ interface ProjectOpPlan {
   calls: Array<{ call: ConvertedCall; name: string }>;
   /** Safe name → ref of the project's latest live op of that id. */
   existing: Map<string, string>;
-  /** Safe names with no op yet, in first-seen order. */
-  missing: string[];
+  /** Safe names with no op yet, in first-seen order (a Set: an export may name many spans). */
+  missing: Set<string>;
 }
 
 export interface OpRefPlan {
@@ -75,13 +75,13 @@ export function planOpRefs(engine: Engine, calls: readonly ConvertedCall[]): OpR
     if (name.includes(':')) throw tqError('TQ_OTLP_OP_NAME', { name: name.slice(0, 200) });
     let project = byProject.get(call.projectId);
     if (project === undefined) {
-      project = { projectId: call.projectId, calls: [], existing: new Map(), missing: [] };
+      project = { projectId: call.projectId, calls: [], existing: new Map(), missing: new Set() };
       byProject.set(call.projectId, project);
     }
     project.calls.push({ call, name });
-    if (project.existing.has(name) || project.missing.includes(name)) continue;
+    if (project.existing.has(name) || project.missing.has(name)) continue;
     const digest = latestOpDigest(engine, call.projectId, name);
-    if (digest === null) project.missing.push(name);
+    if (digest === null) project.missing.add(name);
     else project.existing.set(name, opRefUri(call.projectId, name, digest));
   }
   return { projects: [...byProject.values()] };
@@ -91,7 +91,7 @@ export function planOpRefs(engine: Engine, calls: readonly ConvertedCall[]): OpR
 export function applyOpRefs(engine: Engine, plan: OpRefPlan, userId: string | null): void {
   for (const project of plan.projects) {
     const refs = new Map(project.existing);
-    if (project.missing.length > 0) {
+    if (project.missing.size > 0) {
       // One creation time for the batch, drawn before the first write (all or nothing).
       const createdAtUs = engine.options.now();
       // `_create_or_get_placeholder_ops_digest`: the file is written only when no name had an op.
