@@ -58,8 +58,13 @@ const nullableString = fc.option(stringText, { nil: 'null' });
 /** Stands for the previous line's id (none for the first line): see withEarlierIds. */
 const EARLIER = '"@earlier@"';
 
-/** The lines with EARLIER replaced by the id of the line before (null in the first). */
-const withEarlierIds = (lines: string[]) => lines.map((l, i) => l.replaceAll(EARLIER, i === 0 ? 'null' : JSON.stringify((JSON.parse(lines[i - 1]) as { id: string }).id)));
+/**
+ * The lines with EARLIER replaced by the id of the line before (null in the first). The
+ * replacement is a function, so that an id holding `$&` or `$'` is inserted as it is, not read
+ * as a replacement pattern.
+ */
+const withEarlierIds = (lines: string[]) =>
+  lines.map((l, i) => l.replaceAll(EARLIER, () => (i === 0 ? 'null' : JSON.stringify((JSON.parse(lines[i - 1]) as { id: string }).id))));
 
 /** One calls.jsonl line, parts present, null or missing, keys in any order. */
 const callLine = (prefix: FieldPrefix, i: number) =>
