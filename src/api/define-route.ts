@@ -28,11 +28,11 @@ export type BodyKind = 'plain' | 'lossless' | 'spelled' | 'query' | 'none' | 'mu
 
 /**
  * What `run` returns: `json`, the answer's value, written here when it holds a number kept as
- * spelled (a stored `1.0`, a big integer); `exact-json`, the same always written here; `stream`, a
+ * spelled (a stored `1.0`, a big integer), else left to the front end's `JSON.stringify`; `stream`, a
  * StreamResult (api/line-stream.ts); `result`, a RouteResult the route built (bytes, or JSON
  * text it wrote itself to keep stored number spellings).
  */
-export type AnswerKind = 'json' | 'exact-json' | 'stream' | 'result';
+export type AnswerKind = 'json' | 'stream' | 'result';
 
 /** What `run` gets besides the request. */
 export interface RouteCall {
@@ -53,7 +53,6 @@ export interface RouteCall {
 
 interface Answers {
   json: unknown;
-  'exact-json': unknown;
   stream: StreamResult;
   result: RouteResult;
 }
@@ -151,8 +150,6 @@ function answerOf(kind: AnswerKind, value: unknown): RouteResult {
   switch (kind) {
     case 'json':
       return holdsLosslessNumber(value) ? exactJson(value) : { kind: 'json', body: value };
-    case 'exact-json':
-      return exactJson(value);
     case 'stream':
     case 'result':
       return value as RouteResult;

@@ -60,7 +60,7 @@ export const objDeleteRoute = defineRoute({
   path: '/obj/delete',
   body: 'plain',
   mutates: true,
-  answer: 'exact-json',
+  answer: 'json',
   model: () => deleteModel,
   refine: checkCount,
   project: (req) => req.project_id,

@@ -32,7 +32,7 @@ export const callStartRoute = defineRoute({
   path: '/call/start',
   body: 'lossless',
   mutates: true,
-  answer: 'exact-json',
+  answer: 'json',
   model: (p) => writeModels(p).callStartReq,
   project: (req) => req.start.project_id,
   run: (req, { engine, ctx, storedText }) => {
@@ -45,7 +45,7 @@ export const callEndRoute = defineRoute({
   path: '/call/end',
   body: 'lossless',
   mutates: true,
-  answer: 'exact-json',
+  answer: 'json',
   model: (p) => writeModels(p).callEndReq,
   project: (req) => req.end.project_id,
   run: (req, { engine, ctx, storedText }) => {
@@ -58,7 +58,7 @@ export const callUpsertBatchRoute = defineRoute({
   path: '/call/upsert_batch',
   body: 'lossless',
   mutates: true,
-  answer: 'exact-json',
+  answer: 'json',
   model: (p) => writeModels(p).callBatchReq,
   // An item's `mode` must agree with its shape (400), checked before any grant.
   refine: (req) =>
@@ -77,7 +77,7 @@ export const callUpdateRoute = defineRoute({
   path: '/call/update',
   body: 'plain',
   mutates: true,
-  answer: 'exact-json',
+  answer: 'json',
   model: (p) => writeModels(p).callUpdateReq,
   project: (req) => req.project_id,
   run: (req, { engine }) => updateCall(engine, req.project_id, req.call_id, req.display_name),
@@ -87,7 +87,7 @@ export const objCreateRoute = defineRoute({
   path: '/obj/create',
   body: 'lossless',
   mutates: true,
-  answer: 'exact-json',
+  answer: 'json',
   model: (p) => writeModels(p).objCreateReq,
   project: (req) => req.obj.project_id,
   run: ({ obj }, { engine, ctx, lossless }) =>
@@ -105,7 +105,7 @@ export const objReadRoute = defineRoute({
   path: '/obj/read',
   body: 'plain',
   mutates: false,
-  answer: 'exact-json',
+  answer: 'json',
   model: (p) => writeModels(p).objReadReq,
   project: (req) => req.project_id,
   run: (req, { engine }) => readObject(engine, req.project_id, req.object_id, req.digest, req.metadata_only === true),
@@ -115,7 +115,7 @@ export const tableCreateRoute = defineRoute({
   path: '/table/create',
   body: 'lossless',
   mutates: true,
-  answer: 'exact-json',
+  answer: 'json',
   model: (p) => writeModels(p).tableCreateReq,
   project: (req) => req.table.project_id,
   run: ({ table }, { engine, lossless }) =>
@@ -126,7 +126,7 @@ export const tableUpdateRoute = defineRoute({
   path: '/table/update',
   body: 'lossless',
   mutates: true,
-  answer: 'exact-json',
+  answer: 'json',
   model: (p) => writeModels(p).tableUpdateReq,
   project: (req) => req.project_id,
   run: (req, { engine, lossless }) => {
@@ -143,7 +143,7 @@ export const tableCreateFromDigestsRoute = defineRoute({
   path: '/table/create_from_digests',
   body: 'plain',
   mutates: true,
-  answer: 'exact-json',
+  answer: 'json',
   model: (p) => writeModels(p).tableFromDigestsReq,
   project: (req) => req.project_id,
   run: (req, { engine }) => createTableFromDigests(engine, req.project_id, req.row_digests, req.expected_digest),
@@ -153,7 +153,7 @@ export const feedbackCreateRoute = defineRoute({
   path: '/feedback/create',
   body: 'lossless', // the payload keeps its number spellings (semantics.md#writes-number-spelling)
   mutates: true,
-  answer: 'exact-json',
+  answer: 'json',
   model: (p) => writeModels(p).feedbackCreateReq,
   project: (req) => req.project_id,
   run: (req, { engine, ctx }) => createFeedback(engine, req, ctx.userId),
@@ -163,7 +163,7 @@ export const costCreateRoute = defineRoute({
   path: '/cost/create',
   body: 'plain',
   mutates: true,
-  answer: 'exact-json',
+  answer: 'json',
   model: (p) => writeModels(p).costCreateReq,
   project: (req) => req.project_id,
   run: (req, { engine, ctx }) => createCosts(engine, req.project_id, req.costs, req.user_id ?? ctx.userId),
@@ -173,7 +173,7 @@ export const callsDeleteRoute = defineRoute({
   path: '/calls/delete',
   body: 'plain',
   mutates: true,
-  answer: 'exact-json',
+  answer: 'json',
   model: (p) => writeModels(p).callsDeleteReq,
   project: (req) => req.project_id,
   run: (req, { engine }) => deleteCalls(engine, req.project_id, req.call_ids),
@@ -193,7 +193,7 @@ function fileUploadRoute(path: string): Route {
     path,
     body: 'multipart',
     mutates: true,
-    answer: 'exact-json',
+    answer: 'json',
     parse(raw) {
       const body = raw as RequestBody;
       if (body.kind !== 'multipart') throw missingFormFields(['project_id']);

@@ -44,7 +44,7 @@ export const v2CallRoutes: Route[] = [
     path: '/v2/{entity}/{project}/call/start',
     body: 'lossless',
     mutates: true,
-    answer: 'exact-json',
+    answer: 'json',
     model: (p) => writeModels(p).callStartReq,
     project: (_req, params) => pathProject(params),
     run: ({ start }, { engine, ctx, params, storedText }) => {
@@ -56,7 +56,7 @@ export const v2CallRoutes: Route[] = [
     path: '/v2/{entity}/{project}/call/end',
     body: 'lossless',
     mutates: true,
-    answer: 'exact-json',
+    answer: 'json',
     model: (p) => writeModels(p).callEndReq,
     project: (_req, params) => pathProject(params),
     run: ({ end }, { engine, params, storedText }) => {
@@ -68,7 +68,7 @@ export const v2CallRoutes: Route[] = [
     path: '/v2/{entity}/{project}/calls/complete',
     body: 'lossless',
     mutates: true,
-    answer: 'exact-json',
+    answer: 'json',
     model: completeModel,
     project: (_req, params) => pathProject(params),
     run: ({ batch }, { engine, ctx, params, storedText }) => {
