@@ -25,32 +25,18 @@ import { routesForPath } from './api/route-path.ts';
 import type { Route } from './api/types.ts';
 import { TQ_VERSION } from './version.ts';
 import { testControlRoutes } from './write/test-control.ts';
-import { defineRoute } from './api/define-route.ts';
+import { defineBodilessGet } from './api/define-route.ts';
 
-export const healthRoute = defineRoute({
-  path: '/health',
-  method: 'GET',
-  body: 'none',
-  mutates: false,
-  answer: 'json',
-  parse: () => undefined,
-  project: () => [],
-  run: () => ({ status: 'ok' }),
-});
+export const healthRoute = defineBodilessGet('/health', () => ({ status: 'ok' }));
 
-export const serverInfoRoute = defineRoute({
-  path: '/server_info',
-  method: 'GET',
-  body: 'none',
-  mutates: false,
-  answer: 'json',
-  parse: () => undefined,
-  project: () => [],
-  // The Python client compares min_required_weave_python_version with its own version (tq
-  // accepts every client); its generated ServerInfoRes model requires trace_server_version,
-  // which tq fills with its own version.
-  run: () => ({ min_required_weave_python_version: '0.0.0', trace_server_version: TQ_VERSION, tq_version: TQ_VERSION }),
-});
+// The Python client compares min_required_weave_python_version with its own version (tq accepts
+// every client); its generated ServerInfoRes model requires trace_server_version, which tq fills
+// with its own version.
+export const serverInfoRoute = defineBodilessGet('/server_info', () => ({
+  min_required_weave_python_version: '0.0.0',
+  trace_server_version: TQ_VERSION,
+  tq_version: TQ_VERSION,
+}));
 
 /** `/files/content`: the newest Python client's spelling of `/file/content` (its FILE_CONTENT_PATH). */
 export const filesContentRoute = fileContentRouteAt('/files/content');

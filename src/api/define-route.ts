@@ -205,3 +205,12 @@ export function defineRoute<T, R, A extends AnswerKind>(spec: ModelRouteSpec<T, 
   defined.add(route);
   return route;
 }
+
+/**
+ * A `GET` route with no body and no project of its own (`/health`, `/server_info`,
+ * `/tq/projects`): `run` answers JSON from the engine and the caller's context; a route that lists
+ * projects filters them itself through `ctx.canRead`.
+ */
+export function defineBodilessGet(path: string, run: (call: RouteCall) => unknown): Route {
+  return defineRoute({ path, method: 'GET', body: 'none', mutates: false, answer: 'json', parse: () => undefined, project: () => [], run: (_req, call) => run(call) });
+}

@@ -4,7 +4,7 @@
  * grant on (the viewer's first screen). Weave has no such route (W&B lists projects); it lives
  * under /tq/ so it cannot collide with a Weave path.
  */
-import { defineRoute } from '../../api/define-route.ts';
+import { defineBodilessGet } from '../../api/define-route.ts';
 import type { ProjectStore } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
 
@@ -43,14 +43,7 @@ export function listProjects(store: Store, include: (projectId: string) => boole
 }
 
 /** `GET /tq/projects` → `{projects: [ProjectSummary...]}`: only the projects the user may read. */
-export const projectsListRoute = defineRoute({
-  path: '/tq/projects',
-  method: 'GET',
-  body: 'none',
-  mutates: false,
-  answer: 'json',
-  parse: () => undefined,
-  // Names no project: it lists those the user may read (canRead), and no others.
-  project: () => [],
-  run: (_req, { engine, ctx }) => ({ projects: listProjects(engine.store, (id) => ctx.canRead(id)) }),
-});
+// Names no project: it lists those the user may read (canRead), and no others.
+export const projectsListRoute = defineBodilessGet('/tq/projects', ({ engine, ctx }) => ({
+  projects: listProjects(engine.store, (id) => ctx.canRead(id)),
+}));
