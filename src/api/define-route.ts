@@ -72,6 +72,8 @@ interface Steps<R, A extends AnswerKind> {
   apiKeyHeader?: true;
   /** The projects the request names, each authorized (in order) before `run`; none: `[]`. */
   project: (req: R, params: PathParams) => string | readonly string[];
+  /** The project the path names, when it does (Route.pathProject): also authorized before the body is read. */
+  pathProject?: (params: PathParams) => string;
   answer: A;
   run: (req: R, call: RouteCall) => Answers[A];
 }
@@ -182,6 +184,7 @@ export function defineRoute<T, R, A extends AnswerKind>(spec: ModelRouteSpec<T, 
     ...(spec.headers ? { headers: spec.headers } : {}),
     ...(spec.apiKeyHeader ? { apiKeyHeader: spec.apiKeyHeader } : {}),
     ...(spec.query ? { query: spec.query } : {}),
+    ...(spec.pathProject ? { pathProject: spec.pathProject } : {}),
     run(engine, body, ctx, params = {}) {
       const { value, lossless, origins } = readBody(spec.body, body);
       const req = request(value, engine.options.fieldPrefix, params, ctx.userId);

@@ -108,6 +108,12 @@ export interface Route {
   mutates?: true;
   /** Query-string parameters the route reads; the HTTP server passes them in `params` (`/test/getCalls?project_id=`). */
   query?: readonly string[];
+  /**
+   * The project a templated path names (`/v2/{entity}/{project}/...`): the HTTP server checks
+   * the grant on it before reading the body, so a caller without one costs no body memory.
+   * `run` authorizes it again (every front end).
+   */
+  pathProject?: (params: PathParams) => string;
   /** `params` holds the values of the path's `{name}` segments (empty for exact paths). */
   run(engine: Engine, body: RequestBody, ctx: RequestContext, params?: PathParams): RouteResult;
 }

@@ -9,6 +9,7 @@ import { request, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { BodyBudget, TakeTurns } from './body-budget.ts';
 import { API_AUTH, startDemoServer } from './serving.testing.ts';
+import { Users } from './basic-auth.ts';
 
 const KIB = 1024;
 
@@ -158,6 +159,47 @@ test('credentials are checked before the body: a large body without them is a 40
     const post = partialPost(base, '/table/create', whole.length, [whole]);
     post.req.end();
     assert.equal((await post.answer).status, 200);
+  } finally {
+    await srv.close();
+  }
+});
+
+/** Headers only, the declared body never sent: the server's whole answer ('no answer' after 5 s). */
+function headersOnly(port: number, head: string): Promise<string> {
+  return new Promise<string>((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(head));
+    const timer = setTimeout(() => {
+      resolve('no answer');
+      socket.destroy();
+    }, 5000);
+    socket.on('close', () => clearTimeout(timer));
+    let text = '';
+    socket.on('data', (d) => {
+      text += d;
+      if (/\r\n\r\n\{.*\}$/s.test(text)) {
+        resolve(text);
+        socket.destroy();
+      }
+    });
+  });
+}
+
+test('a project named by the path is checked before the body: no grant is a 403 without a byte of it read', async () => {
+  const users = new Users([{ name: 'api', password: 'pw', projects: ['*'] }, { name: 'bob', password: 'b', projects: ['x/y'] }]);
+  const { srv, base } = await startDemoServer({ maxBodyBytes: 1024 * KIB, users });
+  try {
+    const port = Number(new URL(base).port);
+    const bob = `Authorization: Basic ${Buffer.from('bob:b').toString('base64')}\r\n`;
+    const forbidden = await headersOnly(port, `POST /v2/acme/support-bot/call/start HTTP/1.1\r\nHost: x\r\nContent-Length: ${1024 * KIB}\r\n${bob}\r\n`);
+    assert.match(forbidden, /^HTTP\/1\.1 403 /);
+    assert.deepEqual(JSON.parse(forbidden.slice(forbidden.indexOf('\r\n\r\n') + 4)), { reason: "User 'bob' has no access to project 'acme/support-bot'" });
+    // A bad project id in the path is still the route's 400 (read after the body), not a 403.
+    const body = '{"start":{}}';
+    const bad = await fetch(`${base}/v2/acme/..%2Fx/call/start`, { method: 'POST', headers: { Authorization: `Basic ${Buffer.from('bob:b').toString('base64')}` }, body });
+    assert.notEqual(bad.status, 403);
+    // With the grant the body is read and validated as before.
+    const granted = await fetch(`${base}/v2/x/y/call/start`, { method: 'POST', headers: { Authorization: `Basic ${Buffer.from('bob:b').toString('base64')}` }, body });
+    assert.equal(granted.status, 422);
   } finally {
     await srv.close();
   }

@@ -20,6 +20,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Engine, RequestBody, RequestContext, Route } from '../api/types.ts';
 import { invalidRequest, RequestSchemaError, TqError, tqError, TransportError } from '../core/errors.ts';
+import { projectIdProblem } from '../core/project-id.ts';
 import { isTestControlPath } from '../write/test-control.ts';
 import { DOUBLE_SLASH_REASON, queryParams, schemaErrorBody, withoutTracesPrefix } from './weave-compat.ts';
 import type { WriteRunner } from '../journal/durable-writes.ts';
@@ -284,6 +285,10 @@ export function createTqServer(options: TqServerOptions): TqServer {
     const injected = await inject.apply(req.headers.prefer);
     if (injected) return sendError(res, injected);
     const params = route.query ? { ...queryParams(route, req.url), ...found.params } : found.params;
+    // A project named by the path is checked before the body is read (a valid id only: a bad
+    // one is the route's 400, semantics.md#project-ids).
+    const pathProjectId = route.pathProject?.(params);
+    if (pathProjectId !== undefined && projectIdProblem(pathProjectId) === null) ctx.authorize(pathProjectId);
     await respond(req, res, route, observeContext(ctx, stats), params, stats);
   }
 

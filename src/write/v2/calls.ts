@@ -47,6 +47,7 @@ export const v2CallRoutes: Route[] = [
     answer: 'json',
     model: (p) => writeModels(p).callStartReq,
     project: (_req, params) => pathProject(params),
+    pathProject,
     run: ({ start }, { engine, ctx, params, storedText }) => {
       sameProject(params, [start.project_id]);
       return startCall(engine, start, ctx.userId, storedText);
@@ -59,6 +60,7 @@ export const v2CallRoutes: Route[] = [
     answer: 'json',
     model: (p) => writeModels(p).callEndReq,
     project: (_req, params) => pathProject(params),
+    pathProject,
     run: ({ end }, { engine, params, storedText }) => {
       sameProject(params, [end.project_id]);
       return endCall(engine, end, storedText);
@@ -71,6 +73,7 @@ export const v2CallRoutes: Route[] = [
     answer: 'json',
     model: completeModel,
     project: (_req, params) => pathProject(params),
+    pathProject,
     run: ({ batch }, { engine, ctx, params, storedText }) => {
       sameProject(params, batch.map((c) => c.project_id));
       return completeCalls(engine, batch, ctx.userId, storedText);
