@@ -13,12 +13,18 @@ import { pyDumps, pyStrRepr } from './json/pyjson.ts';
  * [A-Za-z0-9] (Weave recognises content digests by that shape).
  */
 export function bytesDigest(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('base64url').replace(/-/g, 'X').replace(/_/g, 'Y');
+  return weaveBase64(createHash('sha256').update(bytes).digest('base64url'));
 }
+
+/** base64url with `-` and `_` spelled `X` and `Y`, as Weave writes digests. */
+function weaveBase64(b64url: string): string {
+  return b64url.replace(URL_SAFE_EXTRAS, (c) => (c === '-' ? 'X' : 'Y'));
+}
+const URL_SAFE_EXTRAS = /[-_]/g;
 
 /** `bytesDigest` of the UTF-8 encoding of `s`. */
 export function strDigest(s: string): string {
-  return bytesDigest(Buffer.from(s, 'utf8'));
+  return weaveBase64(createHash('sha256').update(s, 'utf8').digest('base64url'));
 }
 
 /** Digest of one table row: `str_digest(json.dumps(row, sort_keys=True))`. */

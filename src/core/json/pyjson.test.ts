@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LosslessNumber, parseLossless } from './lossless.ts';
 import { compareCodePoints, pyDumps, pyNumber, pyString } from './pyjson.ts';
+import { pyFloatRepr } from './py-float.ts';
 
 // Expected texts are Python 3.11's json.dumps(json.loads(text)[, sort_keys=True]).
 test('semantics.md#digest-row separators and sort_keys at every level', () => {
@@ -55,6 +56,18 @@ test('semantics.md#digest-row floats as Python repr: 1.0, 1e+100, 0.1, -0.0, 1e-
     ['NaN', 'NaN'],
   ];
   for (const [lexeme, expected] of cases) assert.equal(pyNumber(new LosslessNumber(lexeme)), expected, lexeme);
+});
+
+test('pyNumber: the plain-decimal shortcut agrees with pyFloatRepr on random and boundary decimals', () => {
+  const lexemes = ['0.0001', '0.00010', '0.000099', '9999999999999999.5', '999999999999999.9', '1000000000000000.0', '0.5', '-0.5', '12.340'];
+  let seed = 7;
+  const next = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  for (let i = 0; i < 20000; i++) {
+    const x = (next() - 0.5) * 10 ** Math.floor(next() * 24 - 6);
+    const text = x.toFixed(Math.floor(next() * 20));
+    if (/\./.test(text) && !/e/.test(text)) lexemes.push(text);
+  }
+  for (const lexeme of lexemes) assert.equal(pyNumber(new LosslessNumber(lexeme)), pyFloatRepr(Number(lexeme)), lexeme);
 });
 
 test('pyNumber refuses lexemes Python would not read as numbers', () => {

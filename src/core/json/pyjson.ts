@@ -12,6 +12,20 @@ const CANONICAL_INT = /^-?(?:0|[1-9]\d*)$/;
 const PY_INT = /^([+-]?)(\d+)$/;
 /** What Python's float() accepts that we support: decimal with optional point and exponent. */
 const PY_FLOAT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+/** A plain decimal lexeme (`0.7`, `-12.5`). */
+const PLAIN_DECIMAL = /^-?(?:0|[1-9]\d{0,15})\.\d+$/;
+
+/**
+ * Whether a float lexeme is already `repr(float(lexeme))`, decided without pyFloatRepr: the
+ * common float, fast. In [1e-4, 1e16) neither JS nor Python uses an exponent and both write the
+ * shortest digits that read back, so when JS prints the number as written, so does Python.
+ */
+export function isPythonFloatRepr(lexeme: string): boolean {
+  if (!PLAIN_DECIMAL.test(lexeme)) return false;
+  const x = Number(lexeme);
+  const size = Math.abs(x);
+  return size >= 1e-4 && size < 1e16 && String(x) === lexeme;
+}
 
 /**
  * How Python prints the number a lexeme denotes: `str(int(lexeme))` for integers (any size,
@@ -27,6 +41,7 @@ export function pyNumber(n: LosslessNumber): string {
     return int[1] === '-' && digits !== '0' ? '-' + digits : digits;
   }
   if (NON_FINITE_LEXEMES.has(lexeme)) return lexeme;
+  if (isPythonFloatRepr(lexeme)) return lexeme;
   if (PY_FLOAT.test(lexeme)) return pyFloatRepr(Number(lexeme));
   throw new TypeError(`not a number lexeme: ${JSON.stringify(lexeme)}`);
 }

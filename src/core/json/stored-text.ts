@@ -8,20 +8,11 @@
  * big integers stay exact) and NaN/±Infinity as `null`, as pydantic writes non-finite floats.
  */
 import { writeJson, type JsonWriterStyle, type LosslessNumber, type LosslessObject, type LosslessValue } from './lossless.ts';
-import { compareCodePoints, pyNumber } from './pyjson.ts';
-
-/** A plain decimal lexeme (`0.7`, `-12.5`). */
-const PLAIN_DECIMAL = /^-?(?:0|[1-9]\d{0,15})\.\d+$/;
+import { compareCodePoints, isPythonFloatRepr, pyNumber } from './pyjson.ts';
 
 const number = (n: LosslessNumber): string => {
   const lexeme = n.lexeme;
-  // The common float, fast: in [1e-4, 1e16) neither JS nor Python uses an exponent, so when JS
-  // prints the number as written, that is also Python's repr.
-  if (PLAIN_DECIMAL.test(lexeme)) {
-    const x = Number(lexeme);
-    const size = Math.abs(x);
-    if (size >= 1e-4 && size < 1e16 && String(x) === lexeme) return lexeme;
-  }
+  if (isPythonFloatRepr(lexeme)) return lexeme;
   const text = pyNumber(n);
   return text === 'NaN' || text === 'Infinity' || text === '-Infinity' ? 'null' : text;
 };

@@ -21,11 +21,58 @@ export interface JsonWriterStyle {
   orderKeys?(obj: LosslessObject): number[] | null;
 }
 
+/** Nesting the recursive writer handles; deeper values (or a cycle) go to the iterative one. */
+const RECURSIVE_DEPTH = 64;
+/** Thrown inside the recursive writer when it meets a container deeper than RECURSIVE_DEPTH. */
+const TOO_DEEP = Symbol('too deep');
+
 /**
- * Serialise a lossless value with the given style, iteratively (no depth limit).
+ * Serialise a lossless value with the given style (no depth limit).
  * @throws TypeError on a value that is not a LosslessValue or on a circular reference.
  */
 export function writeJson(root: LosslessValue, style: JsonWriterStyle): string {
+  // Almost every value (a row, an object, a call part) is shallow: the recursive writer needs no
+  // frame objects and no cycle set (a cycle is infinitely deep, so it always reaches the
+  // iterative writer, which names it).
+  try {
+    return writeShallow(root, style, 0);
+  } catch (e) {
+    if (e !== TOO_DEEP) throw e;
+    return writeIterative(root, style);
+  }
+}
+
+function writeShallow(v: LosslessValue, style: JsonWriterStyle, depth: number): string {
+  if (v === null) return 'null';
+  if (v === true) return 'true';
+  if (v === false) return 'false';
+  if (typeof v === 'string') return style.string(v);
+  if (v instanceof LosslessNumber) return style.number(v);
+  if (depth === RECURSIVE_DEPTH) throw TOO_DEEP;
+  if (Array.isArray(v)) {
+    const n = v.length;
+    if (n === 0) return '[]';
+    let out = '[' + writeShallow(v[0], style, depth + 1);
+    for (let i = 1; i < n; i++) out += style.itemSeparator + writeShallow(v[i], style, depth + 1);
+    return out + ']';
+  }
+  if (v instanceof LosslessObject) {
+    const n = v.size;
+    if (n === 0) return '{}';
+    const order = style.orderKeys !== undefined && n > 1 ? style.orderKeys(v) : null;
+    let out = '{';
+    for (let i = 0; i < n; i++) {
+      const k = order === null ? i : order[i];
+      if (i > 0) out += style.itemSeparator;
+      out += style.string(v.keyAt(k)) + style.keySeparator + writeShallow(v.valueAt(k), style, depth + 1);
+    }
+    return out + '}';
+  }
+  throw new TypeError(`not a lossless JSON value: ${Object.prototype.toString.call(v)}`);
+}
+
+/** The writer for deep values: an explicit stack, and a set of the open containers to find cycles. */
+function writeIterative(root: LosslessValue, style: JsonWriterStyle): string {
   const { itemSeparator, keySeparator } = style;
   const orderKeys = style.orderKeys;
   // One open container: an array, or an object with an optional entry order.
