@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { isIndexPart, MISSING, readPath } from '../../query/calls/json-path.ts';
-import { rowSortSteps, rowSortValue, rowSortValueOfText } from '../../query/table/row-sort.ts';
+import { rowSortSteps, rowSortValue, rowSortValueOfText, setSortColumns, setSortColumnsOfText, type SortColumns } from '../../query/table/row-sort.ts';
 import { exactPlain, parseExact } from './exact.ts';
 import { LosslessNumber, parseLossless } from './lossless.ts';
 import { jsonValueString, toFloat64OrNull } from '../ch/values.ts';
@@ -191,4 +191,22 @@ test('readPlainStringSpan decodes plain strings (the same text twice for a repea
   assert.equal(readPlainStringSpan(...placed('"' + 'y'.repeat(60) + '\\n"')), undefined);
   // Two values in one hash slot are told apart by their bytes.
   for (let i = 0; i < 20000; i++) assert.equal(readPlainStringSpan(...placed(`"v${i}"`)), `v${i}`);
+});
+
+test('the table sort\'s byte reading writes the columns the text walk gives, on any document and path', () => {
+  const cols = (): SortColumns => ({ present: new Uint8Array(1), tier: new Uint8Array(1), float: new Float64Array(1), text: [''] });
+  const check = (text: string, parts: string[]) => {
+    const steps = rowSortSteps(parts)!;
+    const want = cols();
+    setSortColumns(want, 0, rowSortValueOfText(text, steps));
+    const got = cols();
+    setSortColumnsOfText(got, 0, text, steps);
+    assert.ok(isDeepStrictEqual(got, want), `${text} @ ${parts.join('.')}: ${JSON.stringify([...got.float, got.text])} vs ${JSON.stringify([...want.float, want.text])}`);
+  };
+  fc.assert(fc.property(document, path, check), { numRuns: 3000 });
+  // A lone surrogate (and a real U+FFFD) in a key or a value; Python's NaN; a long row.
+  check('{"a\uFFFD":2,"a\uD800":1}', ['a\uFFFD']);
+  check('{"a":"x\uDC00y"}', ['a']);
+  check('{"a":NaN,"b":[Infinity,-Infinity]}', ['b', '1']);
+  check('{"a":"' + 'z'.repeat(70000) + '","b":{"c":-0}}', ['b', 'c']);
 });
