@@ -3,7 +3,8 @@
  * bodies as JSON columns, `PRIMARY KEY (id)` and ART indexes where tq has hash indexes (trace,
  * thread), the objects keyed by ref URI and the feedback grouped per call ref (what a user
  * joins against). The tuned variant's precomputed columns are added to the same table (unused
- * columns cost the plain queries nothing in a column store).
+ * columns cost the plain queries nothing in a column store), with rank columns standing for
+ * tq's start-order and roots indexes (queries.ts RANK_COLUMNS).
  *
  * A query's result is read the way tq's lines are consumed: one JSON text per row, counted and
  * dropped (kept only when the caller asks, for the cross-check).
@@ -13,7 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { BenchData } from './generate.ts';
-import { TUNED_COLUMNS } from './queries.ts';
+import { RANK_COLUMNS, TUNED_COLUMNS } from './queries.ts';
 
 export interface DuckDbSide {
   conn: DuckDBConnection;
@@ -63,6 +64,12 @@ export async function openDuckDb(data: BenchData, withTable: boolean, objectRefs
   for (const [name, type, expr] of TUNED_COLUMNS) {
     await conn.run(`ALTER TABLE calls ADD COLUMN ${name} ${type}`);
     await conn.run(`UPDATE calls c SET ${name} = ${expr}`);
+  }
+  // Rank columns (the analogue of tq's start-order and roots indexes): positions by a window
+  // function, written by id.
+  for (const [name, where, order] of RANK_COLUMNS) {
+    await conn.run(`ALTER TABLE calls ADD COLUMN ${name} BIGINT`);
+    await conn.run(`UPDATE calls SET ${name} = r.rk FROM (SELECT id, row_number() OVER (ORDER BY ${order}) AS rk FROM calls WHERE ${where}) r WHERE calls.id = r.id`);
   }
   const tunedColumnsMs = performance.now() - t0;
 

@@ -16,7 +16,7 @@ import { createEngine } from '../src/engine.ts';
 import { loadFixtures } from '../src/io/load-fixtures.ts';
 import { ensureBenchData } from './generate.ts';
 import { optionReader } from './args.ts';
-import { benchQueries, paramsFromTable } from './queries.ts';
+import { benchQueries, paramsFromTable, uiQueries } from './queries.ts';
 
 interface ProfileNode {
   id: number;
@@ -107,11 +107,13 @@ async function main(): Promise<void> {
   const engine = createEngine();
   if (argv.includes('--no-load-profile')) await loadFixtures(engine, data.dir);
   else await profiled('load-calls', () => loadFixtures(engine, data.dir).then(() => {}));
-  const names = only ?? benchQueries({ projectId: '', calls, sampleIds: [], traceId: '', tableDigest: '' }).map((q) => q.name);
+  const mix = (p: Parameters<typeof benchQueries>[0]) => [...benchQueries(p), ...uiQueries(p)];
+  const all = mix({ projectId: '', calls, sampleIds: [], traceId: '', tableDigest: '' });
+  const names = only ?? all.map((q) => q.name);
   // The table takes long to load; only when a table query is profiled.
-  if (names.includes('table_sort')) await loadFixtures(engine, data.tableOnlyDir);
+  if (all.some((q) => q.engine === 'table' && names.includes(q.name))) await loadFixtures(engine, data.tableOnlyDir);
   const project = engine.store.project(data.projectId)!;
-  const queries = benchQueries(paramsFromTable(project.calls, data.projectId, calls, [...project.tables.keys()][0] ?? '')).filter((q) => names.includes(q.name));
+  const queries = mix(paramsFromTable(project.calls, data.projectId, calls, [...project.tables.keys()][0] ?? '')).filter((q) => names.includes(q.name));
   const routes = new Map<string, Route>(allRoutes().map((r) => [r.path, r]));
   const ctx: RequestContext = { userId: 'bench', authorize() {}, canRead: () => true };
   const drain = (route: Route, body: Record<string, unknown>) => {

@@ -127,6 +127,18 @@ export const TUNED_COLUMNS: ReadonlyArray<[string, string, string]> = [
   ['t_inputs_n', 'DOUBLE', `TRY_CAST(json_extract_string(c.inputs, '$.n') AS DOUBLE)`],
 ];
 
+/**
+ * Rank columns of the tuned variant, the analogue of tq's start-order and roots indexes
+ * (bench/duckdb.ts fills them with a window function after the load): each live call's
+ * position in the default order (started_at, id), and each live trace root's position among
+ * the roots newest first (started_at desc, id asc), NULL for the others. A page of either order
+ * is then a range of ranks, as tq reads it by index distance.
+ */
+export const RANK_COLUMNS: ReadonlyArray<[string, string, string]> = [
+  ['t_start_rank', 'deleted_at IS NULL', 'started_at ASC, id ASC'],
+  ['t_root_rank', 'deleted_at IS NULL AND parent_id IS NULL', 'started_at DESC, id ASC'],
+];
+
 interface RowSqlOptions {
   tuned: boolean;
   /** Selected columns (tq's `columns`, after its ALWAYS and summary additions); null = all. */
@@ -182,6 +194,13 @@ interface CallSqlSpec {
   /** A different WHERE / ORDER BY for the tuned variant. */
   tunedWhere?: string;
   tunedOrderBy?: string;
+  /** The tuned variant's offset, when its rank columns place the page directly. */
+  tunedOffset?: number;
+  /**
+   * The tuned variant's source of rows instead of `calls c`: a key lookup written key-first
+   * (the key predicate alone in its own SELECT, where DuckDB can use its ART index).
+   */
+  tunedFrom?: string;
 }
 
 /**
@@ -192,15 +211,17 @@ function callSql(spec: CallSqlSpec, P: string, opts: { objects: string; feedback
   const build = (tuned: boolean) => {
     const where = tuned && spec.tunedWhere ? spec.tunedWhere : spec.where;
     const orderBy = tuned && spec.tunedOrderBy ? spec.tunedOrderBy : spec.orderBy;
+    const from = tuned && spec.tunedFrom ? spec.tunedFrom : 'calls c';
+    const offset = tuned && spec.tunedOffset !== undefined ? spec.tunedOffset : spec.offset;
     const live = `c.project_id = ${sqlString(P)} AND c.deleted_at IS NULL`;
     const row = callRowJson({ tuned, selected: selectedSet(spec.columns ?? null), expandPrompt: spec.expandPrompt, feedback: spec.feedback });
     const joins =
       (spec.expandPrompt ? ` LEFT JOIN ${opts.objects} o ON o.ref = json_extract_string(c.inputs, '$.prompt')` : '') +
       (spec.feedback ? ` LEFT JOIN ${opts.feedback} f ON f.weave_ref = 'weave:///' || c.project_id || '/call/' || c.id` : '');
-    if (spec.limit === undefined) return `SELECT ${row} FROM calls c${joins} WHERE ${live} AND ${where} ORDER BY ${orderBy}`;
+    if (spec.limit === undefined) return `SELECT ${row} FROM ${from}${joins} WHERE ${live} AND ${where} ORDER BY ${orderBy}`;
     const page =
-      `SELECT c.rowid AS r, row_number() OVER () AS pos FROM (SELECT c.rowid FROM calls c WHERE ${live} AND ${where} ` +
-      `ORDER BY ${orderBy} LIMIT ${spec.limit}${spec.offset ? ` OFFSET ${spec.offset}` : ''}) c`;
+      `SELECT c.rowid AS r, row_number() OVER () AS pos FROM (SELECT c.rowid FROM ${from} WHERE ${live} AND ${where} ` +
+      `ORDER BY ${orderBy} LIMIT ${spec.limit}${offset ? ` OFFSET ${offset}` : ''}) c`;
     return `SELECT ${row} FROM (${page}) p JOIN calls c ON c.rowid = p.r${joins} ORDER BY p.pos`;
   };
   return { plain: build(false), tuned: build(true) };
@@ -243,20 +264,25 @@ export function benchQueries(p: QueryParams): BenchQuery[] {
   const roots = { project_id: P, filter: { trace_roots_only: true }, sort_by: [{ field: 'started_at', direction: 'desc' }] };
   /** A page of the newest trace roots, with request extras and the matching SQL options. */
   const rootsPage = (name: string, description: string, limit: number, extra: Record<string, unknown>, sql: Partial<CallSqlSpec>) =>
-    calls({ name, description, body: { ...roots, limit, ...extra }, sql: { where: 'c.parent_id IS NULL', orderBy: byStartDesc, limit, ...sql } });
+    calls({ name, description, body: { ...roots, limit, ...extra }, sql: { where: 'c.parent_id IS NULL', orderBy: byStartDesc, tunedWhere: 'c.t_root_rank <= ' + limit, tunedOrderBy: 'c.t_root_rank', limit, ...sql } });
 
   return [
     calls({
       name: 'id_filter',
       description: `filter.call_ids (${p.sampleIds.length} ids), default order`,
       body: { project_id: P, filter: { call_ids: p.sampleIds } },
-      sql: { where: `c.id IN (${p.sampleIds.map(sqlString).join(', ')})`, orderBy: byStart },
+      sql: {
+        where: `c.id IN (${p.sampleIds.map(sqlString).join(', ')})`,
+        orderBy: byStart,
+        tunedWhere: 'TRUE',
+        tunedFrom: `(${p.sampleIds.map((id) => `SELECT * FROM calls WHERE id = ${sqlString(id)}`).join(' UNION ALL ') || 'SELECT * FROM calls WHERE FALSE'}) c`,
+      },
     }),
     calls({
       name: 'trace_filter',
       description: 'filter.trace_ids (one trace), default order',
       body: { project_id: P, filter: { trace_ids: [p.traceId] } },
-      sql: { where: `c.trace_id = ${sqlString(p.traceId)}`, orderBy: byStart },
+      sql: { where: `c.trace_id = ${sqlString(p.traceId)}`, orderBy: byStart, tunedWhere: 'TRUE', tunedFrom: `(SELECT * FROM calls WHERE trace_id = ${sqlString(p.traceId)}) c` },
     }),
     rootsPage('roots_page_50', 'UI default view: trace roots, started_at desc, limit 50, columns subset', 50, { columns: UI_COLUMNS }, { columns: UI_COLUMNS }),
     rootsPage('roots_page_100', 'UI default view: trace roots, started_at desc, limit 100, columns subset', 100, { columns: UI_COLUMNS }, { columns: UI_COLUMNS }),
@@ -293,7 +319,7 @@ export function benchQueries(p: QueryParams): BenchQuery[] {
       name: 'offset_page',
       description: `default order, offset ${offset}, limit 100`,
       body: { project_id: P, offset, limit: 100 },
-      sql: { where: 'TRUE', orderBy: byStart, limit: 100, offset },
+      sql: { where: 'TRUE', orderBy: byStart, limit: 100, offset, tunedWhere: `c.t_start_rank > ${offset} AND c.t_start_rank <= ${offset + 100}`, tunedOrderBy: 'c.t_start_rank', tunedOffset: 0 },
     }),
     {
       name: 'threads_all',
@@ -432,7 +458,7 @@ export function uiQueries(p: QueryParams): BenchQuery[] {
       name: 'ui_roots_window',
       description: `UI: trace roots started in [${from}, ${to}) s, started_at desc, limit 50, UI columns`,
       body: { project_id: P, filter: { trace_roots_only: true }, query: { $expr: window }, sort_by: [{ field: 'started_at', direction: 'desc' }], limit: 50, columns: UI_COLUMNS },
-      sql: { where: `c.parent_id IS NULL AND ${windowSql}`, orderBy: 'c.started_at DESC, c.id ASC', limit: 50, columns: UI_COLUMNS },
+      sql: { where: `c.parent_id IS NULL AND ${windowSql}`, orderBy: 'c.started_at DESC, c.id ASC', tunedWhere: `c.t_root_rank IS NOT NULL AND ${windowSql}`, tunedOrderBy: 'c.t_root_rank', limit: 50, columns: UI_COLUMNS },
     }),
     stats('ui_count_roots_window', '/calls/query_stats: trace roots in the time window', { filter: { trace_roots_only: true }, query: { $expr: window } }, `c.parent_id IS NULL AND ${windowSql}`),
     stats('ui_count_window', '/calls/query_stats: calls in the time window', { query: { $expr: window } }, windowSql),

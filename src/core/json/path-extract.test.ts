@@ -3,10 +3,11 @@ import { test } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { isIndexPart, MISSING, readPath } from '../../query/calls/json-path.ts';
-import { rowSortSteps, rowSortValue, rowSortValueOfText } from '../../query/table/row-sort.ts';
+import { rowSortSteps, rowSortValue, rowSortValueOfText, setSortColumns, setSortColumnsOfText, type SortColumns } from '../../query/table/row-sort.ts';
 import { exactPlain, parseExact } from './exact.ts';
 import { LosslessNumber, parseLossless } from './lossless.ts';
-import { locatePathBytes, locatePathText, pathSteps, readJsonSpanBytes, readJsonSpanText } from './path-extract.ts';
+import { jsonValueString, toFloat64OrNull } from '../ch/values.ts';
+import { locatePathBytes, locatePathText, pathSteps, readJsonSpanBytes, readJsonSpanText, readPlainStringSpan, readSpanFloat, SPAN_FLOAT_NULL, SPAN_FLOAT_UNDECIDED, SPAN_FLOAT_VALUE } from './path-extract.ts';
 
 const encoder = new TextEncoder();
 
@@ -119,4 +120,93 @@ test('pathSteps: no walk for a lone surrogate or a negative index (the caller pa
   assert.equal(pathSteps(['a', '-1'], isIndexPart), null);
   assert.deepEqual(pathSteps(['a', '2'], isIndexPart)?.map((s) => [s.key, s.index]), [['a', -1], [null, 2]]);
   assert.deepEqual(pathSteps(['😀'], () => false)?.[0].keyBytes, encoder.encode('😀'));
+});
+
+/** The float reading through the text, as the path memo reads it without the bytes shortcut. */
+function floatViaText(b: Uint8Array, start: number, end: number): number | null {
+  const s = jsonValueString(readJsonSpanBytes(b, start, end));
+  return toFloat64OrNull(s === 'null' ? '' : s);
+}
+
+/** A value placed inside other bytes, with its span. */
+function placed(text: string): [Uint8Array, number, number] {
+  const b = encoder.encode(`[9,"é",${text},"x"]`);
+  const from = encoder.encode('[9,"é",').length;
+  return [b, from, b.length - encoder.encode(',"x"]').length];
+}
+
+// Number spellings around the shortcut's limits: 15/16 significant digits, exponents ±22/23,
+// leading and trailing zeros, -0, overflow and underflow.
+const numberText = fc.oneof(
+  fc.double({ noNaN: true, noDefaultInfinity: true }).map((x) => JSON.stringify(x)),
+  fc.tuple(fc.boolean(), fc.stringMatching(/^(0|[1-9][0-9]{0,17})$/), fc.option(fc.stringMatching(/^[0-9]{1,18}$/)), fc.option(fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), fc.integer({ min: 0, max: 400 }))))
+    .map(([neg, int, frac, exp]) => (neg ? '-' : '') + int + (frac === null ? '' : '.' + frac) + (exp === null ? '' : exp[0] + exp[1] + exp[2])),
+  fc.constantFrom('-0', '0.0', '-0.0', '1e22', '1e23', '1e-22', '1e-23', '123456789012345', '1234567890123456', '0.000000000000000000001', '9007199254740993', '1e400', '-1e-400'),
+);
+const stringText = fc.oneof(
+  fc.string({ maxLength: 12 }).map((s) => JSON.stringify(s)),
+  fc.constantFrom('', ' 1', '1 ', 'inf', '-Infinity', 'nan', 'NaN', 'null', '.5', '+3', '1_000', 'gpt-4o', 'é1', 'true', 'e5').map((s) => JSON.stringify(s)),
+  // Spelled with escapes: a tab, a no-break space, a digit.
+  fc.constantFrom('"\\t2"', '"\\u00a05"', '"\\u0031"'),
+);
+
+test('readSpanFloat decides the float reading of the text where it decides at all', () => {
+  const out = new Float64Array(1);
+  let decided = 0;
+  fc.assert(
+    fc.property(fc.oneof(numberText, stringText, fc.constantFrom('true', 'false', 'null', '{}', '{"a":1}', '[1]', '[]')), (text) => {
+      const [b, from, to] = placed(text);
+      const want = floatViaText(b, from, to);
+      const code = readSpanFloat(b, from, to, out);
+      if (code === SPAN_FLOAT_UNDECIDED) return;
+      decided++;
+      if (code === SPAN_FLOAT_NULL) assert.equal(want, null, text);
+      else {
+        assert.equal(code, SPAN_FLOAT_VALUE);
+        assert.ok(Object.is(out[0], want), `${text}: ${out[0]} vs ${want}`);
+      }
+    }),
+    { numRuns: 5000 },
+  );
+  assert.ok(decided > 2000, `decided ${decided} of 5000`);
+});
+
+test('readSpanFloat: the cases it leaves to the text, and the ones it settles', () => {
+  const out = new Float64Array(1);
+  const code = (text: string) => readSpanFloat(...placed(text), out);
+  for (const t of ['-0', '1234567890123456', '1e23', '1e-23', '" 1"', '"1"', '"inf"', '"Nan"', '"\\u0031"', '"é"', '"-1"', '".5"']) assert.equal(code(t), SPAN_FLOAT_UNDECIDED, t);
+  for (const t of ['""', '"gpt-4o"', '"true"', 'true', 'false', 'null', '{"a":1}', '[1]']) assert.equal(code(t), SPAN_FLOAT_NULL, t);
+  assert.equal(code('123456789012345'), SPAN_FLOAT_VALUE);
+  assert.equal(out[0], 123456789012345);
+  assert.equal(code('-1.25e-3'), SPAN_FLOAT_VALUE);
+  assert.equal(out[0], -0.00125);
+  assert.equal(code('0.30000000000000004'), SPAN_FLOAT_UNDECIDED); // 17 significant digits
+});
+
+test('readPlainStringSpan decodes plain strings (the same text twice for a repeated value) and leaves escapes to JSON.parse', () => {
+  const values = ['gpt-4o-mini', 'é clef 𝄞', '', 'x'.repeat(100), 'gpt-4o-mini'];
+  const got = values.map((v) => readPlainStringSpan(...placed(JSON.stringify(v))));
+  assert.deepEqual(got, values);
+  assert.equal(readPlainStringSpan(...placed('"tab\\there"')), undefined);
+  assert.equal(readPlainStringSpan(...placed('"' + 'y'.repeat(60) + '\\n"')), undefined);
+  // Two values in one hash slot are told apart by their bytes.
+  for (let i = 0; i < 20000; i++) assert.equal(readPlainStringSpan(...placed(`"v${i}"`)), `v${i}`);
+});
+
+test('the table sort\'s byte reading writes the columns the text walk gives, on any document and path', () => {
+  const cols = (): SortColumns => ({ present: new Uint8Array(1), tier: new Uint8Array(1), float: new Float64Array(1), text: [''] });
+  const check = (text: string, parts: string[]) => {
+    const steps = rowSortSteps(parts)!;
+    const want = cols();
+    setSortColumns(want, 0, rowSortValueOfText(text, steps));
+    const got = cols();
+    setSortColumnsOfText(got, 0, text, steps);
+    assert.ok(isDeepStrictEqual(got, want), `${text} @ ${parts.join('.')}: ${JSON.stringify([...got.float, got.text])} vs ${JSON.stringify([...want.float, want.text])}`);
+  };
+  fc.assert(fc.property(document, path, check), { numRuns: 3000 });
+  // A lone surrogate (and a real U+FFFD) in a key or a value; Python's NaN; a long row.
+  check('{"a\uFFFD":2,"a\uD800":1}', ['a\uFFFD']);
+  check('{"a":"x\uDC00y"}', ['a']);
+  check('{"a":NaN,"b":[Infinity,-Infinity]}', ['b', '1']);
+  check('{"a":"' + 'z'.repeat(70000) + '","b":{"c":-0}}', ['b', 'c']);
 });

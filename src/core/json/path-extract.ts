@@ -16,7 +16,7 @@
  */
 import { exactPlain, parseExact } from './exact.ts';
 import { parseLossless } from './lossless.ts';
-import { BACKSLASH, CLOSE_ARR, CLOSE_OBJ, COLON, COMMA, isJsonSpace as isSpace, OPEN_ARR, OPEN_OBJ, QUOTE } from './bytes.ts';
+import { BACKSLASH, CLOSE_ARR, CLOSE_OBJ, COLON, COMMA, isJsonSpace as isSpace, OPEN_ARR, OPEN_OBJ, QUOTE, SPACE } from './bytes.ts';
 
 
 /**
@@ -59,14 +59,23 @@ export function pathSteps(parts: readonly string[], asIndex: (part: string) => b
 // ---------------------------------------------------------------------------------------------
 // Over UTF-8 bytes.
 
+/** Set by skipStringBytes when the string it skipped holds an escape. */
+let sawEscape = false;
+
 function skipStringBytes(b: Uint8Array, i: number, end: number): number {
   for (let j = i + 1; j < end; j++) {
     const c = b[j];
     if (c === QUOTE) return j + 1;
-    if (c === BACKSLASH) j++;
+    if (c === BACKSLASH) {
+      sawEscape = true;
+      j++;
+    }
   }
   return end;
 }
+
+// Outside strings, valid JSON holds no byte at or below 0x20 but its four whitespace bytes:
+// the walks below test `<= SPACE`, one comparison instead of four.
 
 /** Index just past the value starting at `i` (no leading whitespace). */
 function skipValueBytes(b: Uint8Array, i: number, end: number): number {
@@ -85,68 +94,77 @@ function skipValueBytes(b: Uint8Array, i: number, end: number): number {
   let j = i + 1;
   while (j < end) {
     const d = b[j];
-    if (d === COMMA || d === CLOSE_OBJ || d === CLOSE_ARR || isSpace(d)) break;
+    if (d === COMMA || d === CLOSE_OBJ || d === CLOSE_ARR || d <= SPACE) break;
     j++;
   }
   return j;
-}
-
-/** Whether the key string `b[quote, keyEnd)` (quotes included) names `step.key`. */
-function keyMatchesBytes(b: Uint8Array, quote: number, keyEnd: number, step: PathStep): boolean {
-  const want = step.keyBytes!;
-  const len = keyEnd - quote - 2;
-  let escaped = false;
-  for (let i = quote + 1; i < keyEnd - 1; i++) if (b[i] === BACKSLASH) escaped = true;
-  if (escaped) return JSON.parse(decoder.decode(b.subarray(quote, keyEnd))) === step.key;
-  if (len !== want.length) return false;
-  for (let k = 0; k < len; k++) if (b[quote + 1 + k] !== want[k]) return false;
-  return true;
 }
 
 /**
  * The value at `steps` in the JSON value `b[from, to)`: writes its `[start, end)` into
  * `out[0..2)` and returns true, or returns false when the path does not resolve (a key absent,
  * an index past the end, a step into a scalar, a key step on an array or an index step on an
- * object).
+ * object). Runs once per row on a path's first use: plain indexed loops, nothing allocated.
  */
 export function locatePathBytes(b: Uint8Array, from: number, to: number, steps: readonly PathStep[], out: Int32Array): boolean {
   let s = from;
-  while (s < to && isSpace(b[s])) s++;
+  while (s < to && b[s] <= SPACE) s++;
   let e = to;
-  for (const step of steps) {
+  for (let k = 0; k < steps.length; k++) {
+    const step = steps[k];
     const c = b[s];
     let found = -1, foundEnd = -1;
     if (c === OPEN_OBJ) {
-      if (step.key === null) return false;
+      const want = step.keyBytes;
+      if (want === null) return false;
+      const wl = want.length;
       let i = s + 1;
       for (;;) {
-        while (i < e && isSpace(b[i])) i++;
+        while (i < e && b[i] <= SPACE) i++;
         if (i >= e || b[i] !== QUOTE) break;
+        sawEscape = false;
         const keyEnd = skipStringBytes(b, i, e);
-        const match = keyMatchesBytes(b, i, keyEnd, step);
+        let match = false;
+        // An escaped key is decoded to compare; a plain one is compared byte for byte.
+        if (sawEscape) match = JSON.parse(decoder.decode(b.subarray(i, keyEnd))) === step.key;
+        else if (keyEnd - i - 2 === wl) {
+          match = true;
+          for (let q = 0; q < wl; q++) {
+            if (b[i + 1 + q] !== want[q]) {
+              match = false;
+              break;
+            }
+          }
+        }
         i = keyEnd;
         while (i < e && b[i] !== COLON) i++;
         i++;
-        while (i < e && isSpace(b[i])) i++;
+        while (i < e && b[i] <= SPACE) i++;
         const valueEnd = skipValueBytes(b, i, e);
-        if (match) [found, foundEnd] = [i, valueEnd];
+        // A repeated key: the last one wins, as JSON.parse keeps the last value.
+        if (match) {
+          found = i;
+          foundEnd = valueEnd;
+        }
         i = valueEnd;
-        while (i < e && isSpace(b[i])) i++;
+        while (i < e && b[i] <= SPACE) i++;
         if (b[i] === COMMA) i++;
       }
     } else if (c === OPEN_ARR) {
-      if (step.index < 0) return false;
+      const index = step.index;
+      if (index < 0) return false;
       let i = s + 1;
       for (let n = 0; ; n++) {
-        while (i < e && isSpace(b[i])) i++;
+        while (i < e && b[i] <= SPACE) i++;
         if (i >= e || b[i] === CLOSE_ARR) break;
         const valueEnd = skipValueBytes(b, i, e);
-        if (n === step.index) {
-          [found, foundEnd] = [i, valueEnd];
+        if (n === index) {
+          found = i;
+          foundEnd = valueEnd;
           break;
         }
         i = valueEnd;
-        while (i < e && isSpace(b[i])) i++;
+        while (i < e && b[i] <= SPACE) i++;
         if (b[i] === COMMA) i++;
       }
     } else {
@@ -156,7 +174,7 @@ export function locatePathBytes(b: Uint8Array, from: number, to: number, steps: 
     s = found;
     e = foundEnd;
   }
-  while (e > s && isSpace(b[e - 1])) e--;
+  while (e > s && b[e - 1] <= SPACE) e--;
   out[0] = s;
   out[1] = e;
   return true;
@@ -190,6 +208,122 @@ export function readJsonSpanBytes(b: Uint8Array, start: number, end: number): un
   // A number shorter than 16 characters cannot hold a 16-digit run (exact.ts): Number() is JSON.parse's double.
   if (c !== OPEN_OBJ && c !== OPEN_ARR && text.length < 16) return Number(text);
   return parseExact(text);
+}
+
+/** What readSpanFloat decided about a span: its float reading is NULL, a value, or it cannot tell. */
+export const SPAN_FLOAT_NULL = 0, SPAN_FLOAT_VALUE = 1, SPAN_FLOAT_UNDECIDED = 2;
+
+/** Exact powers of ten: a double holds 10^0 … 10^22 exactly. */
+const EXACT_POW10 = Float64Array.from({ length: 23 }, (_, k) => 10 ** k);
+
+/**
+ * The float reading (toFloat64OrNull of the JSON_VALUE text, semantics.md#calls-json-read) of
+ * the JSON value `b[start, end)`, decided from its bytes where that is certain, so a numeric
+ * sort or filter on a new path makes no string per row:
+ *   - a number of at most 15 significant digits and a decimal exponent within ±22 is the
+ *     integer of its digits times or over an exact power of ten, one correctly rounded
+ *     operation: the double Number() reads from its text, which the JSON_VALUE text (Python's
+ *     repr, exact for every double) reads back as. Written to `out[0]`; returns SPAN_FLOAT_VALUE.
+ *   - true, false, null, an object, an array, an empty string, or a string whose first
+ *     character can start no float text (a letter but i/n, say): SPAN_FLOAT_NULL.
+ *   - anything else (longer numbers, -0, strings that may hold a number): SPAN_FLOAT_UNDECIDED,
+ *     and the caller reads the text.
+ */
+export function readSpanFloat(b: Uint8Array, start: number, end: number, out: Float64Array): number {
+  let i = start;
+  let c = b[i];
+  if (c === QUOTE) {
+    const first = b[i + 1];
+    if (first === QUOTE) return SPAN_FLOAT_NULL; // '' casts to NULL
+    // Python's float() text starts with a sign, a digit, '.', inf or nan after stripped spaces;
+    // non-ASCII and escapes may be spaces or digits in disguise: undecided.
+    if (first >= 0x80 || first === BACKSLASH || first <= SPACE) return SPAN_FLOAT_UNDECIDED;
+    if ((first >= 0x30 && first <= 0x39) || first === 0x2b || first === 0x2d || first === 0x2e) return SPAN_FLOAT_UNDECIDED;
+    if (first === 0x69 || first === 0x49 || first === 0x6e || first === 0x4e) return SPAN_FLOAT_UNDECIDED; // i I n N
+    return SPAN_FLOAT_NULL;
+  }
+  if (c === 0x74 || c === 0x66 || c === 0x6e || c === OPEN_OBJ || c === OPEN_ARR) return SPAN_FLOAT_NULL;
+  const negative = c === 0x2d;
+  if (negative) c = b[++i];
+  if (!(c >= 0x30 && c <= 0x39)) return SPAN_FLOAT_UNDECIDED;
+  let mantissa = 0;
+  let digits = 0;
+  let scale = 0;
+  // Leading zeros count for nothing; every other digit is significant.
+  for (; i < end; i++) {
+    c = b[i];
+    if (c < 0x30 || c > 0x39) break;
+    if (digits > 0 || c !== 0x30) digits++;
+    mantissa = mantissa * 10 + (c - 0x30);
+  }
+  if (c === 0x2e) {
+    for (i++; i < end; i++) {
+      c = b[i];
+      if (c < 0x30 || c > 0x39) break;
+      if (digits > 0 || c !== 0x30) digits++;
+      mantissa = mantissa * 10 + (c - 0x30);
+      scale--;
+    }
+  }
+  if (i < end && (c === 0x65 || c === 0x45)) {
+    c = b[++i];
+    const expNegative = c === 0x2d;
+    if (c === 0x2d || c === 0x2b) i++;
+    let exp = 0;
+    for (; i < end; i++) {
+      c = b[i];
+      if (c < 0x30 || c > 0x39 || exp > 1000) break;
+      exp = exp * 10 + (c - 0x30);
+    }
+    scale += expNegative ? -exp : exp;
+  }
+  if (i !== end || digits > 15 || scale > 22 || scale < -22) return SPAN_FLOAT_UNDECIDED;
+  if (mantissa === 0 && negative) return SPAN_FLOAT_UNDECIDED; // -0 reads as '0'
+  const v = scale >= 0 ? mantissa * EXACT_POW10[scale] : mantissa / EXACT_POW10[-scale];
+  out[0] = negative ? -v : v;
+  return SPAN_FLOAT_VALUE;
+}
+
+/** Short strings decoded before, by a hash of their bytes: a path's few distinct values (a model name) are decoded once. */
+const INTERN_SLOTS = 4096;
+const internBytes: Array<Uint8Array | undefined> = new Array(INTERN_SLOTS);
+const internText: string[] = new Array(INTERN_SLOTS).fill('');
+const INTERN_MAX_BYTES = 48;
+
+/**
+ * The decoded content of the JSON string `b[start, end)` (quotes included) when it holds no
+ * escape, else undefined (the caller parses it). Short strings come from a small cache of
+ * recent ones, compared byte for byte, so a low-cardinality path allocates few strings.
+ */
+export function readPlainStringSpan(b: Uint8Array, start: number, end: number): string | undefined {
+  const from = start + 1, to = end - 1;
+  const len = to - from;
+  if (len > INTERN_MAX_BYTES) {
+    for (let i = from; i < to; i++) if (b[i] === BACKSLASH) return undefined;
+    return textOfBytes(b, from, to);
+  }
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) {
+    const c = b[i];
+    if (c === BACKSLASH) return undefined;
+    h = Math.imul(h ^ c, 0x01000193);
+  }
+  const slot = (h >>> 0) & (INTERN_SLOTS - 1);
+  const seen = internBytes[slot];
+  if (seen !== undefined && seen.length === len) {
+    let same = true;
+    for (let k = 0; k < len; k++) {
+      if (seen[k] !== b[from + k]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return internText[slot];
+  }
+  const text = textOfBytes(b, from, to);
+  internBytes[slot] = b.slice(from, to);
+  internText[slot] = text;
+  return text;
 }
 
 // ---------------------------------------------------------------------------------------------

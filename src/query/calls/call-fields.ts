@@ -17,7 +17,7 @@ import type { Store } from '../../store/store.ts';
 import { jsonValueString } from '../../core/ch/values.ts';
 import type { FeedbackSortJoin, FieldAccessor, FieldResolver, FillNumbers } from './expr/fields.ts';
 import { hasNegativeIndex, isIndexPart, MISSING, readPath, splitFieldPath, type PathReading } from './json-path.ts';
-import { jsonAccessor, PathMemo, pathMemos, unmemoizedJsonAccessor, type RawReader } from './path-memo.ts';
+import { jsonAccessor, PathMemo, pathMemos, unmemoizedJsonAccessor, type RawReader, type SpanLocator } from './path-memo.ts';
 import { resolveObjectRef, type CanRead } from '../resolve-ref.ts';
 import { COMPUTED_SUMMARY_FIELDS, COMPUTED_SUMMARY_FIELDS_LISTED, COMPUTED_SUMMARY_PREFIX, isComputedSummaryField } from './summary-fields.ts';
 
@@ -54,23 +54,30 @@ export interface CallFieldOptions {
 }
 
 /**
- * Raw reader of `parts` below body part `part` (JSON_VALUE reading) straight from the stored
- * bytes (core/json/path-extract.ts): only the value at the path is decoded, not the part. It
- * reads what parsing the part and walking it gives (a part the body lacks, or JSON null, reads
- * as missing below it, as `{}` / null do). Null when the path cannot be walked over bytes.
+ * Where the value at `parts` below body part `part` (JSON_VALUE reading) sits in the stored
+ * bytes (core/json/path-extract.ts): only the path is walked, nothing decoded. A part the body
+ * lacks, or JSON null, is missing below it, as `{}` / null are when parsed. Null when the path
+ * cannot be walked over bytes.
  */
-function pathBytesReader(t: CallTable, part: keyof CallBody, parts: readonly string[]): RawReader | null {
+function pathBytesLocator(t: CallTable, part: keyof CallBody, parts: readonly string[]): SpanLocator | null {
   const steps = pathSteps(parts, isIndexPart);
   if (steps === null) return null;
   const k = BODY_PARTS.indexOf(part);
   const spans = new Int32Array(8);
-  const found = new Int32Array(2);
-  return (row) => {
+  return (row, found) => {
     const bytes = t.bodyChunkBytes(row);
     t.partByteSpans(row, spans);
     const start = spans[2 * k];
-    if (start < 0 || !locatePathBytes(bytes, start, spans[2 * k + 1], steps, found)) return MISSING;
-    return readJsonSpanBytes(bytes, found[0], found[1]);
+    return start >= 0 && locatePathBytes(bytes, start, spans[2 * k + 1], steps, found) ? bytes : null;
+  };
+}
+
+/** Raw reader over a locator: only the value at the path is decoded, not the part. */
+function pathBytesReader(locate: SpanLocator): RawReader {
+  const found = new Int32Array(2);
+  return (row) => {
+    const bytes = locate(row, found);
+    return bytes === null ? MISSING : readJsonSpanBytes(bytes, found[0], found[1]);
   };
 }
 
@@ -141,10 +148,6 @@ export class CallFieldResolver implements FieldResolver {
   private rootReader(root: string, parts: string[], reading: PathReading): RawReader {
     const part = root as keyof CallBody;
     const t = this.table;
-    if (reading === 'json-value' && parts.length > 0) {
-      const direct = pathBytesReader(t, part, parts);
-      if (direct !== null) return direct;
-    }
     const docOf = reading === 'hops' ? (row: number) => lossless(t.bodyPartText(row, part)) : (row: number) => t.bodyPart(row, part);
     return (row) => {
       const doc = docOf(row);
@@ -180,9 +183,12 @@ export class CallFieldResolver implements FieldResolver {
     // (semantics.md#calls-json-read).
     const rest = parts.slice(1);
     const negative = hasNegativeIndex(rest);
-    const value = this.rootReader(root, rest, negative ? 'hops' : 'json-value');
+    // JSON_VALUE readings walk the stored bytes to the value (decoding only it); a numeric
+    // reading or existence is then often decided from the bytes alone (path-memo.ts).
+    const locate = negative || rest.length === 0 ? null : pathBytesLocator(this.table, root as keyof CallBody, rest);
+    const value = locate !== null ? pathBytesReader(locate) : this.rootReader(root, rest, negative ? 'hops' : 'json-value');
     const existence = !negative && rest.some(isIndexPart) ? this.rootReader(root, rest, 'hops') : undefined;
-    return jsonAccessor(value, pathMemos(this.opts.store).memo(this.table, path), this.table.size, existence);
+    return jsonAccessor(value, pathMemos(this.opts.store).memo(this.table, path), this.table.size, existence, locate ?? undefined);
   }
 
   /** Reading these parses JSON per row: a dynamic root's body part or a feedback payload. */

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { createEngine } from '../../engine.ts';
 import type { CallTable } from '../../store/call-table.ts';
 import { callsStreamQueryRoute } from './route.ts';
+import { compareStrings, toFloat64OrNull } from '../../core/ch/values.ts';
 
 const P = 'e/p';
 const ctx = { userId: 'u', authorize() {}, canRead: () => true };
@@ -78,6 +79,50 @@ test('sorted pages (top-k, pruning, quickselect windows, start-order walks) equa
         assert.equal(res.kind, 'stream');
         const got = [...(res as { lines: Iterable<string> }).lines].map((l) => (JSON.parse(l) as { id: string }).id);
         assert.deepEqual(got, bruteForce(t, field, desc, roots, offset, limit));
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
+test('a sort by a new JSON path (presence and number from the bytes, pruned, texts read where they tie) equals a full sort of the readings', () => {
+  // Stored spellings of inputs.v: numbers, numeric and other strings, literals, containers, absent.
+  const pool = [1, 1.5, -2, 0.304, 1e22, 12345678901234567, '7.5', ' 8 ', 'abc', 'abd', '', 'null', 'nan', 'inf', null, true, { a: 1 }, [2], undefined];
+  const text = (v: unknown): string => {
+    if (v === undefined || v === null) return '';
+    const s = typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    return s === 'null' ? '' : s;
+  };
+  fc.assert(
+    fc.property(
+      fc.array(fc.nat(pool.length - 1), { minLength: 1, maxLength: 80 }),
+      fc.boolean(),
+      fc.nat(20),
+      fc.integer({ min: 1, max: 12 }),
+      (picks, desc, offset, limit) => {
+        const engine = createEngine();
+        const t = engine.store.projectForWrite(P).calls;
+        picks.forEach((k, i) => {
+          const v = pool[k];
+          t.start({ id: `c${String(i).padStart(3, '0')}`, op_name: 'weave:///e/p/op/f:x', display_name: null, trace_id: 't', parent_id: null, thread_id: null, turn_id: null, started_at: i, attributes: {}, inputs: v === undefined ? {} : { v }, user_id: null, run_id: null, run_step: null });
+        });
+        const rows = picks.map((k, i) => ({ id: `c${String(i).padStart(3, '0')}`, v: pool[k] }));
+        const present = (v: unknown) => v !== undefined && v !== null;
+        const float = (v: unknown) => toFloat64OrNull(text(v));
+        rows.sort((a, b) => {
+          if (present(a.v) !== present(b.v)) return present(a.v) ? -1 : 1;
+          const x = float(a.v), y = float(b.v);
+          const xn = x === null || Number.isNaN(x), yn = y === null || Number.isNaN(y);
+          if (xn !== yn) return xn ? 1 : -1;
+          if (!xn && x !== y) return desc ? y! - x! : x! - y!;
+          const c = compareStrings(text(a.v), text(b.v));
+          if (c !== 0) return desc ? -c : c;
+          return a.id < b.id ? -1 : 1;
+        });
+        const body = { project_id: P, sort_by: [{ field: 'inputs.v', direction: desc ? 'desc' : 'asc' }], offset, limit, columns: ['id'] };
+        const res = callsStreamQueryRoute.run(engine, { kind: 'value', value: body }, ctx);
+        const got = [...(res as { lines: Iterable<string> }).lines].map((l) => (JSON.parse(l) as { id: string }).id);
+        assert.deepEqual(got, rows.slice(offset, offset + limit).map((r) => r.id));
       },
     ),
     { numRuns: 300 },

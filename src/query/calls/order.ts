@@ -5,6 +5,7 @@
  * string value).
  */
 import { invalidRequest } from '../../core/errors.ts';
+import { compareStrings } from '../../core/ch/values.ts';
 import { combine, numericKey, presenceKey, primaryCandidates, selectWindow, stringKey, type PositionComparator } from '../sort.ts';
 import type { FeedbackSortJoin, FieldAccessor, FieldResolver } from './expr/fields.ts';
 import type { SortTerm } from './request.ts';
@@ -74,6 +75,20 @@ export function orderRows(
       n = rows.length;
     }
   }
+  // A dynamic first key whose float and existence come from the stored bytes: rows are ranked
+  // by (presence, number) alone and those that cannot reach the page dropped, so the text of
+  // a row is read only where presence and number tie (a first use decodes no string per row).
+  if (first.kind === 'json' && first.floatFromBytes === true && end < n) {
+    if (primaryScratch.length < n) primaryScratch = new Float64Array(Math.max(n, Math.ceil(primaryScratch.length * 1.25)));
+    const kept = primaryCandidates(presenceAndNumber(first, rows, terms[0].direction === 'desc', primaryScratch.subarray(0, n)), terms[0].direction === 'desc', end);
+    if (kept !== null) {
+      const all = rows;
+      const picked = new Int32Array(kept.length);
+      for (let i = 0; i < kept.length; i++) picked[i] = all[kept[i]];
+      rows = picked;
+      n = rows.length;
+    }
+  }
   const keys = sortKeys(terms, resolver, rows, n);
   // Rows that tie on every key keep insertion order (semantics.md#calls-sort-stable).
   const cmp = combine(keys, (a, b) => a - b);
@@ -117,6 +132,16 @@ function sortKeys(
       case 'json': {
         const present = new Uint8Array(n);
         const nums = new Float64Array(n);
+        if (acc.floatFromBytes === true && within === undefined) {
+          // Number and existence from the bytes; the text only where they tie (lazyTextKey).
+          for (let i = 0; i < n; i++) {
+            const r = rows[i];
+            nums[i] = acc.float(r) ?? NaN;
+            present[i] = acc.exists(r) ? 1 : 0;
+          }
+          keys.push(presenceKey(present), numericKey(nums, desc), lazyTextKey(acc, rows, desc));
+          break;
+        }
         const strs = new Array<string | null>(n);
         // The text first: it is memoised with the existence it implies, and the float cast is
         // then read from it, so a path's first use reads each row's value once, not three times.
@@ -173,6 +198,30 @@ function orderJoined(
     i = j;
   }
   return selectWindow(firsts.length, offset, end, (a, b) => cmp(firsts[a], firsts[b])).map((p) => entryRow[firsts[p]]);
+}
+
+type JsonAccessor = Extract<FieldAccessor, { kind: 'json' }>;
+
+/**
+ * One number per row ranking a dynamic key's first two parts for primaryCandidates: the float
+ * reading when present with one, the worst number of the direction when present without
+ * (after every number, before the absent), NaN when absent (last). Ties at the threshold are
+ * kept, so ranking both unreadable kinds last only keeps more rows, never fewer.
+ */
+function presenceAndNumber(acc: JsonAccessor, rows: ArrayLike<number>, desc: boolean, out: Float64Array): Float64Array {
+  const worst = desc ? -Infinity : Infinity;
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i];
+    const f = acc.float(r);
+    out[i] = !acc.exists(r) ? NaN : f === null || f !== f ? worst : f;
+  }
+  return out;
+}
+
+/** The text key of a dynamic field, read when two positions are compared (memoised per row). */
+function lazyTextKey(acc: JsonAccessor, rows: ArrayLike<number>, desc: boolean): PositionComparator {
+  const sign = desc ? -1 : 1;
+  return (a, b) => sign * compareStrings(acc.str(rows[a]), acc.str(rows[b]));
 }
 
 /** A numeric key of every row (NaN for NULL): the accessor's bulk read when it has one. */

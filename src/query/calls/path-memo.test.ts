@@ -4,6 +4,7 @@ import { CallTable } from '../../store/call-table.ts';
 import { jsonAccessor, MEMO_PATHS_PER_TABLE, PathMemo, PathMemos } from './path-memo.ts';
 import { MISSING } from './json-path.ts';
 import { orderRows } from './order.ts';
+import { readJsonSpanBytes } from '../../core/json/path-extract.ts';
 
 const values: unknown[] = [5, '7.5', 'null', null, MISSING, 'abc', '1152921504606846976', { a: 1 }];
 
@@ -65,4 +66,36 @@ test('a sort on a path not read before reads each row once (the text first, the 
   assert.equal(reads(), values.length);
   // Present numbers first, largest first (semantics.md#calls-sort-dynamic).
   assert.deepEqual(page, [6, 1, 0]);
+});
+
+test('path memo over located bytes: every reading, in any order, is the one the decoded value gives', () => {
+  // JSON values as stored, with the spellings the byte shortcuts decide and the ones they leave to the text.
+  const stored = ['5', '-0', '0.304', '1e22', '1e23', '12345678901234567', '"7.5"', '" 8 "', '"gpt-4o"', '""', '"null"', 'null', 'true', '{"a":1}', '[1,2]', '"tab\\there"', '"é"', '"inf"', '-12.5e-3'];
+  const encoder = new TextEncoder();
+  const texts = [...stored, 'MISSING'];
+  const bytes = texts.map((t) => encoder.encode(`[${t}]`));
+  const locate = (row: number, span: Int32Array): Uint8Array | null => {
+    if (texts[row] === 'MISSING') return null;
+    span[0] = 1;
+    span[1] = bytes[row].length - 1;
+    return bytes[row];
+  };
+  // The reader's contract: the located span decoded by readJsonSpanBytes (big integers exact).
+  const decoded = texts.map((t, row) => (t === 'MISSING' ? MISSING : readJsonSpanBytes(bytes[row], 1, bytes[row].length - 1)));
+  const orders: Array<Array<'str' | 'float' | 'int' | 'exists'>> = [
+    ['float', 'exists', 'str', 'int'],
+    ['exists', 'str', 'float', 'int'],
+    ['str', 'int', 'float', 'exists'],
+  ];
+  for (const order of orders) {
+    const plain = jsonAccessor((row) => decoded[row], new PathMemo(0), texts.length);
+    const located = jsonAccessor((row) => decoded[row], new PathMemo(0), texts.length, undefined, locate);
+    assert.equal(located.floatFromBytes, true);
+    for (const reading of order) {
+      for (let row = 0; row < texts.length; row++) {
+        const want = plain[reading](row), got = located[reading](row);
+        assert.ok(Object.is(got, want) || (typeof want === 'bigint' && got === want), `${reading} of ${texts[row]}: ${String(got)} vs ${String(want)}`);
+      }
+    }
+  }
 });

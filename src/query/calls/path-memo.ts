@@ -14,11 +14,20 @@ import type { Store } from '../../store/store.ts';
 import { jsonValueString, toFloat64OrNull, toInt64OrNull } from '../../core/ch/values.ts';
 import type { FieldAccessor } from './expr/fields.ts';
 import { MISSING } from './json-path.ts';
+import { readJsonSpanBytes, readPlainStringSpan, readSpanFloat, SPAN_FLOAT_NULL, SPAN_FLOAT_VALUE } from '../../core/json/path-extract.ts';
+import { QUOTE, isNullLiteral } from '../../core/json/bytes.ts';
 
 type JsonAccessor = Extract<FieldAccessor, { kind: 'json' }>;
 
 /** Reads the raw value at a row, or MISSING. */
 export type RawReader = (row: number) => unknown;
+
+/**
+ * Where a row's value sits in stored UTF-8 bytes: returns the bytes and writes the value's
+ * `[start, end)` into `span[0..2)`, or returns null when the row has no value at the path. The
+ * value there is what the accessor's RawReader gives decoded (readJsonSpanBytes).
+ */
+export type SpanLocator = (row: number, span: Int32Array) => Uint8Array | null;
 
 const UNKNOWN = 0, VALUE = 1, NULL = 2;
 const ABSENT = 1, PRESENT = 2;
@@ -127,12 +136,33 @@ export const pathMemos = (store: Store): PathMemos => store.derived.get('calls.p
  * A dynamic field's accessor over `memo`. Existence ("present and not JSON null", the first
  * sort key) is read from the value unless `readExists` is given: production reads it with
  * JSONType hops, which differ from the value's JSON_VALUE path when the path has index parts.
+ *
+ * With `locate` (the value's place in the stored bytes), readings are taken from the bytes
+ * where they can be: the float reading of a plain number and existence without any string,
+ * a string's text decoded once per distinct short value (core/json/path-extract.ts); what
+ * the bytes cannot decide is read through `read` as before, with the same answer.
  */
-export function jsonAccessor(read: RawReader, memo: PathMemo, size: number, readExists?: RawReader): JsonAccessor {
+export function jsonAccessor(read: RawReader, memo: PathMemo, size: number, readExists?: RawReader, locate?: SpanLocator): JsonAccessor {
   memo.ensure(size);
   const present = (v: unknown) => (v === MISSING || v === null ? ABSENT : PRESENT);
+  const span = new Int32Array(2);
+  const floatOut = new Float64Array(1);
+  /** The JSON_VALUE text of a row from its located bytes (existence noted on the way). */
+  const readLocatedText = (row: number): string => {
+    const b = locate!(row, span);
+    if (b === null) {
+      if (readExists === undefined) memo.existence()[row] = ABSENT;
+      return '';
+    }
+    const start = span[0], end = span[1];
+    if (readExists === undefined) memo.existence()[row] = isNullLiteral(b, start, end) ? ABSENT : PRESENT;
+    const v = (b[start] === QUOTE ? readPlainStringSpan(b, start, end) : undefined) ?? readJsonSpanBytes(b, start, end);
+    const s = jsonValueString(v);
+    return s === 'null' ? '' : s;
+  };
   /** The text reading, computed: coalesce(nullIf(JSON_VALUE(..), 'null'), '') (semantics.md#calls-json-read). */
   const readText = (row: number): string => {
+    if (locate !== undefined) return readLocatedText(row);
     const v = read(row);
     if (readExists === undefined) memo.existence()[row] = present(v);
     const s = v === MISSING ? '' : jsonValueString(v);
@@ -149,13 +179,38 @@ export function jsonAccessor(read: RawReader, memo: PathMemo, size: number, read
   };
   /** The text for a cast: memoised when texts are, else read again (the cast is what is kept). */
   const textForCast = (row: number): string => (memo.str !== null ? str(row) : readText(row));
+  /**
+   * The float reading of `row` decided from its bytes into the memo (existence too): VALUE or
+   * NULL, or UNKNOWN when only the text can tell.
+   */
+  const floatOfBytes = (row: number, values: Float64Array, state: Uint8Array): number => {
+    const b = locate!(row, span);
+    if (b === null) {
+      if (readExists === undefined) memo.existence()[row] = ABSENT;
+      return (state[row] = NULL);
+    }
+    const code = readSpanFloat(b, span[0], span[1], floatOut);
+    if (code === SPAN_FLOAT_NULL) state[row] = NULL;
+    else if (code === SPAN_FLOAT_VALUE) {
+      values[row] = floatOut[0];
+      state[row] = VALUE;
+    } else return UNKNOWN;
+    if (readExists === undefined) memo.existence()[row] = isNullLiteral(b, span[0], span[1]) ? ABSENT : PRESENT;
+    return state[row];
+  };
   return {
     kind: 'json',
     str,
+    floatFromBytes: locate !== undefined,
     float(row) {
       const [values, state] = memo.floats();
       if (state[row] === VALUE) return values[row];
       if (state[row] === NULL) return null;
+      if (locate !== undefined) {
+        const known = floatOfBytes(row, values, state);
+        if (known === VALUE) return values[row];
+        if (known === NULL) return null;
+      }
       const f = toFloat64OrNull(textForCast(row));
       if (f === null) state[row] = NULL;
       else {
@@ -180,8 +235,11 @@ export function jsonAccessor(read: RawReader, memo: PathMemo, size: number, read
     exists(row) {
       const known = memo.existence();
       if (known[row] === UNKNOWN) {
-        if (readExists === undefined) textForCast(row);
-        else known[row] = present(readExists(row));
+        if (readExists !== undefined) known[row] = present(readExists(row));
+        else if (locate !== undefined) {
+          const b = locate(row, span);
+          known[row] = b === null || isNullLiteral(b, span[0], span[1]) ? ABSENT : PRESENT;
+        } else textForCast(row);
       }
       return known[row] === PRESENT;
     },

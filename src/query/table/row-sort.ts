@@ -27,7 +27,8 @@ import { isPlainObject } from '../../core/plain-object.ts';
 import { pyNumber } from '../../core/json/pyjson.ts';
 import { compareStrings, toFloat64OrNull } from '../../core/ch/values.ts';
 import { combine, type PositionComparator } from '../sort.ts';
-import { locatePathText, pathSteps, readJsonSpanText, type PathStep } from '../../core/json/path-extract.ts';
+import { locatePathBytes, locatePathText, pathSteps, readJsonSpanText, readPlainStringSpan, readSpanFloat, SPAN_FLOAT_NULL, SPAN_FLOAT_VALUE, type PathStep } from '../../core/json/path-extract.ts';
+import { isNullLiteral, OPEN_ARR, OPEN_OBJ, QUOTE } from '../../core/json/bytes.ts';
 import type { SortOrder } from './request.ts';
 
 /** What one sort path reads from one row. */
@@ -97,13 +98,20 @@ function sortReadings(present: boolean, v: unknown): RowSortValue {
 export interface RowSortSteps {
   presence: PathStep[];
   value: PathStep[];
+  /** No part is numeric: both walks are the same, and one is taken. */
+  sameWalk: boolean;
+  /**
+   * The walks can be taken over the row's UTF-8 bytes: no part holds U+FFFD, which a key's
+   * lone surrogate also encodes as (setSortColumnsOfText).
+   */
+  bytesWalk: boolean;
 }
 
 /** Steps for `path`, or null when it cannot be walked over text (core/json/path-extract.ts). */
 export function rowSortSteps(path: readonly string[]): RowSortSteps | null {
   const presence = pathSteps(path, () => false);
   const value = pathSteps(path, (part) => ARRAY_INDEX.test(part));
-  return presence === null || value === null ? null : { presence, value };
+  return presence === null || value === null ? null : { presence, value, sameWalk: !path.some((part) => ARRAY_INDEX.test(part)), bytesWalk: !path.some((part) => part.includes('\uFFFD')) };
 }
 
 const spanScratch = new Int32Array(2);
@@ -122,6 +130,63 @@ export function rowSortValueOfText(text: string, steps: RowSortSteps): RowSortVa
   }
   const v = locatePathText(text, 0, text.length, steps.value, span) ? readJsonSpanText(text, span[0], span[1]) : undefined;
   return sortReadings(present, v);
+}
+
+const utf8 = new TextEncoder();
+let rowBytes = new Uint8Array(1 << 16);
+const valueSpan = new Int32Array(2);
+const presenceSpan = new Int32Array(2);
+const floatScratch = new Float64Array(1);
+
+/**
+ * What rowSortValueOfText reads from the row stored as `text`, written straight into position
+ * `i` of `cols`: the text is encoded to UTF-8 into a scratch (native) and walked as bytes, and
+ * the common values (plain strings, numbers of up to 15 digits, literals, containers) are read
+ * from the bytes with no object per row; anything else (escapes, long numbers, NaN/Infinity, a
+ * U+FFFD that could stand for a lone surrogate, in the path or the value) is read through
+ * rowSortValueOfText.
+ */
+export function setSortColumnsOfText(cols: SortColumns, i: number, text: string, steps: RowSortSteps): void {
+  if (!steps.bytesWalk) {
+    setSortColumns(cols, i, rowSortValueOfText(text, steps));
+    return;
+  }
+  // UTF-8 takes at most 3 bytes per UTF-16 unit.
+  if (rowBytes.length <= 3 * text.length) rowBytes = new Uint8Array(3 * text.length + 1024);
+  const b = rowBytes;
+  const len = utf8.encodeInto(text, b).written;
+  const found = locatePathBytes(b, 0, len, steps.value, valueSpan);
+  const start = valueSpan[0], end = valueSpan[1];
+  let present: boolean;
+  if (steps.sameWalk) present = found && !isNullLiteral(b, start, end);
+  else present = locatePathBytes(b, 0, len, steps.presence, presenceSpan) && !isNullLiteral(b, presenceSpan[0], presenceSpan[1]);
+  let value: string | undefined;
+  let float: number | null = null;
+  if (!found) value = '';
+  else {
+    const c = b[start];
+    if (c === QUOTE) {
+      value = readPlainStringSpan(b, start, end);
+      // A string whose first character starts no float text casts to NULL without a look.
+      if (value !== undefined && readSpanFloat(b, start, end, floatScratch) !== SPAN_FLOAT_NULL) float = toFloat64OrNull(value);
+    } else if (c === OPEN_OBJ || c === OPEN_ARR) value = '';
+    else if (c === 0x74) value = 'true';
+    else if (c === 0x66) value = 'false';
+    else if (c === 0x6e) value = 'null';
+    else if (readSpanFloat(b, start, end, floatScratch) === SPAN_FLOAT_VALUE) {
+      float = floatScratch[0];
+      value = String(float);
+    }
+  }
+  // A lone surrogate encodes as U+FFFD: a decoded value holding one may not be the text's.
+  if (value === undefined || (value.length > 0 && value.includes('\uFFFD'))) {
+    setSortColumns(cols, i, rowSortValueOfText(text, steps));
+    return;
+  }
+  cols.present[i] = present ? 1 : 0;
+  cols.tier[i] = float === null ? FLOAT_NULL : float !== float ? FLOAT_NAN : FLOAT_NUMBER;
+  cols.float[i] = float ?? 0;
+  cols.text[i] = value;
 }
 
 /** Float tiers: numbers, then NaN, then no float reading (ClickHouse NULLS LAST with NaN). */

@@ -17,7 +17,7 @@ import type { Store } from '../../store/store.ts';
 import { selectWindow } from '../sort.ts';
 import type { TableQuery, TableQueryStats } from './request.ts';
 import { firstKeyCandidates } from './sort-candidates.ts';
-import { columnsComparator, rowSortSteps, rowSortValue, rowSortValueOfText, setSortColumns, type RowSortValue, type SortColumns } from './row-sort.ts';
+import { columnsComparator, rowSortSteps, rowSortValue, setSortColumns, setSortColumnsOfText, type SortColumns } from './row-sort.ts';
 
 /** One result row: the stored body and its position in the table. */
 export interface TableRowHit {
@@ -174,8 +174,10 @@ function tableSortColumns(caches: TableCaches, digests: readonly string[], rows:
   let cols = touch(perPath, key);
   if (cols) return cols;
   const n = digests.length;
-  cols = { present: new Uint8Array(n), tier: new Uint8Array(n), float: new Float64Array(n), text: new Array<string>(n) };
-  const byDigest = new Map<string, RowSortValue>();
+  // Texts pushed, not `new Array(n)`: a large preallocated array is a slow dictionary.
+  const text: string[] = [];
+  for (let i = 0; i < n; i++) text.push('');
+  cols = { present: new Uint8Array(n), tier: new Uint8Array(n), float: new Float64Array(n), text };
   const steps = rowSortSteps(path);
   let complete = true;
   for (let i = 0; i < n; i++) {
@@ -184,14 +186,11 @@ function tableSortColumns(caches: TableCaches, digests: readonly string[], rows:
       complete = false; // the row may be stored later: do not cache a gap
       continue;
     }
-    let v = byDigest.get(row.digest);
-    // A row not parsed yet is not parsed here: the path is walked over its text
-    // (rowSortValueOfText), and only the readings are kept.
-    if (v === undefined) {
-      v = row.parsed !== undefined || steps === null ? rowSortValue(row.parsed ?? parseRowText(row.text), path) : rowSortValueOfText(row.text, steps);
-      byDigest.set(row.digest, v);
-    }
-    setSortColumns(cols, i, v);
+    // A row not parsed yet is not parsed here: the path is walked over its stored text
+    // (setSortColumnsOfText), and only the readings are kept. A digest listed twice is read
+    // twice, which costs less than remembering every digest read.
+    if (row.parsed !== undefined || steps === null) setSortColumns(cols, i, rowSortValue(row.parsed ?? parseRowText(row.text), path));
+    else setSortColumnsOfText(cols, i, row.text, steps);
   }
   if (complete) remember(perPath, key, cols, SORT_PATHS_PER_TABLE);
   return cols;

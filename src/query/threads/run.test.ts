@@ -423,3 +423,27 @@ test('the fused thread comparator orders exactly as one closure per term did (ge
     assert.deepEqual(order(threadsComparator(threads, terms)), order(threadsComparatorOracle(threads, terms)), JSON.stringify(terms));
   }
 });
+
+test('the threads aggregate is reused while the table is unchanged, and recomputed after a start, an end or a delete', () => {
+  const engine = engineWith([
+    { id: 'a1', thread: 'A', start: ms(0), end: ms(10) },
+    { id: 'b1', thread: 'B', start: ms(1), end: ms(5) },
+  ]);
+  const calls = engine.store.project(PROJECT)!.calls;
+  const stats = (filter?: Record<string, unknown>) =>
+    queryThreads(engine, parseThreadsQuery({ project_id: PROJECT, sort_by: [{ field: 'turn_count', direction: 'desc' }], ...(filter ? { filter } : {}) }));
+  const run = (filter?: Record<string, unknown>) => stats(filter).map((t) => `${t.thread_id}:${t.turn_count}:${t.last_turn_id}`);
+  const first = stats();
+  assert.deepEqual(run(), ['A:1:a1', 'B:1:b1']);
+  assert.equal(stats()[0], first[0], 'the same aggregate, not a second one');
+  assert.ok(engine.store.derived.report()['threads.aggregates'] > 0, 'counted among the derived caches');
+  addCalls(calls, [{ id: 'b2', thread: 'B', start: ms(20) }]); // a running turn: counted, not ended
+  assert.deepEqual(run(), ['B:2:b1', 'A:1:a1']);
+  calls.end({ id: 'b2', ended_at: T0 + ms(30), exception: null, output: null, summary: {}, run_step_end: null });
+  assert.deepEqual(run(), ['B:2:b2', 'A:1:a1']);
+  calls.markDeleted(calls.rowOf('b2')!, T0 + ms(40));
+  assert.deepEqual(run(), ['A:1:a1', 'B:1:b1']);
+  // Another window is another aggregate.
+  assert.deepEqual(run({ after_datetime: formatMicros(T0 + ms(0.5)) }), ['B:1:b1']);
+  assert.deepEqual(run(), ['A:1:a1', 'B:1:b1']);
+});

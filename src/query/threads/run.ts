@@ -11,7 +11,10 @@
 import type { Engine } from '../../api/types.ts';
 import { compareStrings } from '../../core/ch/values.ts';
 import { topK, type PositionComparator } from '../sort.ts';
-import { collectThreads, TQ_THREAD_RULES, type ThreadRules, type ThreadStats } from './aggregate.ts';
+import { collectThreads, TQ_THREAD_RULES, type ThreadRules, type ThreadStats, type TurnWindow } from './aggregate.ts';
+import type { CallTable } from '../../store/call-table.ts';
+import { stringBytes, type DerivedCache } from '../../store/derived.ts';
+import type { Store } from '../../store/store.ts';
 import type { ThreadSortTerm, ThreadsQuery } from './request.ts';
 import { isTextSortField } from './sort-fields.ts';
 
@@ -73,10 +76,59 @@ export function queryThreads(engine: Engine, req: ThreadsQuery, rules: ThreadRul
   if (req.limit === 0) return [];
   const project = engine.store.project(req.project_id);
   if (!project) return [];
-  const threads = collectThreads(project.calls, req.thread_ids, req, rules);
+  // Every thread of a project (no thread_ids) under tq's rules: the aggregate is derived data,
+  // kept until the table changes; a list of threads is aggregated afresh (it reads few turns).
+  const threads =
+    req.thread_ids === null && rules === TQ_THREAD_RULES ? threadAggregates(engine.store).get(project.calls, req) : collectThreads(project.calls, req.thread_ids, req, rules);
   const cmp = threadsComparator(threads, req.sort_by.length > 0 ? req.sort_by : DEFAULT_ORDER);
   const offset = req.offset ?? 0;
   const k = req.limit === null ? threads.length : Math.min(threads.length, offset + req.limit);
   const page = topK(threads.length, k, cmp).slice(offset).map((i) => threads[i]);
   return rules.dropUnfinishedAfterPaging ? page.filter((t) => t.last_turn_id !== null) : page;
 }
+
+/** Aggregates kept per table: the latest few windows (least recently used goes first). */
+const AGGREGATES_PER_TABLE = 4;
+
+/**
+ * Every thread's statistics per call table and turn window, in the store's derived caches
+ * (per engine, counted): a table's turns change only with its version (a start, an end, a
+ * delete) or its size (an appended row), so an aggregate is reused while both are the same
+ * (the UI's threads view asks the same aggregate again with another sort).
+ */
+export class ThreadAggregates implements DerivedCache {
+  private readonly tables = new Map<CallTable, { version: number; size: number; windows: Map<string, ThreadStats[]> }>();
+
+  get(calls: CallTable, window: TurnWindow): ThreadStats[] {
+    let entry = this.tables.get(calls);
+    if (entry === undefined || entry.version !== calls.version || entry.size !== calls.size) {
+      this.tables.set(calls, (entry = { version: calls.version, size: calls.size, windows: new Map() }));
+    }
+    const key = `${window.after_us ?? ''}/${window.before_us ?? ''}`;
+    let threads = entry.windows.get(key);
+    if (threads === undefined) {
+      threads = collectThreads(calls, null, window, TQ_THREAD_RULES);
+      if (entry.windows.size >= AGGREGATES_PER_TABLE) entry.windows.delete(entry.windows.keys().next().value as string);
+    } else entry.windows.delete(key); // refresh its LRU position
+    entry.windows.set(key, threads);
+    return threads;
+  }
+
+  clear(): void {
+    this.tables.clear();
+  }
+
+  bytes(): number {
+    let n = 0;
+    for (const entry of this.tables.values()) {
+      for (const [key, threads] of entry.windows) {
+        n += stringBytes(key) + 8 * threads.length;
+        // Six numbers and three ids per thread, plus the object.
+        for (const t of threads) n += 96 + stringBytes(t.thread_id) + stringBytes(t.first_turn_id) + (t.last_turn_id === null ? 0 : stringBytes(t.last_turn_id));
+      }
+    }
+    return n;
+  }
+}
+
+export const threadAggregates = (store: Store): ThreadAggregates => store.derived.get('threads.aggregates', () => new ThreadAggregates());

@@ -22,7 +22,15 @@ export type FieldAccessor =
   | { kind: 'number'; get(row: number): number | null; fill?: FillNumbers }
   | { kind: 'datetime'; get(row: number): number | null; fill?: FillNumbers } // µs since epoch
   | { kind: 'array'; get(row: number): readonly string[] }
-  | { kind: 'json'; str(row: number): string; float(row: number): number | null; int(row: number): number | bigint | null; exists(row: number): boolean };
+  | {
+      kind: 'json';
+      str(row: number): string;
+      float(row: number): number | null;
+      int(row: number): number | bigint | null;
+      exists(row: number): boolean;
+      /** `float` and `exists` are mostly read from stored bytes, without the text: a sort reads them first. */
+      floatFromBytes?: boolean;
+    };
 
 /**
  * Optional bulk read of a numeric accessor: out[i] = the value of rows[i], NaN for NULL. A
