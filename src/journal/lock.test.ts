@@ -12,16 +12,30 @@ import { acquireLock, LOCK_FILE, TAKEOVER_DIR } from './lock.ts';
 
 const LOCK_MODULE = new URL('./lock.ts', import.meta.url).href;
 
-/** A process that waits until `at` (ms since the epoch), tries the lock, holds it for 1.5 s. */
-function contender(dir: string, at: number): Promise<string> {
-  const code = `const { acquireLock } = await import(${JSON.stringify(LOCK_MODULE)});
+/**
+ * A process that waits until `at` (ms since the epoch) and tries the lock; the one that gets it
+ * holds it until `release` exists, which the test creates once every contender has tried (under
+ * load a contender may start late: it must still meet the lock held, not a lock given back).
+ */
+function contender(dir: string, at: number, release: string): { tried: Promise<string>; exited: Promise<void> } {
+  const code = `const { existsSync } = await import('node:fs');
+    const { acquireLock } = await import(${JSON.stringify(LOCK_MODULE)});
     while (Date.now() < ${at}) {}
-    try { const release = acquireLock(${JSON.stringify(dir)}); console.log('got'); await new Promise((r) => setTimeout(r, 1500)); release(); }
-    catch (e) { console.log('refused'); }`;
+    let release;
+    try { release = acquireLock(${JSON.stringify(dir)}); console.log('got'); }
+    catch (e) { console.log('refused'); process.exit(0); }
+    while (!existsSync(${JSON.stringify(release)})) await new Promise((r) => setTimeout(r, 20));
+    release();`;
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
-  child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-  return new Promise((resolve) => child.on('exit', () => resolve(out.trim())));
+  const tried = new Promise<string>((resolve) => {
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+      if (out.includes('\n')) resolve(out.trim());
+    });
+    child.on('exit', () => resolve(out.trim()));
+  });
+  return { tried, exited: new Promise((resolve) => child.on('exit', () => resolve())) };
 }
 
 describe('taking over a stale lock', () => {
@@ -30,7 +44,11 @@ describe('taking over a stale lock', () => {
     try {
       writeFileSync(join(dir, LOCK_FILE), '2147483646\n');
       const at = Date.now() + 2500;
-      const outcomes = await Promise.all(Array.from({ length: 6 }, () => contender(dir, at)));
+      const release = join(dir, 'release-now');
+      const contenders = Array.from({ length: 6 }, () => contender(dir, at, release));
+      const outcomes = await Promise.all(contenders.map((c) => c.tried));
+      writeFileSync(release, '');
+      await Promise.all(contenders.map((c) => c.exited));
       assert.equal(outcomes.filter((o) => o === 'got').length, 1, outcomes.join(' '));
       assert.equal(existsSync(join(dir, TAKEOVER_DIR)), false);
     } finally {
