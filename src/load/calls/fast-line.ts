@@ -5,6 +5,7 @@
  * parseCallRecord, in the fixture loader) takes every line this one declines.
  */
 import type { Store } from '../../store/store.ts';
+import type { OneShotGate } from './one-shot-gate.ts';
 import { storeCallParts } from './parts-body.ts';
 import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord } from './scanned-call.ts';
 
@@ -15,11 +16,13 @@ const partSpans = new Int32Array(8);
  * Stores the calls line `buf[start, end)` when the fast path takes it, and says whether it did
  * (false: take the slow path, which either stores the same row or names the line's problem).
  * `prescan`: the line's prescan from the worker thread, in `slot`. DuplicateCallError for an
- * id already stored.
+ * id already stored. With a one-shot `gate`, a line it does not admit is taken (true) but not
+ * stored; `line` is its number.
  */
-export function storeFastCallLine(store: Store, buf: Buffer, start: number, end: number, prescan?: CallLinePrescan, slot = 0): boolean {
+export function storeFastCallLine(store: Store, buf: Buffer, start: number, end: number, prescan?: CallLinePrescan, slot = 0, gate?: OneShotGate, line = 0): boolean {
   const scanned = prescan ? scannedCallRecord(prescan, slot, buf) : fastCallRecord(linePrescan, buf, start, end);
   if (scanned === null) return false;
+  if (gate !== undefined && !gate.admit(scanned.projectId, scanned.record, buf, start, end, line)) return true;
   // Only the four JSON parts are stored (storeCallParts): their spans come from the same scan.
   const spans = partByteSpans(prescan ?? linePrescan, slot, 0, partSpans);
   storeCallParts(store.projectForWrite(scanned.projectId).calls, scanned.record, plainView(buf), spans, scanned.derived);
