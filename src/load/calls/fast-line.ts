@@ -7,7 +7,7 @@
 import type { Store } from '../../store/store.ts';
 import type { OneShotGate } from './one-shot-gate.ts';
 import { storeCallParts } from './parts-body.ts';
-import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord } from './scanned-call.ts';
+import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord, scannedCallTaken } from './scanned-call.ts';
 
 const linePrescan = new CallLinePrescan();
 const partSpans = new Int32Array(8);
@@ -20,9 +20,16 @@ const partSpans = new Int32Array(8);
  * stored; `line` is its number.
  */
 export function storeFastCallLine(store: Store, buf: Buffer, start: number, end: number, prescan?: CallLinePrescan, slot = 0, gate?: OneShotGate, line = 0): boolean {
+  if (gate !== undefined) {
+    // Rows the gate leaves out are judged from the scan alone, their strings never made.
+    const p = prescan ?? (linePrescan.prescan(buf, start, end, 0) ? linePrescan : null);
+    if (p === null || !scannedCallTaken(p, prescan ? slot : 0, buf)) return false;
+    if (!gate.screen(p, prescan ? slot : 0, buf, start, end, line)) return true;
+    if (!prescan) slot = 0;
+    prescan = p;
+  }
   const scanned = prescan ? scannedCallRecord(prescan, slot, buf) : fastCallRecord(linePrescan, buf, start, end);
   if (scanned === null) return false;
-  if (gate !== undefined && !gate.admit(scanned.projectId, scanned.record, buf, start, end, line)) return true;
   // Only the four JSON parts are stored (storeCallParts): their spans come from the same scan.
   const spans = partByteSpans(prescan ?? linePrescan, slot, 0, partSpans);
   storeCallParts(store.projectForWrite(scanned.projectId).calls, scanned.record, plainView(buf), spans, scanned.derived);

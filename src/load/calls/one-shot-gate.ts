@@ -21,6 +21,10 @@
  * (whose notice lists the project's op names). The caller falls back to the full load.
  */
 import type { CallRecordPart } from '../../store/call-table.ts';
+import { FIELD, FIELD_COUNT, KIND } from './line-scan.ts';
+import type { CallLinePrescan } from './scanned-call.ts';
+
+const utf8 = new TextEncoder();
 
 /** What a request keeps of the calls (see oneShotGateSpec). */
 export interface OneShotGateSpec {
@@ -105,11 +109,12 @@ export class OneShotGateGaveUp extends Error {
   }
 }
 
-/** A row the top-k keeps for now: its line, copied, stored once the file is read. */
+/** A row the top-k keeps for now: its line, copied into the arena at [from, to), stored once the file is read. */
 interface Candidate {
   key: number;
   line: number;
-  bytes: Uint8Array;
+  from: number;
+  to: number;
 }
 
 export class OneShotGate {
@@ -119,40 +124,119 @@ export class OneShotGate {
   private ids = 0;
   /** Every project a row named (a notice says which exist). */
   readonly projectsSeen = new Set<string>();
-  private lastProject = '';
   private candidates: Candidate[] = [];
+  private arena = new Uint8Array(1 << 16);
+  private arenaUsed = 0;
   /** Under a top-k: rows whose key is above this cannot reach the page. */
   private bound = Infinity;
 
-  constructor(readonly spec: OneShotGateSpec) {}
+  private scratch = new Uint8Array(256);
+  private readonly projectBytes: Uint8Array;
+  /** The op names as UTF-8 bytes, compared in place; null: too many exact names (a Set of strings is then faster). */
+  private readonly opExactBytes: Uint8Array[] | null;
+  private readonly opPrefixBytes: Uint8Array[];
+
+  constructor(readonly spec: OneShotGateSpec) {
+    this.projectBytes = utf8.encode(spec.projectId);
+    this.opExactBytes = spec.opExact === null || spec.opExact.size > 8 ? null : [...spec.opExact].map((op) => utf8.encode(op));
+    this.opPrefixBytes = spec.opPrefixes.map((op) => utf8.encode(op));
+  }
 
   /**
    * Whether the row must be stored now (true), or is left out or kept for later (false): every
-   * row of the file goes through here once, in order, after the checks a full load makes.
-   * `bytes` is the line (what the top-k copies), `line` its number.
+   * row of the file goes through here or screen() once, in order, after the checks a full load
+   * makes. `bytes[start, end)` is the line (what the top-k copies), `line` its number.
    */
   admit(projectId: string, record: CallRecordPart, bytes: Uint8Array, start: number, end: number, line: number): boolean {
-    this.remember(record.id);
-    if (projectId !== this.lastProject) {
-      this.lastProject = projectId;
+    const n = utf8.encodeInto(record.id, this.scratchFor(3 * record.id.length)).written;
+    this.remember(this.scratch, 0, n);
+    if (projectId !== this.spec.projectId) {
       this.projectsSeen.add(projectId);
+      return false;
     }
+    this.sawProject();
+    if (record.deleted_at !== null || (this.spec.rootsOnly && record.parent_id !== null) || !this.opMatches(record.op_name)) return false;
+    return this.withinTopK(record.started_at, bytes, start, end, line);
+  }
+
+  /**
+   * admit() for a line the fast path takes (scannedCallTaken), read from its prescan in `slot`
+   * without making its strings: the rows a one-shot leaves out cost a few byte comparisons.
+   */
+  screen(p: CallLinePrescan, slot: number, buf: Buffer, start: number, end: number, line: number): boolean {
+    const base = slot * FIELD_COUNT;
+    const idAt = base + FIELD.id;
+    if (p.kinds[idAt] === KIND.STRING) this.remember(buf, p.starts[idAt] + 1, p.ends[idAt] - 1);
+    else {
+      const id = JSON.parse(buf.toString('utf8', p.starts[idAt], p.ends[idAt])) as string;
+      this.remember(this.scratch, 0, utf8.encodeInto(id, this.scratchFor(3 * id.length)).written);
+    }
+    const projectAt = base + FIELD.project_id;
+    if (!(p.kinds[projectAt] === KIND.STRING && bytesAre(buf, p.starts[projectAt] + 1, p.ends[projectAt] - 1, this.projectBytes))) {
+      const projectId = stringAt(p, buf, projectAt);
+      if (projectId !== this.spec.projectId) {
+        this.projectsSeen.add(projectId);
+        return false;
+      }
+    }
+    this.sawProject();
+    if (!Number.isNaN(p.micros[slot * 3 + 2])) return false; // deleted
+    const parentKind = p.kinds[base + FIELD.parent_id];
+    if (this.spec.rootsOnly && parentKind !== KIND.ABSENT && parentKind !== KIND.NULL) return false;
+    if (this.spec.opExact !== null) {
+      const opAt = base + FIELD.op_name;
+      if (p.kinds[opAt] !== KIND.STRING || this.opExactBytes === null) {
+        if (!this.opMatches(stringAt(p, buf, opAt))) return false;
+      } else if (!this.opBytesMatch(buf, p.starts[opAt] + 1, p.ends[opAt] - 1)) return false;
+    }
+    return this.withinTopK(p.micros[slot * 3], buf, start, end, line);
+  }
+
+  private sawWanted = false;
+  private sawProject(): void {
+    if (this.sawWanted) return;
+    this.sawWanted = true;
+    this.projectsSeen.add(this.spec.projectId);
+  }
+
+  private opMatches(opName: string): boolean {
     const s = this.spec;
-    if (projectId !== s.projectId || record.deleted_at !== null) return false;
-    if (s.rootsOnly && record.parent_id !== null) return false;
-    if (s.opExact !== null && !s.opExact.has(record.op_name) && !startsWithAny(record.op_name, s.opPrefixes)) return false;
-    if (s.topK === null) return true;
-    const key = s.topK.descending ? -record.started_at : record.started_at;
-    if (key > this.bound) return false;
-    this.candidates.push({ key, line, bytes: bytes.slice(start, end) });
-    if (this.candidates.length >= 2 * s.topK.k + 1024) this.prune();
+    return s.opExact === null || s.opExact.has(opName) || startsWithAny(opName, s.opPrefixes);
+  }
+
+  private opBytesMatch(buf: Uint8Array, from: number, to: number): boolean {
+    for (const prefix of this.opPrefixBytes) if (to - from >= prefix.length && bytesAre(buf, from, from + prefix.length, prefix)) return true;
+    for (const exact of this.opExactBytes!) if (bytesAre(buf, from, to, exact)) return true;
     return false;
+  }
+
+  private withinTopK(startedAt: number, bytes: Uint8Array, start: number, end: number, line: number): boolean {
+    const topK = this.spec.topK;
+    if (topK === null) return true;
+    const key = topK.descending ? -startedAt : startedAt;
+    if (key > this.bound) return false;
+    const from = this.arenaUsed, to = from + end - start;
+    if (to > this.arena.length) {
+      const bigger = new Uint8Array(Math.max(2 * this.arena.length, to));
+      bigger.set(this.arena.subarray(0, from));
+      this.arena = bigger;
+    }
+    this.arena.set(new Uint8Array(bytes.buffer, bytes.byteOffset + start, end - start), from);
+    this.arenaUsed = to;
+    this.candidates.push({ key, line, from, to });
+    if (this.candidates.length >= 2 * topK.k + 1024) this.prune();
+    return false;
+  }
+
+  private scratchFor(bytes: number): Uint8Array {
+    if (this.scratch.length < bytes) this.scratch = new Uint8Array(Math.max(bytes, 2 * this.scratch.length));
+    return this.scratch;
   }
 
   /** The kept rows of a top-k, in file order (their lines and numbers), once the file is read. */
   keptLines(): Array<{ bytes: Uint8Array; line: number }> {
     if (this.spec.topK !== null) this.prune();
-    return this.candidates;
+    return this.candidates.map((c) => ({ bytes: this.arena.subarray(c.from, c.to), line: c.line }));
   }
 
   /** Keeps the candidates whose key is at most the k-th smallest (ties kept), in file order. */
@@ -161,20 +245,32 @@ export class OneShotGate {
     if (this.candidates.length <= k) return;
     if (k === 0) {
       this.candidates = [];
+      this.arenaUsed = 0;
       this.bound = -Infinity;
       return;
     }
     const keys = Float64Array.from(this.candidates, (c) => c.key).sort();
     this.bound = keys[k - 1];
     const bound = this.bound;
-    this.candidates = this.candidates.filter((c) => c.key <= bound);
+    // The survivors' lines move down the arena, in order (each only ever to the left).
+    let used = 0;
+    this.candidates = this.candidates.filter((c) => {
+      if (c.key > bound) return false;
+      this.arena.copyWithin(used, c.from, c.to);
+      c.to = used + c.to - c.from;
+      c.from = used;
+      used = c.to;
+      return true;
+    });
+    this.arenaUsed = used;
   }
 
-  private remember(id: string): void {
+  /** Adds the id whose UTF-8 bytes are `bytes[from, to)`; OneShotGateGaveUp when its hash is there already. */
+  private remember(bytes: Uint8Array, from: number, to: number): void {
     if (2 * (this.ids + 1) > this.hashA.length) this.grow();
     let a = 0x811c9dc5 | 0, b = 0x9747b28c | 0;
-    for (let i = 0; i < id.length; i++) {
-      const c = id.charCodeAt(i);
+    for (let i = from; i < to; i++) {
+      const c = bytes[i];
       a = Math.imul(a ^ c, 0x01000193);
       b = Math.imul(b ^ c, 0x5bd1e995);
       b ^= b >>> 15;
@@ -212,4 +308,16 @@ export class OneShotGate {
 function startsWithAny(value: string, prefixes: readonly string[]): boolean {
   for (let i = 0; i < prefixes.length; i++) if (value.startsWith(prefixes[i])) return true;
   return false;
+}
+
+function bytesAre(buf: Uint8Array, from: number, to: number, bytes: Uint8Array): boolean {
+  if (to - from !== bytes.length) return false;
+  for (let i = 0; i < bytes.length; i++) if (buf[from + i] !== bytes[i]) return false;
+  return true;
+}
+
+/** A string field the scan found (plain or escaped). */
+function stringAt(p: CallLinePrescan, buf: Buffer, at: number): string {
+  const text = buf.toString('utf8', p.starts[at], p.ends[at]);
+  return p.kinds[at] === KIND.STRING ? text.slice(1, -1) : (JSON.parse(text) as string);
 }
