@@ -2,13 +2,16 @@
  * The one-shot section alone (bench/oneshot.ts), without the in-process load and query mix of
  * bench/run.ts: `node --import tsx bench/oneshot-run.ts --calls 1000000[,3000000] [--runs 3]`.
  * Prints the one-shot table and writes the results as JSON (--out, default
- * bench/oneshot-results.json), with the load averages before and after.
+ * bench/oneshot-results.json), with the load averages before and after. `--dir D` measures a
+ * directory `tq gen --calls N --out D` wrote instead (one size: --calls says how many calls
+ * it holds): no table, no prompt refs or feedback, which is far quicker to write at 3M.
  */
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { optionReader } from './args.ts';
-import { ensureBenchData } from './generate.ts';
+import { ensureBenchData, type BenchData } from './generate.ts';
 import { measureOneShot, type OneShotResult } from './oneshot.ts';
 
 const option = optionReader(process.argv.slice(2));
@@ -21,7 +24,11 @@ const results: Record<string, OneShotResult> = {};
 const loadStart = loadavg();
 for (const calls of sizes) {
   if (!Number.isInteger(calls) || calls < 10) throw new Error(`--calls takes sizes of at least 10, got '${calls}'`);
-  const data = await ensureBenchData({ calls, root: option('--data-root'), log });
+  const dir = option('--dir');
+  const data: BenchData =
+    dir === undefined
+      ? await ensureBenchData({ calls, root: option('--data-root'), log })
+      : { dir, callsFile: join(dir, 'calls.jsonl'), tablesFile: '', tableOnlyDir: '', calls, seed: 1, projectId: 'bench/gen', tableRows: 0, callsBytes: statSync(join(dir, 'calls.jsonl')).size, tablesBytes: 0, promptObjects: 0, feedbackRows: 0 };
   results[calls] = await measureOneShot(data, runs, log);
   const s = (t: { median_ms: number; min_ms: number; max_ms: number } | null) => (t ? `${(t.median_ms / 1000).toFixed(2)} (${(t.min_ms / 1000).toFixed(2)}–${(t.max_ms / 1000).toFixed(2)})` : 'n/a');
   for (const [name, q] of Object.entries(results[calls].queries)) {
