@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CallTable, type CallStartPart, type CallEndPart } from './call-table.ts';
+import { CallTable, type CallStartPart, type CallEndPart, type CallRecordPart } from './call-table.ts';
 import { MultiIndex, SparseColumn } from './columns.ts';
 
 const start = (id: string, extra: Partial<CallStartPart> = {}): CallStartPart => ({
@@ -213,7 +213,8 @@ test('a call table holds no array a caller could index by row: its string column
 });
 
 test('loaded rows leave the trace, op and relation indexes to first use; they come out as if built row by row, whatever comes next', () => {
-  const record = (id: string, extra: Partial<CallStartPart> = {}) => ({ ...start(id, extra), ...end(id), deleted_at: null });
+  // Neither part sets `texts`: the record is the two parts' fields.
+  const record = (id: string, extra: Partial<CallStartPart> = {}): CallRecordPart => ({ ...start(id, extra), ...end(id), deleted_at: null }) as CallRecordPart;
   const line = new TextEncoder().encode('{"attributes":{},"inputs":{},"output":null,"summary":null}');
   const loadRows = (t: CallTable, rows: Array<ReturnType<typeof record>>) => {
     for (const r of rows) t.load(r, line, 0, line.length);
