@@ -5,7 +5,7 @@
  * bench/oneshot-results.json), with the load averages before and after. `--dir D` measures a
  * directory `tq gen --calls N --out D` wrote instead (one size: --calls says how many calls
  * it holds): no table, no prompt refs or feedback, which is far quicker to write at 3M.
- * `--no-jq` leaves jq out.
+ * `--no-jq` leaves jq out, `--no-repeat` the runs with a load snapshot.
  */
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,7 +31,7 @@ for (const calls of sizes) {
       ? await ensureBenchData({ calls, root: option('--data-root'), log })
       : { dir, callsFile: join(dir, 'calls.jsonl'), tablesFile: '', tableOnlyDir: '', calls, seed: 1, projectId: 'bench/gen', tableRows: 0, callsBytes: statSync(join(dir, 'calls.jsonl')).size, tablesBytes: 0, promptObjects: 0, feedbackRows: 0 };
   // --no-jq: jq is skipped (a command that is not there), when its minutes at 3M do not fit.
-  results[calls] = await measureOneShot(data, runs, log, process.argv.includes('--no-jq') ? 'jq-skipped-by-no-jq' : 'jq');
+  results[calls] = await measureOneShot(data, runs, log, process.argv.includes('--no-jq') ? 'jq-skipped-by-no-jq' : 'jq', !process.argv.includes('--no-repeat'));
   const s = (t: { median_ms: number; min_ms: number; max_ms: number } | null) => (t ? `${(t.median_ms / 1000).toFixed(2)} (${(t.min_ms / 1000).toFixed(2)}–${(t.max_ms / 1000).toFixed(2)})` : 'n/a');
   for (const [name, q] of Object.entries(results[calls].queries)) {
     console.log(

@@ -170,8 +170,8 @@ async function snapshotWritten(dir: string): Promise<number> {
   return performance.now() - started;
 }
 
-/** The one-shot section over one data set. */
-export async function measureOneShot(data: BenchData, runs: number, log: (m: string) => void, jqCommand = 'jq'): Promise<OneShotResult> {
+/** The one-shot section over one data set; `withRepeat` false leaves out the snapshot runs (first run and repeats). */
+export async function measureOneShot(data: BenchData, runs: number, log: (m: string) => void, jqCommand = 'jq', withRepeat = true): Promise<OneShotResult> {
   const jq = jqAvailable(jqCommand);
   const scratch = mkdtempSync(join(tmpdir(), 'tq-oneshot-'));
   const snapshots = join(scratch, 'snapshots');
@@ -220,7 +220,7 @@ export async function measureOneShot(data: BenchData, runs: number, log: (m: str
       let writerMs: number | null = null;
       rmSync(snapshots, { recursive: true, force: true });
       await settled(data.dir);
-      for (let i = 0; i <= runs; i++) {
+      for (let i = 0; withRepeat && i <= runs; i++) {
         log(`one-shot ${data.calls}: ${q.name} tq ${i === 0 ? 'first run, writing the snapshot' : `repeat (${i}/${runs})`} ...`);
         const r = await runProcess(TQ_BIN, tqArgs, snapshotEnv);
         if (r.code !== 0) {
