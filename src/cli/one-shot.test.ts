@@ -10,6 +10,7 @@ import { BUNDLED_FIXTURES, filesOf, loadFixtureFiles } from '../io/load-fixtures
 import { OneShotGate, OneShotGateGaveUp, oneShotGateSpec } from '../load/calls/one-shot-gate.ts';
 import { generateCalls } from '../gen/generate.ts';
 import { answer } from '../store/snapshot.testing.ts';
+import { gateCallsLoad } from '../io/load-calls/gate.ts';
 import type { Engine } from '../api/types.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'tq-one-shot-'));
@@ -42,7 +43,8 @@ function mixedFixtures(): string {
 
 async function loaded(dir: string, gateOf?: () => OneShotGate): Promise<Engine> {
   const engine = createEngine();
-  await loadFixtureFiles(engine, dir, filesOf(dir), undefined, { callGate: gateOf?.() });
+  if (gateOf !== undefined) gateCallsLoad(engine, gateOf());
+  await loadFixtureFiles(engine, dir, filesOf(dir));
   return engine;
 }
 

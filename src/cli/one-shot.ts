@@ -19,6 +19,7 @@ import { createEngine } from '../engine.ts';
 import { filesOf, loadFixtureFiles, resolveFixturesPath, type FixtureFile } from '../io/load-fixtures.ts';
 import { cacheDirProblem, type SnapshotSettings } from '../io/snapshot/cache.ts';
 import { readSnapshotHeader } from '../io/snapshot/file.ts';
+import { gateCallsLoad } from '../io/load-calls/gate.ts';
 import { snapshotFileName, snapshotKey } from '../io/snapshot/key.ts';
 import { filesForKinds, FIXTURE_KIND_REGISTRY, FIXTURE_KINDS, isFixtureKind, type FixtureKind } from '../load/fixture-kinds.ts';
 import { OneShotGate, OneShotGateGaveUp, oneShotGateSpec } from '../load/calls/one-shot-gate.ts';
@@ -69,7 +70,8 @@ export async function loadForOneShot(opts: DataOptions, kinds: readonly FixtureK
   if (writer === 'restore') return null;
   const engine = createEngine(undefined, { fieldPrefix: prefix });
   try {
-    const report = await loadFixtureFiles(engine, path, files, progressReporter(), { callGate: new OneShotGate(spec) });
+    gateCallsLoad(engine, new OneShotGate(spec));
+    const report = await loadFixtureFiles(engine, path, files, progressReporter());
     for (const notice of report.notices) say(notice);
   } catch (e) {
     if (e instanceof OneShotGateGaveUp) return null;

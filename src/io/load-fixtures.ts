@@ -33,7 +33,8 @@ import type { CallLinePrescan } from '../load/calls/scanned-call.ts';
 import { forEachPrescannedLine, PARALLEL_MIN_BYTES } from './load-calls/parallel.ts';
 import { forgetLastBlock, storeFastCallLine } from '../load/calls/fast-line.ts';
 import type { OneShotGate } from '../load/calls/one-shot-gate.ts';
-import { storeGatedCallLine } from '../load/fixture-kinds.ts';
+import { storeGatedCallLine } from '../load/calls/gated-line.ts';
+import { callsLoadGate } from './load-calls/gate.ts';
 
 export const BUNDLED_FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
@@ -164,11 +165,6 @@ export interface LoadOptions {
   parallelMinBytes?: number;
   /** Bytes read between two progress reports inside one line (default 32 MiB). */
   progressStepBytes?: number;
-  /**
-   * A one-shot's gate (load/calls/one-shot-gate.ts): every calls line is read and checked, only
-   * the rows it admits are stored. OneShotGateGaveUp rejects the load (load it again without).
-   */
-  callGate?: OneShotGate;
 }
 
 /** Loads the given fixture files, in order, into `engine.store`. */
@@ -177,9 +173,12 @@ export async function loadFixtureFiles(
   source: string,
   files: readonly FixtureFile[],
   onProgress?: (p: LoadProgress) => void,
-  { parallelMinBytes = PARALLEL_MIN_BYTES, progressStepBytes = PROGRESS_STEP_BYTES, callGate }: LoadOptions = {},
+  { parallelMinBytes = PARALLEL_MIN_BYTES, progressStepBytes = PROGRESS_STEP_BYTES }: LoadOptions = {},
 ): Promise<LoadReport> {
   const report: LoadReport = { source, files: [], notices: [] };
+  // A one-shot's gate (io/load-calls/gate.ts): every calls line is read and checked, only the
+  // rows it admits are stored. OneShotGateGaveUp rejects the load (load it again without).
+  const callGate = callsLoadGate(engine);
   for (const { file, kind } of files) {
     let records = 0;
     let last: ReadProgress = { bytesRead: 0, totalBytes: 0 };

@@ -16,7 +16,6 @@ import { storeOtlpExport } from '../otel/fixtures.ts';
 import { OtlpFormatError } from '../otel/model.ts';
 import { DuplicateCallError } from '../store/call-table.ts';
 import { parseCallRecord, RecordProblem } from './calls/call-record.ts';
-import type { OneShotGate } from './calls/one-shot-gate.ts';
 import { loadCostRecord, loadFeedbackRecord, loadObjectRecord, loadTableRecord } from './records.ts';
 
 /** One line of a fixture file: its text, and its bytes (a call keeps its JSON parts as bytes). */
@@ -64,16 +63,6 @@ function storeCallLine(engine: Engine, { text, buf, start, end }: FixtureLine): 
     if (e instanceof DuplicateCallError) throw new RecordProblem(e.message);
     throw e;
   }
-  return 1;
-}
-
-/**
- * A calls line the fast path declined, through a one-shot gate: checked and parsed as
- * storeCallLine does (the same problems), stored only when the gate admits it.
- */
-export function storeGatedCallLine(engine: Engine, line: FixtureLine, gate: OneShotGate, lineNumber: number): number {
-  const call = parseCallRecord(parseLine(line.text), engine.options.fieldPrefix);
-  if (gate.admit(call.projectId, call.record, line.buf, line.start, line.end, lineNumber)) storeCallLine(engine, line);
   return 1;
 }
 
