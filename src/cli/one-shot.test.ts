@@ -181,3 +181,20 @@ test('the CLI one-shot: the same bytes and notices as a whole load; the snapshot
   assert.deepEqual(names(), [names()[0]]);
   assert.ok(readFileSync(snapshot).equals(written));
 });
+
+test('a bad line under the gate is the full load\'s error: the same line, the same message', async () => {
+  const dir = join(scratch, 'bad');
+  mkdirSync(dir);
+  const lines = [...generateCalls({ calls: 20, seed: 5, projectId: 'e/a', startUs: 1.7e15 })];
+  lines[7] = lines[7].replace('"op_name"', '"op\\u005fname"').slice(0, -1); // the slow path, then invalid JSON
+  lines[12] = lines[12].replace(/"trace_id":"[^"]*"/, '"trace_id":7');
+  for (const [file, want] of [[lines, /calls\.jsonl:8: invalid JSON/], [lines.filter((_, i) => i !== 7), /calls\.jsonl:12: trace_id must be a non-empty string/]] as const) {
+    writeFileSync(join(dir, 'calls.jsonl'), file.join('\n') + '\n');
+    const env = { TQ_ONESHOT_MIN_BYTES: '0', TQ_SNAPSHOT: '0' };
+    const gated = await runTq(['calls', '--fixtures', dir, '--project', 'e/a', '--limit', '2'], env);
+    const whole = await runTq(['calls', '--fixtures', dir, '--project', 'e/a', '--limit', '2'], { ...env, TQ_ONESHOT_MIN_BYTES: '999999999' });
+    assert.equal(gated.code, 1);
+    assert.match(gated.err, want);
+    assert.deepEqual(gated, whole);
+  }
+});
