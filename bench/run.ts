@@ -627,7 +627,7 @@ export function formatTables(r: BenchResults, markdown: boolean): string {
     const tool = (t: { median_ms: number; min_ms: number; max_ms: number } | null) => (t ? `${fmt(t.median_ms / 1000)} (${fmt(t.min_ms / 1000)}–${fmt(t.max_ms / 1000)})` : 'n/a');
     out.push(
       table(
-        ['one-shot', 'calls', 'rows', 'tq s (range)', 'DuckDB read_json_auto s', 'jq s', 'tq/DuckDB', 'tq/jq', 'ids', 'tq first, writes snapshot s', 'tq repeat, snapshot s', 'snapshot MB'],
+        ['one-shot', 'calls', 'rows', 'tq s (range)', 'DuckDB read_json_auto s', 'jq s', 'tq/DuckDB', 'tq/jq', 'ids', 'tq first, writes snapshot s', 'snapshot writer after it s', 'tq repeat, snapshot s', 'snapshot MB'],
         shots.flatMap(([n, s]) =>
           Object.entries(s.queries).map(([name, q]) => [
             name,
@@ -640,6 +640,7 @@ export function formatTables(r: BenchResults, markdown: boolean): string {
             fmt(q.tq_over_jq, 3),
             q.ids_match ? 'same' : 'DIFFER',
             tool(q.tq_snapshot_first),
+            q.snapshot_writer_ms === null ? 'n/a' : fmt(q.snapshot_writer_ms / 1000),
             tool(q.tq_repeat),
             s.snapshot_bytes === null ? 'n/a' : fmt(s.snapshot_bytes / 1e6, 1),
           ]),

@@ -30,6 +30,7 @@ import { noticeMissingData, verboseOption } from './notice.ts';
 import { composeRequest, integer, parseJsonFlag, setTo, sortTerms, strings, type FieldEdit } from './request-body.ts';
 import { LosslessObject, type LosslessValue } from '../core/json/lossless.ts';
 import { kindsNeeded } from '../load/kinds-needed.ts';
+import { loadForOneShot } from './one-shot.ts';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -90,7 +91,9 @@ async function run(route: Route, opts: RunOptions, edits: Edits, command: string
   if (opts.request === '-' && opts.fixtures === '-') throw new UsageError('--request - and --fixtures - both read stdin: give one of them a file');
   const text = await requestTextOf(opts, edits);
   const load = () => loadEngine(opts, kindsNeeded(route.path, text));
-  const engine = await load();
+  // A calls query over a large file: only the rows its answer can hold are stored (one-shot.ts).
+  const oneShot = route === callsStreamQueryRoute ? await loadForOneShot(opts, kindsNeeded(route.path, text), text) : null;
+  const engine = oneShot?.engine ?? (await load());
   let lines: number;
   try {
     lines = await printAnswer(engine, route, text, opts, command, load);
@@ -102,6 +105,7 @@ async function run(route: Route, opts: RunOptions, edits: Edits, command: string
     throw e;
   }
   noticeMissingData(engine, text, opts.verbose, say);
+  oneShot?.afterAnswer();
   // Like jq -e: an answer with no lines is exit 4 when asked (scripts tell "none" from "ok").
   if (opts.exitStatus && lines === 0) requestExit(EXIT_EMPTY);
 }

@@ -32,6 +32,9 @@ import { DuplicateCallError } from '../store/call-table.ts';
 import type { CallLinePrescan } from '../load/calls/scanned-call.ts';
 import { forEachPrescannedLine, PARALLEL_MIN_BYTES } from './load-calls/parallel.ts';
 import { forgetLastBlock, storeFastCallLine } from '../load/calls/fast-line.ts';
+import type { OneShotGate } from '../load/calls/one-shot-gate.ts';
+import { storeGatedCallLine } from '../load/calls/gated-line.ts';
+import { callsLoadGate } from './load-calls/gate.ts';
 
 export const BUNDLED_FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
@@ -99,14 +102,14 @@ function filesOfKinds(path: string, kinds: readonly FixtureFileKind[]): FixtureF
  * Stores one fixture line; a bad record is a FixtureError naming `file:line`. Returns the
  * number of records it held (0 for a line of nothing but a byte order mark).
  */
-function loadLine(engine: Engine, kind: FixtureFileKind, file: string, { buf, start: lineStart, end, line }: LineRef, prescan?: CallLinePrescan, slot = 0): number {
+function loadLine(engine: Engine, kind: FixtureFileKind, file: string, { buf, start: lineStart, end, line }: LineRef, prescan?: CallLinePrescan, slot = 0, gate?: OneShotGate): number {
   // A BOM opens files from some Windows JSON Lines writers: skipped, not part of the record.
   const start = line === 1 && hasBom(buf, lineStart, end) ? lineStart + 3 : lineStart;
   if (start === end) return 0;
   if (isFixtureKind(kind) && FIXTURE_KIND_REGISTRY[kind].prescanned) {
     // A calls line prescanned on the worker thread (the same byte range), or scanned here.
     try {
-      if (storeFastCallLine(engine.store, buf, start, end, prescan, slot)) return 1;
+      if (storeFastCallLine(engine.store, buf, start, end, prescan, slot, gate, line)) return 1;
     } catch (e) {
       if (e instanceof DuplicateCallError) throw new FixtureError(file, line, e.message);
       throw e;
@@ -114,6 +117,7 @@ function loadLine(engine: Engine, kind: FixtureFileKind, file: string, { buf, st
   }
   const text = checkLine(file, line, buf, lineStart, start, end);
   try {
+    if (gate !== undefined && kind === 'calls') return storeGatedCallLine(engine, { text, buf, start, end }, gate, line);
     return lineSpecOf(kind).store(engine, { text, buf, start, end });
   } catch (e) {
     if (e instanceof RecordProblem) throw new FixtureError(file, line, e.message);
@@ -172,13 +176,17 @@ export async function loadFixtureFiles(
   { parallelMinBytes = PARALLEL_MIN_BYTES, progressStepBytes = PROGRESS_STEP_BYTES }: LoadOptions = {},
 ): Promise<LoadReport> {
   const report: LoadReport = { source, files: [], notices: [] };
+  // A one-shot's gate (io/load-calls/gate.ts): every calls line is read and checked, only the
+  // rows it admits are stored. OneShotGateGaveUp rejects the load (load it again without).
+  const callGate = callsLoadGate(engine);
   for (const { file, kind } of files) {
     let records = 0;
     let last: ReadProgress = { bytesRead: 0, totalBytes: 0 };
     let lastLine = 0;
+    const gate = kind === 'calls' ? callGate : undefined;
     const onLine = (ref: LineRef, prescan?: CallLinePrescan, slot?: number) => {
       lastLine = ref.line;
-      const stored = loadLine(engine, kind, file, ref, prescan, slot);
+      const stored = loadLine(engine, kind, file, ref, prescan, slot, gate);
       if (stored === 0) return;
       const before = records;
       records += stored;
@@ -195,7 +203,9 @@ export async function loadFixtureFiles(
       }
     };
     const parallel = isFixtureKind(kind) && FIXTURE_KIND_REGISTRY[kind].prescanned && existsSync(file) && statSync(file).size >= parallelMinBytes;
-    await (parallel ? forEachPrescannedLine(file, onLine, onChunk) : forEachLine(file, onLine, onChunk)).catch((e: unknown) => {
+    // Through a gate this thread stores few rows: it scans a block whenever it has one in hand or none queued.
+    const handOverAt = gate === undefined ? undefined : 1;
+    await (parallel ? forEachPrescannedLine(file, onLine, onChunk, undefined, handOverAt) : forEachLine(file, onLine, onChunk)).catch((e: unknown) => {
       const code = (e as NodeJS.ErrnoException)?.code;
       if (typeof code === 'string' && code.startsWith('Z_')) {
         throw new FixtureError(file, 0, `gzip data is truncated/corrupt (after ${lastLine} lines)`);
@@ -203,6 +213,11 @@ export async function loadFixtureFiles(
       throw e;
     });
     forgetLastBlock(); // the last block, not to be kept alive
+    if (gate !== undefined) {
+      // The rows a top-k kept, stored in file order; then every project a row named exists.
+      for (const kept of gate.keptLines()) loadLine(engine, kind, file, { buf: Buffer.from(kept.bytes.buffer, kept.bytes.byteOffset, kept.bytes.byteLength), start: 0, end: kept.bytes.byteLength, line: kept.line });
+      for (const projectId of gate.projectsSeen) engine.store.projectForWrite(projectId);
+    }
     onProgress?.({ ...last, file, records });
     report.files.push({ file, kind, records });
     if (records === 0) report.notices.push(`${file}: empty`);

@@ -85,6 +85,30 @@ export class CallIndexes {
     this.maps = { byId: null, byTrace: deferred('byTrace'), byParent: deferred('byParent'), byThread: deferred('byThread'), byTurn: deferred('byTurn'), byOp: deferred('byOp'), turnsByThread: null, sharedStrings: null };
   }
 
+  /**
+   * Rows a fixture load appended from row 0 on are left out of the trace, parent, thread, turn
+   * and op indexes and turns-by-thread, which are built from the columns on first use, as after
+   * a restore (a one-off query, or `tq serve` filtering by id only, never builds the rest).
+   * Only the id index and the shared strings are kept row by row (a load checks ids, and shares
+   * strings). Once any deferred index is built, rows add themselves through the getters again.
+   */
+  private loadDeferral = false;
+
+  /**
+   * Whether the loaded row `row` may skip the deferred indexes (true: it is counted as one of
+   * the rows they are built over); false: add it to every index now.
+   */
+  deferLoadedRow(row: number): boolean {
+    if (row === 0 && this.restoredRows === 0 && !this.loadDeferral) {
+      const deferred = <K>(name: MultiIndexName) => MultiIndex.deferred<K>(() => this.build(name));
+      this.maps = { ...this.maps, byTrace: deferred('byTrace'), byParent: deferred('byParent'), byThread: deferred('byThread'), byTurn: deferred('byTurn'), byOp: deferred('byOp'), turnsByThread: null };
+      this.loadDeferral = true;
+    }
+    if (!this.loadDeferral || row !== this.restoredRows) return false;
+    this.restoredRows++;
+    return true;
+  }
+
   /** Builds every index not built yet (before restored rows' indexed columns change). */
   buildAll(): void {
     if (this.restoredRows === 0) return;
@@ -100,6 +124,8 @@ export class CallIndexes {
    * load would have built it (rows appended since add themselves through the getters).
    */
   private build<K extends IndexName>(name: K): CallIndexMaps[K] {
+    // Rows loaded from now on add themselves to every index (the unbuilt ones build first).
+    this.loadDeferral = false;
     const c = this.columns, n = this.restoredRows;
     // A deferred MultiIndex is filled in place (it is the object callers already hold).
     const target = this.maps[name];

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CallTable, type CallStartPart, type CallEndPart } from './call-table.ts';
+import { CallTable, type CallStartPart, type CallEndPart, type CallRecordPart } from './call-table.ts';
 import { MultiIndex, SparseColumn } from './columns.ts';
 
 const start = (id: string, extra: Partial<CallStartPart> = {}): CallStartPart => ({
@@ -210,4 +210,45 @@ test('a call table holds no array a caller could index by row: its string column
   assert.deepEqual(arrays, []);
   for (const name of ['ids', 'traceIds', 'parentIds', 'threadIds', 'turnIds', 'userIds']) assert.equal(name in t, false, name);
   assert.deepEqual([t.id(1), t.traceId(1), t.parentId(1), t.threadId(1), t.turnId(1), t.userId(1), t.isRoot(0), t.isRoot(1)], ['b', 't1', 'a', 'th', 'b', 'u', true, false]);
+});
+
+test('loaded rows leave the trace, op and relation indexes to first use; they come out as if built row by row, whatever comes next', () => {
+  // Neither part sets `texts`: the record is the two parts' fields.
+  const record = (id: string, extra: Partial<CallStartPart> = {}): CallRecordPart => ({ ...start(id, extra), ...end(id), deleted_at: null }) as CallRecordPart;
+  const line = new TextEncoder().encode('{"attributes":{},"inputs":{},"output":null,"summary":null}');
+  const loadRows = (t: CallTable, rows: Array<ReturnType<typeof record>>) => {
+    for (const r of rows) t.load(r, line, 0, line.length);
+  };
+  const rows = [
+    record('a', { trace_id: 't1', thread_id: 'th', turn_id: 'a' }),
+    record('b', { trace_id: 't1', parent_id: 'a', thread_id: 'th', turn_id: 'a' }),
+    record('c', { trace_id: 't2', op_name: 'weave:///e/p/op/g:v', thread_id: 'th', turn_id: 'c' }),
+  ];
+  const indexes = (t: CallTable) => ({
+    trace: [t.byTrace.get('t1'), t.byTrace.get('t2')],
+    parent: t.byParent.get('a'),
+    thread: t.byThread.get('th'),
+    turn: [t.byTurn.get('a'), t.byTurn.get('c')],
+    op: [t.byOp.get(0), t.byOp.get(1)],
+    turns: t.turnsByThread.get('th'),
+    ids: [...t.byId],
+  });
+  // Read after the whole load, after a write appended a row, and in the middle of the load.
+  const whole = new CallTable();
+  loadRows(whole, rows);
+  assert.deepEqual(indexes(whole), { trace: [[0, 1], [2]], parent: [1], thread: [0, 1, 2], turn: [[0, 1], [2]], op: [[0, 1], [2]], turns: [0, 2], ids: [['a', 0], ['b', 1], ['c', 2]] });
+  const written = new CallTable();
+  loadRows(written, rows);
+  written.start(start('d', { trace_id: 't2', parent_id: 'c' }));
+  assert.deepEqual(written.byTrace.get('t2'), [2, 3]);
+  assert.deepEqual(written.byParent.get('c'), [3]);
+  assert.deepEqual(written.byOp.get(0), [0, 1, 3]);
+  const interrupted = new CallTable();
+  loadRows(interrupted, rows.slice(0, 2));
+  assert.deepEqual(interrupted.byTrace.get('t1'), [0, 1]);
+  loadRows(interrupted, rows.slice(2));
+  assert.deepEqual(indexes(interrupted), indexes(whole));
+  // A repeated start of a loaded row moves it between the (now built) indexes.
+  whole.start(start('c', { trace_id: 't1' }));
+  assert.deepEqual([whole.byTrace.get('t1'), whole.byTrace.get('t2')], [[0, 1, 2], undefined]);
 });

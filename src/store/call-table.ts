@@ -210,7 +210,7 @@ export class CallTable {
    */
   load(record: CallRecordPart, lineBytes: Uint8Array, start: number, end: number): number {
     if (this.byId.has(record.id)) throw new DuplicateCallError(record.id);
-    const row = this.appendRow(record, record);
+    const row = this.appendRow(record, record, undefined, true);
     this.bodies.setBytes(row, lineBytes, start, end);
     return row;
   }
@@ -235,7 +235,7 @@ export class CallTable {
    */
   loadWritten(record: CallRecordPart, length: number, spans: ArrayLike<number>, derived?: DerivedColumns): number {
     if (this.byId.has(record.id)) throw new DuplicateCallError(record.id);
-    const row = this.appendRow(record, record, derived);
+    const row = this.appendRow(record, record, derived, true);
     this.bodies.commitRoom(row, length, spans);
     return row;
   }
@@ -360,6 +360,8 @@ export class CallTable {
     s: CallStartPart,
     e: Omit<CallRecordPart, keyof CallStartPart>,
     { inputRefs, outputRefs, errorCount: statusErrors }: DerivedColumns = derivedColumns(s, e),
+    /** A fixture record: the trace, op and relation indexes may be built on first use instead (CallIndexes.deferLoadedRow). */
+    loaded = false,
   ): number {
     const row = this.idColumn.size;
     // Calls of a trace mostly come together: the previous row's shared string, without a lookup.
@@ -387,6 +389,7 @@ export class CallTable {
     this.outputRefs.init(row, outputRefs === null ? null : this.refList(outputRefs));
     this.bodies.push();
 
+    if (loaded && this.indexes.deferLoadedRow(row)) return row;
     this.byTrace.add(traceId, row);
     this.byOp.add(op, row);
     this.indexRelations(row, s);

@@ -5,8 +5,9 @@
  * parseCallRecord, in the fixture loader) takes every line this one declines.
  */
 import type { Store } from '../../store/store.ts';
+import type { OneShotGate } from './one-shot-gate.ts';
 import { storeCallParts } from './parts-body.ts';
-import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord } from './scanned-call.ts';
+import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord, scannedCallTaken } from './scanned-call.ts';
 
 const linePrescan = new CallLinePrescan();
 const partSpans = new Int32Array(8);
@@ -15,9 +16,18 @@ const partSpans = new Int32Array(8);
  * Stores the calls line `buf[start, end)` when the fast path takes it, and says whether it did
  * (false: take the slow path, which either stores the same row or names the line's problem).
  * `prescan`: the line's prescan from the worker thread, in `slot`. DuplicateCallError for an
- * id already stored.
+ * id already stored. With a one-shot `gate`, a line it does not admit is taken (true) but not
+ * stored; `line` is its number.
  */
-export function storeFastCallLine(store: Store, buf: Buffer, start: number, end: number, prescan?: CallLinePrescan, slot = 0): boolean {
+export function storeFastCallLine(store: Store, buf: Buffer, start: number, end: number, prescan?: CallLinePrescan, slot = 0, gate?: OneShotGate, line = 0): boolean {
+  if (gate !== undefined) {
+    // Rows the gate leaves out are judged from the scan alone, their strings never made.
+    const p = prescan ?? (linePrescan.prescan(buf, start, end, 0) ? linePrescan : null);
+    if (p === null || !scannedCallTaken(p, prescan ? slot : 0, buf)) return false;
+    if (!gate.screen(p, prescan ? slot : 0, buf, start, end, line)) return true;
+    if (!prescan) slot = 0;
+    prescan = p;
+  }
   const scanned = prescan ? scannedCallRecord(prescan, slot, buf) : fastCallRecord(linePrescan, buf, start, end);
   if (scanned === null) return false;
   // Only the four JSON parts are stored (storeCallParts): their spans come from the same scan.

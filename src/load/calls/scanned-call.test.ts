@@ -5,7 +5,7 @@ import { FIELD } from './line-scan.ts';
 import { extractRefs } from '../../core/refs.ts';
 import { CallTable, derivedColumns, wrapOutput } from '../../store/call-table.ts';
 import { parseCallRecord } from './call-record.ts';
-import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord } from './scanned-call.ts';
+import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord, scannedCallTaken } from './scanned-call.ts';
 import { storeCallParts } from './parts-body.ts';
 
 const scan = new CallLinePrescan();
@@ -27,7 +27,10 @@ function slow(buf: Buffer, prefix: 'svc_' | 'wb_') {
  * same record fields and derived columns, with part spans that parse to the parsed parts.
  */
 function agree(buf: Buffer, prefix: 'svc_' | 'wb_'): 'fast' | 'slow' {
+  // What a one-shot gate asks of a line it leaves out (no strings made) is the fast path's verdict.
+  const taken = scan.prescan(buf, 0, buf.length, 0) && scannedCallTaken(scan, 0, buf);
   const fast = fastCallRecord(scan, buf, 0, buf.length);
+  assert.equal(taken, fast !== null, `scannedCallTaken says ${taken} of ${buf.toString()}`);
   if (fast === null) return 'slow';
   const ref = slow(buf, prefix);
   assert.ok(ref !== null, `the fast path took a line the slow path refuses: ${buf.toString()}`);

@@ -281,6 +281,66 @@ export function scannedCallRecord(p: CallLinePrescan, slot: number, buf: Buffer)
   return { projectId, record, derived: { inputRefs, outputRefs, errorCount } };
 }
 
+/** Per field slot: 1 for the optional strings, 2 for the required ones, 3 for the object parts. */
+const STRING_FIELDS = [FIELD.display_name, FIELD.parent_id, FIELD.thread_id, FIELD.turn_id, FIELD.exception] as const;
+const REQUIRED_FIELDS = [FIELD.id, FIELD.op_name, FIELD.trace_id] as const;
+const OBJECT_FIELDS = [FIELD.attributes, FIELD.inputs, FIELD.summary] as const;
+
+const isOptionalStringKind = (kind: number) => kind === KIND.ABSENT || kind === KIND.NULL || kind === KIND.STRING || kind === KIND.ESCAPED_STRING;
+
+/**
+ * Whether scannedCallRecord takes the prescanned line in `slot` (gives a record, not null),
+ * decided from the scan without making its strings: what a one-shot gate (one-shot-gate.ts)
+ * asks of every line it leaves out. The property test holds it to scannedCallRecord.
+ */
+export function scannedCallTaken(p: CallLinePrescan, slot: number, buf: Buffer): boolean {
+  if (p.ok[slot] !== 1) return false;
+  const base = slot * FIELD_COUNT;
+  const kinds = p.kinds;
+  const projectAt = base + FIELD.project_id;
+  const projectKind = kinds[projectAt];
+  if (projectKind === KIND.STRING) {
+    if (p.ends[projectAt] - p.starts[projectAt] <= 2) return false;
+  } else if (projectKind !== KIND.ESCAPED_STRING) return false;
+  if (!sameAsLastValidProject(p, buf as Bytes, projectAt)) {
+    const projectId = optionalString(p, buf as Bytes, projectAt) as string;
+    if (projectIdProblem(projectId) !== null) return false;
+    lastValidProjectId = projectId;
+  }
+  const userAt = spelled(p, base, FIELD.svc_user_id, FIELD.wb_user_id);
+  const runAt = spelled(p, base, FIELD.svc_run_id, FIELD.wb_run_id);
+  const stepAt = spelled(p, base, FIELD.svc_run_step, FIELD.wb_run_step);
+  const stepEndAt = spelled(p, base, FIELD.svc_run_step_end, FIELD.wb_run_step_end);
+  if (userAt < 0 || runAt < 0 || stepAt < 0 || stepEndAt < 0) return false;
+  if (Number.isNaN(p.micros[slot * 3])) return false;
+  for (let i = 0; i < REQUIRED_FIELDS.length; i++) {
+    const at = base + REQUIRED_FIELDS[i];
+    const kind = kinds[at];
+    if (kind === KIND.STRING ? p.ends[at] - p.starts[at] <= 2 : kind !== KIND.ESCAPED_STRING) return false;
+  }
+  for (let i = 0; i < STRING_FIELDS.length; i++) if (!isOptionalStringKind(kinds[base + STRING_FIELDS[i]])) return false;
+  if (!isOptionalStringKind(kinds[userAt]) || !isOptionalStringKind(kinds[runAt])) return false;
+  for (let i = 0; i < OBJECT_FIELDS.length; i++) {
+    const kind = kinds[base + OBJECT_FIELDS[i]];
+    if (kind !== KIND.ABSENT && kind !== KIND.NULL && kind !== KIND.OBJECT) return false;
+  }
+  return optionalInteger(p, buf as Bytes, stepAt) !== REFUSED && optionalInteger(p, buf as Bytes, stepEndAt) !== REFUSED;
+}
+
+/** Whether a plain project_id string's bytes spell the last project id found valid. */
+function sameAsLastValidProject(p: CallLinePrescan, buf: Bytes, at: number): boolean {
+  if (p.kinds[at] !== KIND.STRING) return false;
+  const last = lastValidProjectId;
+  const from = p.starts[at] + 1, to = p.ends[at] - 1;
+  if (to - from !== last.length) return false;
+  // Byte for character: only an ASCII id compares this way.
+  for (let i = 0; i < last.length; i++) {
+    const c = last.charCodeAt(i);
+    if (c >= 0x80 || buf[from + i] !== c) return false;
+  }
+  return true;
+}
+
 /**
  * Both steps for one line (slot 0 of `p`): the fast path's record of the calls line
  * `buf[start, end)`, or null for "take the slow path".

@@ -1,0 +1,323 @@
+/**
+ * The one-shot gate: a calls load that keeps only the rows one calls query can answer with.
+ *
+ * A one-shot (`tq calls --fixtures F ...` as a whole process) needs the matching rows, not a
+ * store: for a request whose filter is row-local (its project, not deleted, op names, roots
+ * only) the load still reads and checks every line exactly as a full load does (the same
+ * first bad line, the same message), but stores only the rows that pass the filter, and,
+ * under a started_at sort with a small limit, only the rows that can reach the page (a bounded
+ * top-k by started_at that keeps every row tied at its boundary, so the query's own tie-breaks
+ * decide as they would over the full store). The query then runs over that smaller store and
+ * prints the same bytes: rows keep their file order, every other row is one the answer could
+ * not contain.
+ *
+ * Duplicate ids anywhere in the file are what a full load refuses; the gate keeps a 64-bit
+ * hash of every id in an open-addressing table over typed arrays (no Map of strings). Two ids
+ * with the same hash (a duplicate, or a collision) make the gate give up: the caller loads the
+ * whole file the usual way, which names the duplicate or stores both.
+ *
+ * Requests the gate does not take (null from oneShotGateSpec): anything that reads other rows
+ * (total storage sizes, expansions, `$expr` queries, filters on ids or refs), bare op names
+ * (whose notice lists the project's op names). The caller falls back to the full load.
+ */
+import type { CallRecordPart } from '../../store/call-table.ts';
+import { FIELD, FIELD_COUNT, KIND } from './line-scan.ts';
+import type { CallLinePrescan } from './scanned-call.ts';
+
+const utf8 = new TextEncoder();
+
+/** What a request keeps of the calls (see oneShotGateSpec). */
+export interface OneShotGateSpec {
+  projectId: string;
+  /** Exact op names and prefixes (wildcards without their `*`); null: no op filter. */
+  opExact: ReadonlySet<string> | null;
+  opPrefixes: readonly string[];
+  rootsOnly: boolean;
+  /** Rows of the first `k` by started_at (ties at the boundary kept); null: every matching row. */
+  topK: { k: number; descending: boolean } | null;
+}
+
+/** The request keys a one-shot gate leaves the answer of unchanged (each is row-local or paging). */
+const ROW_LOCAL_KEYS = new Set(['project_id', 'filter', 'sort_by', 'limit', 'offset', 'columns', 'include_costs', 'include_feedback', 'include_usernames', 'return_expanded_column_values']);
+const GATED_FILTER_KEYS = new Set(['op_names', 'trace_roots_only']);
+/** A page deeper than this keeps every matching row instead of a top-k. */
+const MAX_TOP_K = 10_000;
+const WILDCARD = ':*';
+
+const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+
+/**
+ * The gate of a /calls/stream_query request body (parsed JSON), or null when the request is
+ * not one the gate can narrow the load for without changing the answer. Anything unexpected
+ * (a value the route would refuse, a key not listed) is null too: the full load then gives
+ * the route's own answer or error.
+ */
+export function oneShotGateSpec(body: unknown): OneShotGateSpec | null {
+  if (!isPlain(body)) return null;
+  for (const key of Object.keys(body)) if (!ROW_LOCAL_KEYS.has(key)) return null;
+  const projectId = body.project_id;
+  if (typeof projectId !== 'string' || projectId === '') return null;
+  let opExact: Set<string> | null = null;
+  const opPrefixes: string[] = [];
+  let rootsOnly = false;
+  const filter = body.filter;
+  if (filter !== undefined && filter !== null) {
+    if (!isPlain(filter)) return null;
+    for (const key of Object.keys(filter)) if (!GATED_FILTER_KEYS.has(key)) return null;
+    const ops = filter.op_names;
+    if (ops !== undefined && ops !== null) {
+      if (!Array.isArray(ops) || ops.length > 1000) return null;
+      // An empty list is no filter (semantics.md#calls-filter-empty-lists).
+      if (ops.length > 0) {
+        opExact = new Set();
+        for (const op of ops) {
+          if (typeof op !== 'string') return null;
+          // A bare name matches nothing and earns a notice that lists the project's op names.
+          if (op !== '' && !op.startsWith('weave:')) return null;
+          if (op.endsWith(WILDCARD)) opPrefixes.push(op.slice(0, -1));
+          else opExact.add(op);
+        }
+      }
+    }
+    const roots = filter.trace_roots_only;
+    if (roots !== undefined && roots !== null && typeof roots !== 'boolean') return null;
+    rootsOnly = roots === true;
+  }
+  return { projectId, opExact, opPrefixes, rootsOnly, topK: topKOf(body) };
+}
+
+/** The bounded top-k a started_at-first sort with a small page allows, or null. */
+function topKOf(body: Record<string, unknown>): OneShotGateSpec['topK'] {
+  const { limit, offset, sort_by: sortBy } = body;
+  if (!isCount(limit) || !(offset === undefined || offset === null || isCount(offset))) return null;
+  const k = limit + ((offset as number | null | undefined) ?? 0);
+  if (k > MAX_TOP_K) return null;
+  // No sort_by: started_at asc, then id (semantics.md#calls-sort-default).
+  if (sortBy === undefined || sortBy === null) return { k, descending: false };
+  if (!Array.isArray(sortBy) || sortBy.length === 0) return null;
+  const first = sortBy[0] as unknown;
+  if (!isPlain(first) || first.field !== 'started_at' || (first.direction !== 'asc' && first.direction !== 'desc')) return null;
+  for (const term of sortBy) if (!isPlain(term)) return null;
+  return { k, descending: first.direction === 'desc' };
+}
+
+/** Thrown when two ids hash alike: the caller loads the whole file the usual way. */
+export class OneShotGateGaveUp extends Error {
+  constructor() {
+    super('the one-shot gate met two ids with the same hash; loading every row');
+  }
+}
+
+/** A row the top-k keeps for now: its line, copied into the arena at [from, to), stored once the file is read. */
+interface Candidate {
+  key: number;
+  line: number;
+  from: number;
+  to: number;
+}
+
+export class OneShotGate {
+  /** Open addressing over two 32-bit hashes per id; (0, 0) is an empty slot. */
+  private hashA = new Int32Array(1 << 16);
+  private hashB = new Int32Array(1 << 16);
+  private ids = 0;
+  /** Every project a row named (a notice says which exist). */
+  readonly projectsSeen = new Set<string>();
+  private candidates: Candidate[] = [];
+  private arena = new Uint8Array(1 << 16);
+  private arenaUsed = 0;
+  /** Under a top-k: rows whose key is above this cannot reach the page. */
+  private bound = Infinity;
+
+  private scratch = new Uint8Array(256);
+  private readonly projectBytes: Uint8Array;
+  /** The op names as UTF-8 bytes, compared in place; null: too many exact names (a Set of strings is then faster). */
+  private readonly opExactBytes: Uint8Array[] | null;
+  private readonly opPrefixBytes: Uint8Array[];
+
+  constructor(readonly spec: OneShotGateSpec) {
+    this.projectBytes = utf8.encode(spec.projectId);
+    this.opExactBytes = spec.opExact === null || spec.opExact.size > 8 ? null : [...spec.opExact].map((op) => utf8.encode(op));
+    this.opPrefixBytes = spec.opPrefixes.map((op) => utf8.encode(op));
+  }
+
+  /**
+   * Whether the row must be stored now (true), or is left out or kept for later (false): every
+   * row of the file goes through here or screen() once, in order, after the checks a full load
+   * makes. `bytes[start, end)` is the line (what the top-k copies), `line` its number.
+   */
+  admit(projectId: string, record: CallRecordPart, bytes: Uint8Array, start: number, end: number, line: number): boolean {
+    const n = utf8.encodeInto(record.id, this.scratchFor(3 * record.id.length)).written;
+    this.remember(this.scratch, 0, n);
+    if (projectId !== this.spec.projectId) {
+      this.projectsSeen.add(projectId);
+      return false;
+    }
+    this.sawProject();
+    if (record.deleted_at !== null || (this.spec.rootsOnly && record.parent_id !== null) || !this.opMatches(record.op_name)) return false;
+    return this.withinTopK(record.started_at, bytes, start, end, line);
+  }
+
+  /**
+   * admit() for a line the fast path takes (scannedCallTaken), read from its prescan in `slot`
+   * without making its strings: the rows a one-shot leaves out cost a few byte comparisons.
+   */
+  screen(p: CallLinePrescan, slot: number, buf: Buffer, start: number, end: number, line: number): boolean {
+    const base = slot * FIELD_COUNT;
+    const idAt = base + FIELD.id;
+    if (p.kinds[idAt] === KIND.STRING) this.remember(buf, p.starts[idAt] + 1, p.ends[idAt] - 1);
+    else {
+      const id = JSON.parse(buf.toString('utf8', p.starts[idAt], p.ends[idAt])) as string;
+      this.remember(this.scratch, 0, utf8.encodeInto(id, this.scratchFor(3 * id.length)).written);
+    }
+    const projectAt = base + FIELD.project_id;
+    if (!(p.kinds[projectAt] === KIND.STRING && bytesAre(buf, p.starts[projectAt] + 1, p.ends[projectAt] - 1, this.projectBytes))) {
+      const projectId = stringAt(p, buf, projectAt);
+      if (projectId !== this.spec.projectId) {
+        this.projectsSeen.add(projectId);
+        return false;
+      }
+    }
+    this.sawProject();
+    if (!Number.isNaN(p.micros[slot * 3 + 2])) return false; // deleted
+    const parentKind = p.kinds[base + FIELD.parent_id];
+    if (this.spec.rootsOnly && parentKind !== KIND.ABSENT && parentKind !== KIND.NULL) return false;
+    if (this.spec.opExact !== null) {
+      const opAt = base + FIELD.op_name;
+      if (p.kinds[opAt] !== KIND.STRING || this.opExactBytes === null) {
+        if (!this.opMatches(stringAt(p, buf, opAt))) return false;
+      } else if (!this.opBytesMatch(buf, p.starts[opAt] + 1, p.ends[opAt] - 1)) return false;
+    }
+    return this.withinTopK(p.micros[slot * 3], buf, start, end, line);
+  }
+
+  private sawWanted = false;
+  private sawProject(): void {
+    if (this.sawWanted) return;
+    this.sawWanted = true;
+    this.projectsSeen.add(this.spec.projectId);
+  }
+
+  private opMatches(opName: string): boolean {
+    const s = this.spec;
+    return s.opExact === null || s.opExact.has(opName) || startsWithAny(opName, s.opPrefixes);
+  }
+
+  private opBytesMatch(buf: Uint8Array, from: number, to: number): boolean {
+    for (const prefix of this.opPrefixBytes) if (to - from >= prefix.length && bytesAre(buf, from, from + prefix.length, prefix)) return true;
+    for (const exact of this.opExactBytes!) if (bytesAre(buf, from, to, exact)) return true;
+    return false;
+  }
+
+  private withinTopK(startedAt: number, bytes: Uint8Array, start: number, end: number, line: number): boolean {
+    const topK = this.spec.topK;
+    if (topK === null) return true;
+    const key = topK.descending ? -startedAt : startedAt;
+    if (key > this.bound) return false;
+    const from = this.arenaUsed, to = from + end - start;
+    if (to > this.arena.length) {
+      const bigger = new Uint8Array(Math.max(2 * this.arena.length, to));
+      bigger.set(this.arena.subarray(0, from));
+      this.arena = bigger;
+    }
+    this.arena.set(new Uint8Array(bytes.buffer, bytes.byteOffset + start, end - start), from);
+    this.arenaUsed = to;
+    this.candidates.push({ key, line, from, to });
+    if (this.candidates.length >= 2 * topK.k + 1024) this.prune();
+    return false;
+  }
+
+  private scratchFor(bytes: number): Uint8Array {
+    if (this.scratch.length < bytes) this.scratch = new Uint8Array(Math.max(bytes, 2 * this.scratch.length));
+    return this.scratch;
+  }
+
+  /** The kept rows of a top-k, in file order (their lines and numbers), once the file is read. */
+  keptLines(): Array<{ bytes: Uint8Array; line: number }> {
+    if (this.spec.topK !== null) this.prune();
+    return this.candidates.map((c) => ({ bytes: this.arena.subarray(c.from, c.to), line: c.line }));
+  }
+
+  /** Keeps the candidates whose key is at most the k-th smallest (ties kept), in file order. */
+  private prune(): void {
+    const k = this.spec.topK!.k;
+    if (this.candidates.length <= k) return;
+    if (k === 0) {
+      this.candidates = [];
+      this.arenaUsed = 0;
+      this.bound = -Infinity;
+      return;
+    }
+    const keys = Float64Array.from(this.candidates, (c) => c.key).sort();
+    this.bound = keys[k - 1];
+    const bound = this.bound;
+    // The survivors' lines move down the arena, in order (each only ever to the left).
+    let used = 0;
+    this.candidates = this.candidates.filter((c) => {
+      if (c.key > bound) return false;
+      this.arena.copyWithin(used, c.from, c.to);
+      c.to = used + c.to - c.from;
+      c.from = used;
+      used = c.to;
+      return true;
+    });
+    this.arenaUsed = used;
+  }
+
+  /** Adds the id whose UTF-8 bytes are `bytes[from, to)`; OneShotGateGaveUp when its hash is there already. */
+  private remember(bytes: Uint8Array, from: number, to: number): void {
+    if (2 * (this.ids + 1) > this.hashA.length) this.grow();
+    let a = 0x811c9dc5 | 0, b = 0x9747b28c | 0;
+    for (let i = from; i < to; i++) {
+      const c = bytes[i];
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+      b ^= b >>> 15;
+    }
+    a ^= a >>> 16;
+    a = Math.imul(a, 0x85ebca6b);
+    a ^= a >>> 13;
+    if (a === 0 && b === 0) b = 1;
+    this.insert(a, b);
+  }
+
+  private insert(a: number, b: number): void {
+    const mask = this.hashA.length - 1;
+    for (let slot = a & mask; ; slot = (slot + 1) & mask) {
+      const x = this.hashA[slot], y = this.hashB[slot];
+      if (x === 0 && y === 0) {
+        this.hashA[slot] = a;
+        this.hashB[slot] = b;
+        this.ids++;
+        return;
+      }
+      if (x === a && y === b) throw new OneShotGateGaveUp();
+    }
+  }
+
+  private grow(): void {
+    const oldA = this.hashA, oldB = this.hashB;
+    this.hashA = new Int32Array(oldA.length * 2);
+    this.hashB = new Int32Array(oldB.length * 2);
+    this.ids = 0;
+    for (let i = 0; i < oldA.length; i++) if (oldA[i] !== 0 || oldB[i] !== 0) this.insert(oldA[i], oldB[i]);
+  }
+}
+
+function startsWithAny(value: string, prefixes: readonly string[]): boolean {
+  for (let i = 0; i < prefixes.length; i++) if (value.startsWith(prefixes[i])) return true;
+  return false;
+}
+
+function bytesAre(buf: Uint8Array, from: number, to: number, bytes: Uint8Array): boolean {
+  if (to - from !== bytes.length) return false;
+  for (let i = 0; i < bytes.length; i++) if (buf[from + i] !== bytes[i]) return false;
+  return true;
+}
+
+/** A string field the scan found (plain or escaped). */
+function stringAt(p: CallLinePrescan, buf: Buffer, at: number): string {
+  const text = buf.toString('utf8', p.starts[at], p.ends[at]);
+  return p.kinds[at] === KIND.STRING ? text.slice(1, -1) : (JSON.parse(text) as string);
+}
