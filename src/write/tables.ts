@@ -11,6 +11,7 @@ import { rowDigest, tableDigest } from '../core/digest.ts';
 import type { LosslessObject } from '../core/json/lossless.ts';
 import type { ProjectStore } from '../store/project.ts';
 import { storedRowText } from '../core/json/stored-text.ts';
+import { packStrings, unpackStrings, type PackedStrings } from '../api/packed-strings.ts';
 
 export type TableUpdate =
   | { append: { row: LosslessObject } }
@@ -25,14 +26,41 @@ export function checkExpectedDigest(expected: string | null | undefined, actual:
 }
 
 /**
+ * What a table write derives from its rows alone (semantics.md#digest-row): each row's digest,
+ * and the stored text of each row whose digest did not come earlier in the list ('' for a
+ * repeat). Pure, so that a large write can derive it off the event loop (Route.prepare);
+ * packed (src/api/packed-strings.ts) so that handing it back is cheap.
+ */
+export interface DerivedRows {
+  digests: PackedStrings;
+  texts: PackedStrings;
+}
+
+export function deriveRows(rows: readonly LosslessObject[]): DerivedRows {
+  const digests: string[] = [];
+  const texts: string[] = [];
+  const seen = new Set<string>();
+  for (const row of rows) {
+    const digest = rowDigest(row);
+    digests.push(digest);
+    texts.push(seen.has(digest) ? '' : storedRowText(row));
+    seen.add(digest);
+  }
+  return { digests: packStrings(digests), texts: packStrings(texts) };
+}
+
+/**
  * The stored texts of the rows the project does not hold yet (first writer wins), computed before
  * anything is stored so that a throw stores nothing.
  */
-function newRowTexts(engine: Engine, projectId: string, rows: Iterable<readonly [string, LosslessObject]>): Array<[string, string]> {
+function newRowTexts(engine: Engine, projectId: string, digests: readonly string[], texts: readonly string[], isNew: (i: number) => boolean = () => true): Array<[string, string]> {
   const held = engine.store.project(projectId)?.rows;
-  const texts = new Map<string, string>();
-  for (const [digest, row] of rows) if (!held?.has(digest) && !texts.has(digest)) texts.set(digest, storedRowText(row));
-  return [...texts];
+  const out = new Map<string, string>();
+  for (let i = 0; i < digests.length; i++) {
+    const digest = digests[i];
+    if (isNew(i) && !held?.has(digest) && !out.has(digest)) out.set(digest, texts[i]);
+  }
+  return [...out];
 }
 
 function storeRows(project: ProjectStore, texts: ReadonlyArray<[string, string]>): void {
@@ -54,15 +82,28 @@ export function createTable(
   rows: readonly LosslessObject[],
   expectedDigest?: string | null,
 ): { digest: string; row_digests: string[] } {
-  const rowDigests = rows.map((row) => rowDigest(row));
+  return storeCreatedTable(engine, projectId, deriveRows(rows), expectedDigest);
+}
+
+/** `table_create` from its derived rows (the store half of createTable). */
+export function storeCreatedTable(
+  engine: Engine,
+  projectId: string,
+  rows: DerivedRows,
+  expectedDigest?: string | null,
+): { digest: string; row_digests: string[] } {
+  const rowDigests = unpackStrings(rows.digests);
   const digest = tableDigest(rowDigests);
   checkExpectedDigest(expectedDigest, digest, `table (${rowDigests.length} rows)`);
-  const texts = newRowTexts(engine, projectId, rows.map((row, i) => [rowDigests[i], row] as const));
+  const texts = newRowTexts(engine, projectId, rowDigests, unpackStrings(rows.texts));
   const project = engine.store.projectForWrite(projectId);
   storeRows(project, texts);
   storeTable(project, digest, rowDigests.slice());
   return { digest, row_digests: rowDigests };
 }
+
+/** A table update with its row (if any) as an index into the update's derived rows. */
+export type DerivedTableUpdate = { append: number } | { pop: number } | { insert: number; at: number };
 
 /**
  * `table_update` (semantics.md#writes-table-update): updates apply in order to the evolving list;
@@ -77,38 +118,63 @@ export function updateTable(
   baseDigest: string,
   updates: readonly TableUpdate[],
 ): { digest: string; updated_row_digests: string[] } {
+  const { updates: derived, rows } = deriveTableUpdates(updates);
+  return storeUpdatedTable(engine, projectId, baseDigest, derived, rows);
+}
+
+/** The updates with their rows derived (deriveRows), rows numbered in update order. */
+export function deriveTableUpdates(updates: readonly TableUpdate[]): { updates: DerivedTableUpdate[]; rows: DerivedRows } {
+  const rows: LosslessObject[] = [];
+  const derived = updates.map((u): DerivedTableUpdate => {
+    if ('pop' in u) return { pop: u.pop.index };
+    rows.push('append' in u ? u.append.row : u.insert.row);
+    return 'append' in u ? { append: rows.length - 1 } : { insert: rows.length - 1, at: u.insert.index };
+  });
+  return { updates: derived, rows: deriveRows(rows) };
+}
+
+/** `table_update` from its derived updates (the store half of updateTable). */
+export function storeUpdatedTable(
+  engine: Engine,
+  projectId: string,
+  baseDigest: string,
+  updates: readonly DerivedTableUpdate[],
+  rows: DerivedRows,
+): { digest: string; updated_row_digests: string[] } {
   const base = engine.store.project(projectId)?.tables.get(baseDigest);
   if (base === undefined) throw tqError('TQ_TABLE_NOT_FOUND', { project: projectId, digest: baseDigest });
+  const rowDigests = unpackStrings(rows.digests);
   const list = base.slice();
   const known = new Set(list);
-  const newRows: Array<[string, LosslessObject]> = [];
-  const addRow = (row: LosslessObject): string => {
-    const digest = rowDigest(row);
+  // A row is new when its digest is neither in the base list nor an earlier update's.
+  const isNew = new Uint8Array(rowDigests.length);
+  const addRow = (row: number): string => {
+    const digest = rowDigests[row];
     if (!known.has(digest)) {
       known.add(digest);
-      newRows.push([digest, row]);
+      isNew[row] = 1;
     }
     return digest;
   };
   const updated: string[] = [];
   for (const u of updates) {
     if ('append' in u) {
-      const d = addRow(u.append.row);
+      const d = addRow(u.append);
       list.push(d);
       updated.push(d);
     } else if ('pop' in u) {
-      const i = u.pop.index;
+      const i = u.pop;
       if (i < 0 || i >= list.length) throw invalidRequest('TQ_INDEX_OUT_OF_RANGE');
       updated.push(list.splice(i, 1)[0]);
     } else {
-      const i = u.insert.index;
+      const i = u.at;
       if (i < 0 || i > list.length) throw invalidRequest('TQ_INDEX_OUT_OF_RANGE');
-      const d = addRow(u.insert.row);
+      const d = addRow(u.insert);
       list.splice(i, 0, d);
       updated.push(d);
     }
   }
-  const texts = newRowTexts(engine, projectId, newRows);
+  const texts = newRowTexts(engine, projectId, rowDigests, unpackStrings(rows.texts), (i) => isNew[i] === 1);
   const digest = tableDigest(list);
   const project = engine.store.projectForWrite(projectId);
   storeRows(project, texts);
