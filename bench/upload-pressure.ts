@@ -9,6 +9,9 @@
  *
  * --retry: an upload answered 503 waits its Retry-After and is sent again (until 200 or another
  * status), as a well-behaved client does; the answer counted is the last one.
+ * --trace FILE: the server appends its event-loop gaps over 200 ms and, each second, its open
+ * handles, CPU and RSS to FILE (bench/trace-loop.mjs); the report then lists the slowest probes
+ * with the time they were sent (ms since the server started), to line the two up.
  * --route table posts /table/create with ~1 KiB rows; --route calls posts /call/upsert_batch
  * with ~1 KiB calls. The body is built once and sent N times (it is just under 32 MiB, the
  * default --max-body-bytes). Extra flags after `--` go to `tq serve` (e.g.
@@ -27,6 +30,7 @@ const { values, positionals } = parseArgs({
     route: { type: 'string', default: 'table' },
     heap: { type: 'string', default: '8192' },
     retry: { type: 'boolean', default: false },
+    trace: { type: 'string' },
   },
   allowPositionals: true,
 });
@@ -54,10 +58,14 @@ function uploadBody(route: string): { path: string; body: Buffer } {
   return { path: route === 'calls' ? '/call/upsert_batch' : '/table/create', body: Buffer.from(head + items.join(',') + tail) };
 }
 
+let serverStartedAt = 0;
+
 function startServer(extra: string[]): Promise<{ child: ChildProcess; port: number }> {
   const bin = fileURLToPath(new URL('../bin/tq', import.meta.url));
-  const child = spawn(process.execPath, [`--max-old-space-size=${values.heap}`, bin, 'serve', '--port', '0', '--quiet', '--user', 'api', '--password', PASSWORD, ...extra], {
-    env: { ...process.env, TQ_FROM_SOURCE: '1', TQ_HEAP_SIZED: '1' },
+  const trace = values.trace ? [`--import=${fileURLToPath(new URL('./trace-loop.mjs', import.meta.url))}`] : [];
+  serverStartedAt = Date.now();
+  const child = spawn(process.execPath, [`--max-old-space-size=${values.heap}`, ...trace, bin, 'serve', '--port', '0', '--quiet', '--user', 'api', '--password', PASSWORD, ...extra], {
+    env: { ...process.env, TQ_FROM_SOURCE: '1', TQ_HEAP_SIZED: '1', ...(values.trace ? { TQ_TRACE_FILE: values.trace, TQ_TRACE_ORIGIN: String(serverStartedAt) } : {}) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   return new Promise((resolve, reject) => {
@@ -109,8 +117,10 @@ const port = Number(process.argv[1]);
 const latencies = [];
 let done = false;
 process.stdin.on('end', () => (done = true)).resume();
+const sentAt = [];
 const health = () => new Promise((resolve) => {
   const t0 = performance.now();
+  sentAt.push(Math.round(performance.timeOrigin + t0));
   const req = request({ host: '127.0.0.1', port, path: '/health', agent: false }, (res) => {
     res.resume();
     res.on('end', () => resolve(performance.now() - t0));
@@ -123,11 +133,11 @@ const health = () => new Promise((resolve) => {
     latencies.push(await health());
     await new Promise((r) => setTimeout(r, 20));
   }
-  process.stdout.write(JSON.stringify(latencies));
+  process.stdout.write(JSON.stringify({ latencies, sentAt }));
 })();
 `;
 
-function startProbe(port: number): { stop: () => Promise<number[]> } {
+function startProbe(port: number): { stop: () => Promise<{ latencies: number[]; sentAt: number[] }> } {
   const child = spawn(process.execPath, ['-e', PROBE, String(port)], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d));
@@ -136,7 +146,7 @@ function startProbe(port: number): { stop: () => Promise<number[]> } {
     stop: async () => {
       child.stdin!.end();
       await exited;
-      return JSON.parse(out) as number[];
+      return JSON.parse(out) as { latencies: number[]; sentAt: number[] };
     },
   };
 }
@@ -154,7 +164,12 @@ async function main(): Promise<void> {
   const retries = { n: 0 };
   const answers = await Promise.all(Array.from({ length: UPLOADS }, () => postRetrying(port, agent, path, body, retries)));
   const wallS = (performance.now() - started) / 1000;
-  const latencies = await probe.stop();
+  const probed = await probe.stop();
+  const latencies = probed.latencies.slice();
+  const slowest = probed.latencies
+    .map((ms, i) => ({ sent_ms: probed.sentAt[i] - serverStartedAt, ms: Math.round(ms) }))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 5);
   const peakRssMb = statusKb(pid, 'VmHWM') / 1024;
   child.kill('SIGTERM');
   const counts: Record<string, number> = {};
@@ -175,6 +190,7 @@ async function main(): Promise<void> {
     health_max_ms: +latencies[latencies.length - 1].toFixed(1),
     answers: counts,
     retries_after_503: retries.n,
+    ...(values.trace ? { slowest_probes: slowest } : {}),
   };
   console.log(JSON.stringify(report, null, 2));
 }

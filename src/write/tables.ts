@@ -105,23 +105,6 @@ export function storeCreatedTable(
 /** A table update with its row (if any) as an index into the update's derived rows. */
 export type DerivedTableUpdate = { append: number } | { pop: number } | { insert: number; at: number };
 
-/**
- * `table_update` (semantics.md#writes-table-update): updates apply in order to the evolving list;
- * pop takes 0 ≤ index < length, insert 0 ≤ index ≤ length, no negative indexes
- * (semantics.md#writes-table-update-indexes); one `updated_row_digests` entry per update, popped
- * digests included (semantics.md#writes-table-update-digests). Nothing is stored unless every
- * update is valid. An unknown base table is a 404 (ClickHouse).
- */
-export function updateTable(
-  engine: Engine,
-  projectId: string,
-  baseDigest: string,
-  updates: readonly TableUpdate[],
-): { digest: string; updated_row_digests: string[] } {
-  const { updates: derived, rows } = deriveTableUpdates(updates);
-  return storeUpdatedTable(engine, projectId, baseDigest, derived, rows);
-}
-
 /** The updates with their rows derived (deriveRows), rows numbered in update order. */
 export function deriveTableUpdates(updates: readonly TableUpdate[]): { updates: DerivedTableUpdate[]; rows: DerivedRows } {
   const rows: LosslessObject[] = [];
@@ -133,7 +116,14 @@ export function deriveTableUpdates(updates: readonly TableUpdate[]): { updates: 
   return { updates: derived, rows: deriveRows(rows) };
 }
 
-/** `table_update` from its derived updates (the store half of updateTable). */
+/**
+ * `table_update` (semantics.md#writes-table-update): updates apply in order to the evolving list;
+ * pop takes 0 ≤ index < length, insert 0 ≤ index ≤ length, no negative indexes
+ * (semantics.md#writes-table-update-indexes); one `updated_row_digests` entry per update, popped
+ * digests included (semantics.md#writes-table-update-digests). Nothing is stored unless every
+ * update is valid. An unknown base table is a 404 (ClickHouse). The updates come derived
+ * (deriveTableUpdates), so this part only reads and changes the store.
+ */
 export function storeUpdatedTable(
   engine: Engine,
   projectId: string,
