@@ -118,13 +118,17 @@ const latencies = [];
 let done = false;
 process.stdin.on('end', () => (done = true)).resume();
 const sentAt = [];
+const connectMs = [];
 const health = () => new Promise((resolve) => {
   const t0 = performance.now();
   sentAt.push(Math.round(performance.timeOrigin + t0));
+  const i = connectMs.push(-1) - 1;
   const req = request({ host: '127.0.0.1', port, path: '/health', agent: false }, (res) => {
     res.resume();
     res.on('end', () => resolve(performance.now() - t0));
   });
+  // When the TCP connection was up: a slow probe is slow in the kernel's accept or in the server.
+  req.on('socket', (s) => s.once('connect', () => (connectMs[i] = Math.round(performance.now() - t0))));
   req.on('error', () => resolve(performance.now() - t0));
   req.end();
 });
@@ -133,11 +137,11 @@ const health = () => new Promise((resolve) => {
     latencies.push(await health());
     await new Promise((r) => setTimeout(r, 20));
   }
-  process.stdout.write(JSON.stringify({ latencies, sentAt }));
+  process.stdout.write(JSON.stringify({ latencies, sentAt, connectMs }));
 })();
 `;
 
-function startProbe(port: number): { stop: () => Promise<{ latencies: number[]; sentAt: number[] }> } {
+function startProbe(port: number): { stop: () => Promise<{ latencies: number[]; sentAt: number[]; connectMs: number[] }> } {
   const child = spawn(process.execPath, ['-e', PROBE, String(port)], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d));
@@ -146,7 +150,7 @@ function startProbe(port: number): { stop: () => Promise<{ latencies: number[]; 
     stop: async () => {
       child.stdin!.end();
       await exited;
-      return JSON.parse(out) as { latencies: number[]; sentAt: number[] };
+      return JSON.parse(out) as { latencies: number[]; sentAt: number[]; connectMs: number[] };
     },
   };
 }
@@ -167,7 +171,7 @@ async function main(): Promise<void> {
   const probed = await probe.stop();
   const latencies = probed.latencies.slice();
   const slowest = probed.latencies
-    .map((ms, i) => ({ sent_ms: probed.sentAt[i] - serverStartedAt, ms: Math.round(ms) }))
+    .map((ms, i) => ({ sent_ms: probed.sentAt[i] - serverStartedAt, ms: Math.round(ms), connected_after_ms: probed.connectMs[i] }))
     .sort((a, b) => b.ms - a.ms)
     .slice(0, 5);
   const peakRssMb = statusKb(pid, 'VmHWM') / 1024;
