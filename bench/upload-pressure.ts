@@ -7,8 +7,9 @@
  *
  *   node --import tsx bench/upload-pressure.ts [--uploads 120] [--mib 32] [--route table]
  *
- * --retry: an upload answered 503 waits its Retry-After and is sent again (until 200 or another
- * status), as a well-behaved client does; the answer counted is the last one.
+ * --retry: an upload answered 503 (or cut with EPIPE/ECONNRESET while sending) waits its
+ * Retry-After and is sent again (until 200 or another status), as a well-behaved client does;
+ * the answer counted is the last one.
  * --trace FILE: the server appends its event-loop gaps over 200 ms and, each second, its open
  * handles, CPU and RSS to FILE (bench/trace-loop.mjs); the report then lists the slowest probes
  * with the time they were sent (ms since the server started), to line the two up.
@@ -84,11 +85,18 @@ function statusKb(pid: number, field: string): number {
   return m ? Number(m[1]) : NaN;
 }
 
-async function postRetrying(port: number, agent: Agent, path: string, body: Buffer, retries: { n: number }): Promise<string> {
+/**
+ * A refused upload whose connection the server closes while the body is still being sent may
+ * reach its client as EPIPE or ECONNRESET instead of the 503: a retrying client retries those too.
+ */
+const RETRIED = /^(503 |error EPIPE|error ECONNRESET)/;
+
+async function postRetrying(port: number, agent: Agent, path: string, body: Buffer, retries: { n: number; resets: number }): Promise<string> {
   for (;;) {
     const answer = await post(port, agent, path, body);
-    if (!values.retry || !answer.startsWith('503 ')) return answer;
+    if (!values.retry || !RETRIED.test(answer)) return answer;
     retries.n++;
+    if (answer.startsWith('error')) retries.resets++;
     await new Promise((r) => setTimeout(r, 1000));
   }
 }
@@ -165,7 +173,7 @@ async function main(): Promise<void> {
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
   const started = performance.now();
   const probe = startProbe(port);
-  const retries = { n: 0 };
+  const retries = { n: 0, resets: 0 };
   const answers = await Promise.all(Array.from({ length: UPLOADS }, () => postRetrying(port, agent, path, body, retries)));
   const wallS = (performance.now() - started) / 1000;
   const probed = await probe.stop();
@@ -193,7 +201,8 @@ async function main(): Promise<void> {
     health_p99_ms: +quantile(latencies, 0.99).toFixed(1),
     health_max_ms: +latencies[latencies.length - 1].toFixed(1),
     answers: counts,
-    retries_after_503: retries.n,
+    retries_after_503: retries.n - retries.resets,
+    retries_after_reset: retries.resets,
     ...(values.trace ? { slowest_probes: slowest } : {}),
   };
   console.log(JSON.stringify(report, null, 2));
