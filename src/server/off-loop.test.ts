@@ -16,6 +16,7 @@ import { DEFAULT_MAX_BODY_BYTES, TAKE_TURNS_FROM_BYTES } from './server.ts';
 import { API_AUTH, startDemoServer } from './serving.testing.ts';
 import { schemaErrorBody } from './weave-compat.ts';
 import { Users } from './basic-auth.ts';
+import { OffLoop, OffLoopUnavailable, PreparedRefusal } from './off-loop.ts';
 
 const P = 'acme/offloop';
 const FILLER = 'x'.repeat(900);
@@ -173,3 +174,23 @@ for (const path of ['/table/create', '/table/update']) {
     }
   });
 }
+
+test('OffLoop: a job the worker cannot run, or one cut by close, is OffLoopUnavailable (the server then runs the route itself)', async () => {
+  const offLoop = new OffLoop();
+  const bytes = Buffer.from(TABLE_SETUP);
+  // Not a split route: the worker reports it instead of guessing.
+  await assert.rejects(offLoop.prepare('/call/start', bytes, 'svc_', {}), (e: unknown) => e instanceof OffLoopUnavailable && /not a split route/.test(e.message));
+  const prepared = await offLoop.prepare('/table/create', bytes, 'svc_', {});
+  assert.deepEqual(prepared.projects, [P]);
+  const refused = await offLoop.prepare('/table/create', Buffer.from('{"table":{}}'), 'svc_', {}).catch((e: unknown) => e);
+  assert.ok(refused instanceof PreparedRefusal);
+  assert.equal(refused.status, 422);
+  assert.deepEqual({ status: refused.status, text: refused.text }, syncAnswer(createEngine(), '/table/create', '{"table":{}}'));
+  const cut = offLoop.prepare('/table/create', Buffer.from(createBody(TAKE_TURNS_FROM_BYTES)), 'svc_', {}).catch((e: unknown) => e);
+  await offLoop.close();
+  const cutError = await cut;
+  assert.ok(cutError instanceof OffLoopUnavailable && /closing/.test(cutError.message), String(cutError));
+  // A new job after close starts a new worker.
+  assert.deepEqual((await offLoop.prepare('/table/create', bytes, 'svc_', {})).projects, [P]);
+  await offLoop.close();
+});
