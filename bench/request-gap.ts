@@ -1,9 +1,11 @@
 /**
  * The longest event-loop gap one max-size request causes, per heavy write route (issue 22 §4):
  * the server runs in this process with a 5 ms timer recording every gap; a child process sends
- * one body of just under 32 MiB (the default --max-body-bytes) to each route in turn, then a
- * `/health`, and reports when each request was sent and answered. For each route: the answer,
- * the request's wall time, the longest loop gap inside it, and this process's CPU time meanwhile.
+ * one body of just under 32 MiB (the default --max-body-bytes) to each route in turn and
+ * reports when each was sent and answered. For each route: the answer, the request's wall time,
+ * the longest loop gap inside it, and the CPU time meanwhile of the whole process and of the
+ * event loop's thread alone (a worker thread's is the difference; a loaded machine stretches
+ * a gap's wall time, not its CPU time).
  * Not a test: run it by hand (from this tree, or another checkout of tq to compare).
  *
  *   node --import tsx bench/request-gap.ts [route …]
