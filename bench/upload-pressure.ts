@@ -19,7 +19,7 @@
  * `-- --max-body-bytes-in-flight 64MiB`). Linux only (reads /proc/PID/status).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { request, Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -65,13 +65,17 @@ function startServer(extra: string[]): Promise<{ child: ChildProcess; port: numb
   const bin = fileURLToPath(new URL('../bin/tq', import.meta.url));
   const trace = values.trace ? [`--import=${fileURLToPath(new URL('./trace-loop.mjs', import.meta.url))}`] : [];
   serverStartedAt = Date.now();
-  const child = spawn(process.execPath, [`--max-old-space-size=${values.heap}`, ...trace, bin, 'serve', '--port', '0', '--quiet', '--user', 'api', '--password', PASSWORD, ...extra], {
+  // `-- --log json` logs every request (with the trace: to FILE.log): --quiet would refuse it.
+  const quiet = extra.includes('--log') ? [] : ['--quiet'];
+  const child = spawn(process.execPath, [`--max-old-space-size=${values.heap}`, ...trace, bin, 'serve', '--port', '0', ...quiet, '--user', 'api', '--password', PASSWORD, ...extra], {
     env: { ...process.env, TQ_FROM_SOURCE: '1', TQ_HEAP_SIZED: '1', ...(values.trace ? { TQ_TRACE_FILE: values.trace, TQ_TRACE_ORIGIN: String(serverStartedAt) } : {}) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   return new Promise((resolve, reject) => {
     let err = '';
     child.stderr!.on('data', (d: Buffer) => {
+      if (values.trace) appendFileSync(`${values.trace}.log`, d);
+      if (err.length > 4096) return;
       err += d.toString();
       const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(err);
       if (m) resolve({ child, port: Number(m[1]) });
