@@ -51,17 +51,29 @@ export function deriveRows(rows: readonly LosslessObject[]): DerivedRows {
 
 /**
  * The stored texts of the rows the project does not hold yet (first writer wins), computed before
- * anything is stored so that a throw stores nothing.
+ * anything is stored so that a throw stores nothing. `texts` are slices of one packed string
+ * (`packedLength` long), and a slice keeps all of it alive: when the new rows are under half of
+ * it (a body of rows mostly held already), each is copied out, so a small write cannot pin a
+ * 32 MiB string.
  */
-function newRowTexts(engine: Engine, projectId: string, digests: readonly string[], texts: readonly string[], isNew: (i: number) => boolean = () => true): Array<[string, string]> {
+function newRowTexts(engine: Engine, projectId: string, digests: readonly string[], texts: readonly string[], packedLength: number, isNew?: Uint8Array): Array<[string, string]> {
   const held = engine.store.project(projectId)?.rows;
   const out = new Map<string, string>();
+  let newLength = 0;
   for (let i = 0; i < digests.length; i++) {
     const digest = digests[i];
-    if (isNew(i) && !held?.has(digest) && !out.has(digest)) out.set(digest, texts[i]);
+    if ((isNew === undefined || isNew[i] === 1) && !held?.has(digest) && !out.has(digest)) {
+      out.set(digest, texts[i]);
+      newLength += texts[i].length;
+    }
   }
-  return [...out];
+  const entries = [...out];
+  if (newLength * 2 < packedLength) for (const entry of entries) entry[1] = ownCopy(entry[1]);
+  return entries;
 }
+
+/** A string that shares no memory with the one it was sliced from. */
+const ownCopy = (text: string): string => Buffer.from(text, 'utf8').toString('utf8');
 
 function storeRows(project: ProjectStore, texts: ReadonlyArray<[string, string]>): void {
   for (const [digest, text] of texts) project.rows.set(digest, { digest, text });
@@ -95,7 +107,7 @@ export function storeCreatedTable(
   const rowDigests = unpackStrings(rows.digests);
   const digest = tableDigest(rowDigests);
   checkExpectedDigest(expectedDigest, digest, `table (${rowDigests.length} rows)`);
-  const texts = newRowTexts(engine, projectId, rowDigests, unpackStrings(rows.texts));
+  const texts = newRowTexts(engine, projectId, rowDigests, unpackStrings(rows.texts), rows.texts.text.length);
   const project = engine.store.projectForWrite(projectId);
   storeRows(project, texts);
   storeTable(project, digest, rowDigests.slice());
@@ -164,7 +176,7 @@ export function storeUpdatedTable(
       updated.push(d);
     }
   }
-  const texts = newRowTexts(engine, projectId, rowDigests, unpackStrings(rows.texts), (i) => isNew[i] === 1);
+  const texts = newRowTexts(engine, projectId, rowDigests, unpackStrings(rows.texts), rows.texts.text.length, isNew);
   const digest = tableDigest(list);
   const project = engine.store.projectForWrite(projectId);
   storeRows(project, texts);
