@@ -19,7 +19,7 @@ import { runRoute } from '../src/api/run-route.ts';
 import { createEngine } from '../src/engine.ts';
 import { Users } from '../src/server/basic-auth.ts';
 import { createTqServer } from '../src/server/server.ts';
-import { otlpExport, protobufOf } from '../src/otel/otlp.testing.ts';
+import { encodeOtlpJsonAsProtobuf } from '../src/otel/model.ts';
 
 const MAX = 32 * 1024 * 1024 - 4096;
 const P = 'bench/gap';
@@ -61,8 +61,18 @@ const BODIES: Record<string, () => { body: Buffer; type: string }> = {
     return { body: Buffer.concat([Buffer.from(head), Buffer.alloc(MAX - head.length - tail.length, 'y'), Buffer.from(tail)]), type: `multipart/form-data; boundary=${boundary}` };
   },
   '/otel/v1/traces': () => {
-    const spans = Array.from({ length: 30_000 }, (_, i) => ({ id: (i + 1).toString(16).padStart(16, '0'), attrs: { 'input.value': FILLER } }));
-    return { body: Buffer.from(protobufOf(otlpExport([{ 'wandb.entity': 'bench', 'wandb.project': 'gap' }, spans]))), type: 'application/x-protobuf' };
+    const attr = (key: string, stringValue: string) => ({ key, value: { stringValue } });
+    const spans = Array.from({ length: 30_000 }, (_, i) => ({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: (i + 1).toString(16).padStart(16, '0'),
+      name: 'op',
+      kind: 1,
+      startTimeUnixNano: '1714564800000000000',
+      endTimeUnixNano: '1714564801000000000',
+      attributes: [attr('input.value', FILLER)],
+    }));
+    const otlp = { resourceSpans: [{ resource: { attributes: [attr('wandb.entity', 'bench'), attr('wandb.project', 'gap')] }, scopeSpans: [{ scope: { name: 'bench' }, spans }] }] };
+    return { body: Buffer.from(encodeOtlpJsonAsProtobuf(otlp)), type: 'application/x-protobuf' };
   },
 };
 const json = (text: string) => ({ body: Buffer.from(text), type: 'application/json' });
