@@ -7,15 +7,19 @@
  *
  *   node --import tsx bench/upload-pressure.ts [--uploads 120] [--mib 32] [--route table]
  *
- * --retry: an upload answered 503 waits its Retry-After and is sent again (until 200 or another
- * status), as a well-behaved client does; the answer counted is the last one.
+ * --retry: an upload answered 503 (or cut with EPIPE/ECONNRESET while sending) waits its
+ * Retry-After and is sent again (until 200 or another status), as a well-behaved client does;
+ * the answer counted is the last one.
+ * --trace FILE: the server appends its event-loop gaps over 200 ms and, each second, its open
+ * handles, CPU and RSS to FILE (bench/trace-loop.mjs); the report then lists the slowest probes
+ * with the time they were sent (ms since the server started), to line the two up.
  * --route table posts /table/create with ~1 KiB rows; --route calls posts /call/upsert_batch
  * with ~1 KiB calls. The body is built once and sent N times (it is just under 32 MiB, the
  * default --max-body-bytes). Extra flags after `--` go to `tq serve` (e.g.
  * `-- --max-body-bytes-in-flight 64MiB`). Linux only (reads /proc/PID/status).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { request, Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -27,6 +31,7 @@ const { values, positionals } = parseArgs({
     route: { type: 'string', default: 'table' },
     heap: { type: 'string', default: '8192' },
     retry: { type: 'boolean', default: false },
+    trace: { type: 'string' },
   },
   allowPositionals: true,
 });
@@ -54,15 +59,23 @@ function uploadBody(route: string): { path: string; body: Buffer } {
   return { path: route === 'calls' ? '/call/upsert_batch' : '/table/create', body: Buffer.from(head + items.join(',') + tail) };
 }
 
+let serverStartedAt = 0;
+
 function startServer(extra: string[]): Promise<{ child: ChildProcess; port: number }> {
   const bin = fileURLToPath(new URL('../bin/tq', import.meta.url));
-  const child = spawn(process.execPath, [`--max-old-space-size=${values.heap}`, bin, 'serve', '--port', '0', '--quiet', '--user', 'api', '--password', PASSWORD, ...extra], {
-    env: { ...process.env, TQ_FROM_SOURCE: '1', TQ_HEAP_SIZED: '1' },
+  const trace = values.trace ? [`--import=${fileURLToPath(new URL('./trace-loop.mjs', import.meta.url))}`] : [];
+  serverStartedAt = Date.now();
+  // `-- --log json` logs every request (with the trace: to FILE.log): --quiet would refuse it.
+  const quiet = extra.includes('--log') ? [] : ['--quiet'];
+  const child = spawn(process.execPath, [`--max-old-space-size=${values.heap}`, ...trace, bin, 'serve', '--port', '0', ...quiet, '--user', 'api', '--password', PASSWORD, ...extra], {
+    env: { ...process.env, TQ_FROM_SOURCE: '1', TQ_HEAP_SIZED: '1', ...(values.trace ? { TQ_TRACE_FILE: values.trace, TQ_TRACE_ORIGIN: String(serverStartedAt) } : {}) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   return new Promise((resolve, reject) => {
     let err = '';
     child.stderr!.on('data', (d: Buffer) => {
+      if (values.trace) appendFileSync(`${values.trace}.log`, d);
+      if (err.length > 4096) return;
       err += d.toString();
       const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(err);
       if (m) resolve({ child, port: Number(m[1]) });
@@ -76,11 +89,18 @@ function statusKb(pid: number, field: string): number {
   return m ? Number(m[1]) : NaN;
 }
 
-async function postRetrying(port: number, agent: Agent, path: string, body: Buffer, retries: { n: number }): Promise<string> {
+/**
+ * A refused upload whose connection the server closes while the body is still being sent may
+ * reach its client as EPIPE or ECONNRESET instead of the 503: a retrying client retries those too.
+ */
+const RETRIED = /^(503 |error EPIPE|error ECONNRESET)/;
+
+async function postRetrying(port: number, agent: Agent, path: string, body: Buffer, retries: { n: number; resets: number }): Promise<string> {
   for (;;) {
     const answer = await post(port, agent, path, body);
-    if (!values.retry || !answer.startsWith('503 ')) return answer;
+    if (!values.retry || !RETRIED.test(answer)) return answer;
     retries.n++;
+    if (answer.startsWith('error')) retries.resets++;
     await new Promise((r) => setTimeout(r, 1000));
   }
 }
@@ -109,12 +129,18 @@ const port = Number(process.argv[1]);
 const latencies = [];
 let done = false;
 process.stdin.on('end', () => (done = true)).resume();
+const sentAt = [];
+const connectMs = [];
 const health = () => new Promise((resolve) => {
   const t0 = performance.now();
+  sentAt.push(Math.round(performance.timeOrigin + t0));
+  const i = connectMs.push(-1) - 1;
   const req = request({ host: '127.0.0.1', port, path: '/health', agent: false }, (res) => {
     res.resume();
     res.on('end', () => resolve(performance.now() - t0));
   });
+  // When the TCP connection was up: a slow probe is slow in the kernel's accept or in the server.
+  req.on('socket', (s) => s.once('connect', () => (connectMs[i] = Math.round(performance.now() - t0))));
   req.on('error', () => resolve(performance.now() - t0));
   req.end();
 });
@@ -123,11 +149,11 @@ const health = () => new Promise((resolve) => {
     latencies.push(await health());
     await new Promise((r) => setTimeout(r, 20));
   }
-  process.stdout.write(JSON.stringify(latencies));
+  process.stdout.write(JSON.stringify({ latencies, sentAt, connectMs }));
 })();
 `;
 
-function startProbe(port: number): { stop: () => Promise<number[]> } {
+function startProbe(port: number): { stop: () => Promise<{ latencies: number[]; sentAt: number[]; connectMs: number[] }> } {
   const child = spawn(process.execPath, ['-e', PROBE, String(port)], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d));
@@ -136,7 +162,7 @@ function startProbe(port: number): { stop: () => Promise<number[]> } {
     stop: async () => {
       child.stdin!.end();
       await exited;
-      return JSON.parse(out) as number[];
+      return JSON.parse(out) as { latencies: number[]; sentAt: number[]; connectMs: number[] };
     },
   };
 }
@@ -151,10 +177,15 @@ async function main(): Promise<void> {
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
   const started = performance.now();
   const probe = startProbe(port);
-  const retries = { n: 0 };
+  const retries = { n: 0, resets: 0 };
   const answers = await Promise.all(Array.from({ length: UPLOADS }, () => postRetrying(port, agent, path, body, retries)));
   const wallS = (performance.now() - started) / 1000;
-  const latencies = await probe.stop();
+  const probed = await probe.stop();
+  const latencies = probed.latencies.slice();
+  const slowest = probed.latencies
+    .map((ms, i) => ({ sent_ms: probed.sentAt[i] - serverStartedAt, ms: Math.round(ms), connected_after_ms: probed.connectMs[i] }))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 5);
   const peakRssMb = statusKb(pid, 'VmHWM') / 1024;
   child.kill('SIGTERM');
   const counts: Record<string, number> = {};
@@ -174,7 +205,9 @@ async function main(): Promise<void> {
     health_p99_ms: +quantile(latencies, 0.99).toFixed(1),
     health_max_ms: +latencies[latencies.length - 1].toFixed(1),
     answers: counts,
-    retries_after_503: retries.n,
+    retries_after_503: retries.n - retries.resets,
+    retries_after_reset: retries.resets,
+    ...(values.trace ? { slowest_probes: slowest } : {}),
   };
   console.log(JSON.stringify(report, null, 2));
 }

@@ -144,6 +144,19 @@ w.on('error', (e) => { console.log('error ' + e.message); process.exit(1); });
     mkdirSync(dataDir);
     assert.equal(mustRun(process.execPath, ['worker.mjs', join(installed, 'dist', 'journal', 'compact-worker.mjs'), dataDir], { cwd: app, env: userEnv() }).trim(), '{"ok":true,"calls":0}');
 
+    // 3c. So does tq serve's prepare worker (src/server/off-loop.ts): a large table write is
+    //     prepared in it, not silently on the event loop for want of the worker's file.
+    writeFileSync(
+      join(app, 'prepare.mjs'),
+      `import { OffLoop } from ${JSON.stringify(join(installed, 'dist', 'server', 'off-loop.js'))};
+const offLoop = new OffLoop();
+const prepared = await offLoop.prepare('/table/create', Buffer.from('{"table":{"project_id":"a/b","rows":[{"x":1.0}]}}'), 'svc_', {});
+console.log(JSON.stringify(prepared.projects), prepared.derived.rows.texts.text);
+await offLoop.close();
+`,
+    );
+    assert.equal(mustRun(process.execPath, ['prepare.mjs'], { cwd: app, env: userEnv() }), '["a/b"] {"x":1.0}\n');
+
     // 4. The library: imported by name, the demo shipped inside it, a query by path.
     const body = '{"project_id":"acme/support-bot","filter":{"trace_roots_only":true},"sort_by":[{"field":"started_at","direction":"desc"}],"limit":3}';
     writeFileSync(

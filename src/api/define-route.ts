@@ -8,7 +8,7 @@
  */
 import { losslessBody, plainBody, queryBody, spelledBody } from './body.ts';
 import type { PathParams } from './route-path.ts';
-import type { Engine, FieldPrefix, RequestBody, RequestContext, Route, RouteResult, StreamResult } from './types.ts';
+import type { Engine, FieldPrefix, PreparedRequest, RequestBody, RequestContext, Route, RouteResult, StreamResult } from './types.ts';
 import { holdsLosslessNumber, spelledPlain, stringifyExact } from '../core/json/exact.ts';
 import { fromPlain, type LosslessValue } from '../core/json/lossless.ts';
 import { storedRowText } from '../core/json/stored-text.ts';
@@ -96,6 +96,20 @@ export interface ParsedRouteSpec<R, A extends AnswerKind> extends Steps<R, A> {
   parse: (body: unknown, prefix: FieldPrefix, params: PathParams, userId: string) => R;
 }
 
+/**
+ * A `lossless` model route split in two (Route.prepare / Route.runPrepared): `derive` computes,
+ * from the validated request and the lossless body alone, what `run` stores (digests, stored
+ * texts), so that it can run off the event loop. `derive` reads no store, draws no value, never
+ * throws a client error (those belong to the model or to `run`), and returns plain data
+ * (structured-clone safe; src/api/packed-strings.ts for many strings). `run` gets its result.
+ */
+export interface DerivedRouteSpec<T, D, A extends AnswerKind> extends Omit<Steps<T, A>, 'run'> {
+  body: 'lossless';
+  model: (prefix: FieldPrefix) => Schema<T>;
+  derive: (req: T, lossless: LosslessValue | undefined) => D;
+  run: (derived: D, call: RouteCall) => Answers[A];
+}
+
 const HTTP_BODY: Record<BodyKind, Route['body']> = { plain: 'json', lossless: 'json', spelled: 'json', query: 'json', none: 'none', multipart: 'multipart', binary: 'binary' };
 
 /** JSON.parse of a body, or NOT_NATIVE when it does not parse (the exact path then reports it). */
@@ -165,10 +179,12 @@ const exactJson = (body: unknown): RouteResult => ({ kind: 'json', body, text: s
 const defined = new WeakSet<Route>();
 export const isDefinedRoute = (route: Route): boolean => defined.has(route);
 
+export function defineRoute<T, D, A extends AnswerKind>(spec: DerivedRouteSpec<T, D, A>): Route;
 export function defineRoute<T, R, A extends AnswerKind>(spec: ModelRouteSpec<T, R, A> & { refine: (req: T) => R }): Route;
 export function defineRoute<T, A extends AnswerKind>(spec: ModelRouteSpec<T, T, A>): Route;
 export function defineRoute<R, A extends AnswerKind>(spec: ParsedRouteSpec<R, A>): Route;
-export function defineRoute<T, R, A extends AnswerKind>(spec: ModelRouteSpec<T, R, A> | ParsedRouteSpec<R, A>): Route {
+export function defineRoute<T, R, A extends AnswerKind>(spec: ModelRouteSpec<T, R, A> | ParsedRouteSpec<R, A> | DerivedRouteSpec<T, R, A>): Route {
+  if ('derive' in spec) return defineDerivedRoute(spec);
   const request: (value: unknown, prefix: FieldPrefix, params: PathParams, userId: string) => R =
     'parse' in spec
       ? spec.parse
@@ -216,4 +232,30 @@ export function defineRoute<T, R, A extends AnswerKind>(spec: ModelRouteSpec<T, 
  */
 export function defineBodilessGet(path: string, run: (call: RouteCall) => unknown): Route {
   return defineRoute({ path, method: 'GET', body: 'none', mutates: false, answer: 'json', parse: () => undefined, project: () => [], run: (_req, call) => run(call) });
+}
+
+function defineDerivedRoute<T, D, A extends AnswerKind>(spec: DerivedRouteSpec<T, D, A>): Route {
+  const prepare = (body: RequestBody, prefix: FieldPrefix, params: PathParams): PreparedRequest => {
+    const { value, lossless } = readBody(spec.body, body);
+    const req = validateBody(spec.model(prefix), value);
+    const projects = spec.project(req, params);
+    return { projects: typeof projects === 'string' ? [projects] : projects, derived: spec.derive(req, lossless()) };
+  };
+  const runPrepared = (prepared: PreparedRequest, engine: Engine, ctx: RequestContext, params: PathParams): RouteResult => {
+    for (const projectId of prepared.projects) ctx.authorize(projectId);
+    const call: RouteCall = { engine, ctx, params, lossless: undefined, storedText: undefined };
+    return answerOf(spec.answer, spec.run(prepared.derived as D, call));
+  };
+  const route: Route = {
+    path: spec.path,
+    ...(spec.mutates ? { mutates: true as const } : {}),
+    method: spec.method ?? 'POST',
+    body: HTTP_BODY[spec.body],
+    prepare,
+    runPrepared,
+    // The same two steps in one go: every front end gets the answer the split path gives.
+    run: (engine, body, ctx, params = {}) => runPrepared(prepare(body, engine.options.fieldPrefix, params), engine, ctx, params),
+  };
+  defined.add(route);
+  return route;
 }

@@ -12,7 +12,7 @@ import { MAX_BODY_DEPTH, textDepthExceeded, valueDepthExceeded } from '../core/j
 import { projectIdProblem, showProjectId } from '../core/project-id.ts';
 import { byteStream } from './line-stream.ts';
 import type { PathParams } from './route-path.ts';
-import type { Engine, RequestBody, RequestContext, Route, RouteResult } from './types.ts';
+import type { Engine, FieldPrefix, PreparedRequest, RequestBody, RequestContext, Route, RouteResult } from './types.ts';
 
 /** @throws TqError TQ_BODY_TOO_DEEP when the body nests deeper than MAX_BODY_DEPTH. */
 export function checkBodyDepth(body: RequestBody): void {
@@ -76,4 +76,28 @@ export function runRoute(route: Route, engine: Engine, body: RequestBody, ctx: R
     throw clientDepthError(e);
   }
   return result.kind === 'stream' ? byteStream(guardedChunks(result.chunks)) : result;
+}
+
+/**
+ * The first half of a split route (Route.prepare), with the checks runRoute makes before it:
+ * pure, so a front end may run it in a worker thread (src/server/off-loop.ts).
+ */
+export function prepareRoute(route: Route, body: RequestBody, prefix: FieldPrefix, params: PathParams = {}): PreparedRequest {
+  if (!route.prepare) throw new Error(`${route.path} is not a split route`);
+  checkBodyDepth(body);
+  try {
+    return route.prepare(body, prefix, params);
+  } catch (e) {
+    throw clientDepthError(e);
+  }
+}
+
+/** The second half (Route.runPrepared): authorizes and writes; the answer runRoute gives. */
+export function runPreparedRoute(route: Route, engine: Engine, prepared: PreparedRequest, ctx: RequestContext, params: PathParams = {}): RouteResult {
+  if (!route.runPrepared) throw new Error(`${route.path} is not a split route`);
+  try {
+    return route.runPrepared(prepared, engine, validatingContext(ctx), params);
+  } catch (e) {
+    throw clientDepthError(e);
+  }
 }

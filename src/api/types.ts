@@ -116,4 +116,19 @@ export interface Route {
   pathProject?: (params: PathParams) => string;
   /** `params` holds the values of the path's `{name}` segments (empty for exact paths). */
   run(engine: Engine, body: RequestBody, ctx: RequestContext, params?: PathParams): RouteResult;
+  /**
+   * A route whose heavy work needs no store may split `run` in two (`run` is then exactly
+   * `runPrepared(prepare(…))`): `prepare` parses, validates and derives (digests, stored texts)
+   * from the body alone, touching no store and drawing no value, so the HTTP server can run it
+   * in a worker thread (src/server/off-loop.ts); `runPrepared` authorizes and writes, on the
+   * event loop, in one turn. What `prepare` returns survives structured clone.
+   */
+  prepare?(body: RequestBody, prefix: FieldPrefix, params: PathParams): PreparedRequest;
+  runPrepared?(prepared: PreparedRequest, engine: Engine, ctx: RequestContext, params: PathParams): RouteResult;
+}
+
+/** What a split route's `prepare` gives its `runPrepared`: the projects to authorize, and the rest. */
+export interface PreparedRequest {
+  projects: readonly string[];
+  derived: unknown;
 }

@@ -45,6 +45,8 @@ const INTERNAL: Record<string, string> = {
   DuplicateCallError: 'io/load-fixtures.ts and load/fixture-kinds.ts: a FixtureError at the line',
   OneShotGateGaveUp: 'cli/one-shot.ts: the one-shot loads the file whole instead',
   JsonSyntaxError: 'api/body.ts: the 422 json_invalid; load/records.ts and cli/request-body.ts: their own messages',
+  OffLoopUnavailable: 'server/off-loop.ts → server/server.ts: the route runs on the event loop instead',
+  PreparedRefusal: 'server/off-loop.ts → server/server.ts: the status and JSON text the worker rendered are sent',
 };
 
 const SRC = fileURLToPath(new URL('..', import.meta.url));

@@ -8,12 +8,16 @@
  */
 import { createHash } from 'node:crypto';
 import { findRoute } from '../routes.ts';
-import { runRoute } from '../api/run-route.ts';
-import type { Engine, RequestBody, RequestContext, Route, RouteResult } from '../api/types.ts';
+import { runPreparedRoute, runRoute } from '../api/run-route.ts';
+import type { Engine, PreparedRequest, RequestBody, RequestContext, Route, RouteResult } from '../api/types.ts';
 import type { JournalRecord, RouteParams } from './record.ts';
 
-/** Runs a mutating route and returns its result with the record that reproduces it. */
-export function runRecorded(route: Route, engine: Engine, body: RequestBody, ctx: RequestContext, params: RouteParams = {}): { result: RouteResult; record: JournalRecord } {
+/**
+ * Runs a mutating route and returns its result with the record that reproduces it. `prepared`:
+ * the first half of a split route, already run on `body` (off the event loop); the record is
+ * the same (replay runs both halves from the body).
+ */
+export function runRecorded(route: Route, engine: Engine, body: RequestBody, ctx: RequestContext, params: RouteParams = {}, prepared?: PreparedRequest): { result: RouteResult; record: JournalRecord } {
   const now: number[] = [];
   const ids: string[] = [];
   const canRead: boolean[] = [];
@@ -44,7 +48,7 @@ export function runRecorded(route: Route, engine: Engine, body: RequestBody, ctx
       return v;
     },
   };
-  const result = runRoute(route, recording, body, recordingCtx, params);
+  const result = prepared ? runPreparedRoute(route, recording, prepared, recordingCtx, params) : runRoute(route, recording, body, recordingCtx, params);
   const ack = ackDigest(result);
   return { result, record: { route: route.path, params, user: ctx.userId, prefix: options.fieldPrefix, body, now, ids, canRead, ...(ack !== undefined ? { ack } : {}) } };
 }

@@ -9,14 +9,15 @@
  * if the disk still fails, the write is refused before it runs, so memory never runs ahead of
  * the journal by more than the failed round.
  */
-import type { Engine, RequestBody, RequestContext, Route, RouteResult } from '../api/types.ts';
+import type { Engine, PreparedRequest, RequestBody, RequestContext, Route, RouteResult } from '../api/types.ts';
 import { TqError, tqError } from '../core/errors.ts';
 import { runRecorded } from './apply.ts';
 import { encodeRecord, type RouteParams } from './record.ts';
 import type { JournalWriter } from './writer.ts';
 
 export interface WriteRunner {
-  runWrite(route: Route, body: RequestBody, ctx: RequestContext, params?: RouteParams): Promise<RouteResult>;
+  /** `prepared`: the route's first half, already run off the event loop on `body` (src/server/off-loop.ts). */
+  runWrite(route: Route, body: RequestBody, ctx: RequestContext, params?: RouteParams, prepared?: PreparedRequest): Promise<RouteResult>;
 }
 
 const causeOf = (e: unknown) => {
@@ -54,7 +55,7 @@ export class DurableWrites implements WriteRunner {
     return tqError('TQ_JOURNAL_UNAVAILABLE', { cause });
   }
 
-  async runWrite(route: Route, body: RequestBody, ctx: RequestContext, params: RouteParams = {}): Promise<RouteResult> {
+  async runWrite(route: Route, body: RequestBody, ctx: RequestContext, params: RouteParams = {}, prepared?: PreparedRequest): Promise<RouteResult> {
     const writer = this.writer;
     if (writer === null) throw this.unavailable(this.readOnly);
     if (!writer.healthy()) {
@@ -64,7 +65,7 @@ export class DurableWrites implements WriteRunner {
         throw this.unavailable(e);
       }
     }
-    const { result, record } = runRecorded(route, this.engine, body, ctx, params);
+    const { result, record } = runRecorded(route, this.engine, body, ctx, params, prepared);
     try {
       await writer.append(encodeRecord(record));
     } catch (e) {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeRecord, encodeRecord, JOURNAL_VERSION, RecordFormatError, type JournalRecord } from './record.ts';
+import * as zlib from 'node:zlib';
+import { decodeRecord, encodeRecord, JOURNAL_VERSION, RecordFormatError, tableCrc32, type JournalRecord } from './record.ts';
 
 const base: JournalRecord = { route: '/call/start', params: {}, user: 'alice', prefix: 'svc_', body: { kind: 'text', text: '{"start":{}}\n' }, now: [1.5e15], ids: ['a', 'b'], canRead: [] };
 
@@ -87,5 +88,18 @@ describe('journal records', () => {
   it('carry a CRC-32: one changed byte is named, never replayed as a different write (issue 22 §5)', () => {
     const line = encodeRecord(base);
     assert.equal(problem(line.replace('"alice"', '"alicf"')), 'checksum mismatch (crc 9841d22a, the text gives 84c3b7a9): the record was changed after it was written');
+  });
+});
+
+describe('record checksums', () => {
+  it('the table CRC-32 (Node before 20.15) is zlib’s, so a journal reads the same on either', (t) => {
+    const zlibCrc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
+    if (!zlibCrc32) return t.skip('this Node has no zlib.crc32');
+    for (const text of ['', 'a', '{"v":1,"route":"/call/start"}', 'é€😀\u0000\n'.repeat(1000)]) {
+      const bytes = Buffer.from(text, 'utf8');
+      assert.equal(tableCrc32(bytes), zlibCrc32(bytes), text.slice(0, 20));
+    }
+    // The check value of CRC-32/IEEE.
+    assert.equal(tableCrc32(Buffer.from('123456789')), 0xcbf43926);
   });
 });

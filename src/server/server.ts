@@ -13,7 +13,8 @@
  * bodies are taken as JSON whatever their Content-Type; a multipart route reads multipart/form-data
  * and sees no fields for any other type.
  */
-import { runRoute } from '../api/run-route.ts';
+import { runPreparedRoute, runRoute } from '../api/run-route.ts';
+import { findRoute } from '../routes.ts';
 import { routesForPath, type PathParams } from '../api/route-path.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
@@ -31,6 +32,7 @@ import { pumpChunks } from './jsonl-stream.ts';
 import { MultipartError, multipartBoundary, parseMultipart } from './multipart.ts';
 import { corsOriginAllowed } from './cors.ts';
 import { createInjector, type Injector } from './inject.ts';
+import { OffLoop, OffLoopUnavailable, PreparedRefusal } from './off-loop.ts';
 import { countBytes, countLines, logEntry, newStats, observeContext, type RequestLogEntry, type RequestStats } from './request-log.ts';
 import type { ViewerAssets } from './viewer-assets.ts';
 import { applySocketLimits, DEFAULT_SOCKET_LIMITS, markAuthenticated, socketServerOptions, type SocketLimits } from './socket-limits.ts';
@@ -40,7 +42,10 @@ export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 /** The default bound on body bytes read and processed at once: four bodies of the largest size. */
 export const defaultMaxBodyBytesInFlight = (maxBodyBytes: number) => 4 * maxBodyBytes;
 
-/** Bodies from this size on run their route one at a time (src/server/body-budget.ts, TakeTurns). */
+/**
+ * Bodies from this size on run their route one at a time (src/server/body-budget.ts, TakeTurns),
+ * and a split route prepares them in a worker thread (src/server/off-loop.ts).
+ */
 export const TAKE_TURNS_FROM_BYTES = 1024 * 1024;
 
 /** How long a preflight result may be cached by a browser. */
@@ -135,6 +140,7 @@ export function createTqServer(options: TqServerOptions): TqServer {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const budget = new BodyBudget(options.maxBodyBytesInFlight ?? defaultMaxBodyBytesInFlight(maxBodyBytes));
   const turns = new TakeTurns();
+  const offLoop = new OffLoop();
 
   /** Responses not yet complete; graceful close waits for them. */
   const inFlight = new Set<ServerResponse>();
@@ -223,12 +229,28 @@ export function createTqServer(options: TqServerOptions): TqServer {
     let result;
     try {
       const bytes = route.body === 'none' ? Buffer.alloc(0) : await readBody(req, maxBodyBytes, budget, reservation);
-      const run = () => {
+      const runOnLoop = () => {
         const body = requestBodyOf(req, route, bytes);
         return route.mutates && options.writes ? options.writes.runWrite(route, body, ctx, params) : runRoute(route, engine, body, ctx, params);
       };
+      const run = async () => {
+        // The engine of the request's turn: it finishes there, even if swapEngine runs meanwhile.
+        const current = engine;
+        // A large body of a split route is parsed, validated and digested in the worker; only
+        // its store step runs here. (findRoute: the worker knows the routes by their path.)
+        if (route.prepare === undefined || route.body !== 'json' || findRoute(route.path) !== route) return runOnLoop();
+        let prepared;
+        try {
+          prepared = await offLoop.prepare(route.path, bytes, current.options.fieldPrefix, params);
+        } catch (e) {
+          if (e instanceof OffLoopUnavailable) return runOnLoop();
+          throw e;
+        }
+        if (route.mutates && options.writes) return options.writes.runWrite(route, requestBodyOf(req, route, bytes), ctx, params, prepared);
+        return runPreparedRoute(route, current, prepared, ctx, params);
+      };
       // A large body waits its turn, so requests waiting meanwhile are answered between two.
-      result = bytes.length >= TAKE_TURNS_FROM_BYTES ? await turns.run(run) : await run();
+      result = bytes.length >= TAKE_TURNS_FROM_BYTES ? await turns.run(run) : await runOnLoop();
     } finally {
       reservation.release();
     }
@@ -311,6 +333,8 @@ export function createTqServer(options: TqServerOptions): TqServer {
         res.destroy();
         return;
       }
+      // Refused in the off-loop worker: its answer, already rendered.
+      if (e instanceof PreparedRefusal) return sendJson(res, e.status, undefined, {}, e.text);
       if (e instanceof TqError) {
         // Over the body limit: answer, then close the connection instead of reading the rest.
         if (e.status === 413) res.setHeader('Connection', 'close');
@@ -353,6 +377,7 @@ export function createTqServer(options: TqServerOptions): TqServer {
     },
     close() {
       closing = true;
+      void offLoop.close();
       // Responses that have not started yet will close their connection when done.
       for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
       return new Promise((resolve) => {

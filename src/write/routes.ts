@@ -19,7 +19,7 @@ import { createFile } from './files.ts';
 import { writeModels } from './models.ts';
 import { createObject } from './objects.ts';
 import { readObject } from '../query/objects/read.ts';
-import { createTable, createTableFromDigests, updateTable, type TableUpdate } from './tables.ts';
+import { createTableFromDigests, deriveRows, deriveTableUpdates, storeCreatedTable, storeUpdatedTable, type TableUpdate } from './tables.ts';
 
 /** The lossless value at a path of object keys (the parts validated as dicts by the model). */
 function at(v: LosslessValue | undefined, ...keys: Array<string | number>): LosslessValue {
@@ -111,6 +111,8 @@ export const objReadRoute = defineRoute({
   run: (req, { engine }) => readObject(engine, req.project_id, req.object_id, req.digest, req.metadata_only === true),
 });
 
+// The table writes are split routes (Route.prepare): their rows' digests and stored texts are
+// derived from the body alone, off the event loop for a large body (src/server/off-loop.ts).
 export const tableCreateRoute = defineRoute({
   path: '/table/create',
   body: 'lossless',
@@ -118,8 +120,12 @@ export const tableCreateRoute = defineRoute({
   answer: 'json',
   model: (p) => writeModels(p).tableCreateReq,
   project: (req) => req.table.project_id,
-  run: ({ table }, { engine, lossless }) =>
-    createTable(engine, table.project_id, at(lossless, 'table', 'rows') as LosslessObject[], table.expected_digest),
+  derive: ({ table }, lossless) => ({
+    projectId: table.project_id,
+    expectedDigest: table.expected_digest ?? null,
+    rows: deriveRows(at(lossless, 'table', 'rows') as LosslessObject[]),
+  }),
+  run: (derived, { engine }) => storeCreatedTable(engine, derived.projectId, derived.rows, derived.expectedDigest),
 });
 
 export const tableUpdateRoute = defineRoute({
@@ -129,14 +135,15 @@ export const tableUpdateRoute = defineRoute({
   answer: 'json',
   model: (p) => writeModels(p).tableUpdateReq,
   project: (req) => req.project_id,
-  run: (req, { engine, lossless }) => {
+  derive: (req, lossless) => {
     const updates = req.updates.map((u, i): TableUpdate => {
       if (u.member === 'TableAppendSpec') return { append: { row: at(lossless, 'updates', i, 'append', 'row') as LosslessObject } };
       if (u.member === 'TablePopSpec') return { pop: { index: u.value.pop.index } };
       return { insert: { index: u.value.insert.index, row: at(lossless, 'updates', i, 'insert', 'row') as LosslessObject } };
     });
-    return updateTable(engine, req.project_id, req.base_digest, updates);
+    return { projectId: req.project_id, baseDigest: req.base_digest, ...deriveTableUpdates(updates) };
   },
+  run: (derived, { engine }) => storeUpdatedTable(engine, derived.projectId, derived.baseDigest, derived.updates, derived.rows),
 });
 
 export const tableCreateFromDigestsRoute = defineRoute({

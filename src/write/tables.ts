@@ -11,6 +11,7 @@ import { rowDigest, tableDigest } from '../core/digest.ts';
 import type { LosslessObject } from '../core/json/lossless.ts';
 import type { ProjectStore } from '../store/project.ts';
 import { storedRowText } from '../core/json/stored-text.ts';
+import { packStrings, unpackStrings, type PackedStrings } from '../api/packed-strings.ts';
 
 export type TableUpdate =
   | { append: { row: LosslessObject } }
@@ -25,15 +26,54 @@ export function checkExpectedDigest(expected: string | null | undefined, actual:
 }
 
 /**
- * The stored texts of the rows the project does not hold yet (first writer wins), computed before
- * anything is stored so that a throw stores nothing.
+ * What a table write derives from its rows alone (semantics.md#digest-row): each row's digest,
+ * and the stored text of each row whose digest did not come earlier in the list ('' for a
+ * repeat). Pure, so that a large write can derive it off the event loop (Route.prepare);
+ * packed (src/api/packed-strings.ts) so that handing it back is cheap.
  */
-function newRowTexts(engine: Engine, projectId: string, rows: Iterable<readonly [string, LosslessObject]>): Array<[string, string]> {
-  const held = engine.store.project(projectId)?.rows;
-  const texts = new Map<string, string>();
-  for (const [digest, row] of rows) if (!held?.has(digest) && !texts.has(digest)) texts.set(digest, storedRowText(row));
-  return [...texts];
+export interface DerivedRows {
+  digests: PackedStrings;
+  texts: PackedStrings;
 }
+
+export function deriveRows(rows: readonly LosslessObject[]): DerivedRows {
+  const digests: string[] = [];
+  const texts: string[] = [];
+  const seen = new Set<string>();
+  for (const row of rows) {
+    const digest = rowDigest(row);
+    digests.push(digest);
+    texts.push(seen.has(digest) ? '' : storedRowText(row));
+    seen.add(digest);
+  }
+  return { digests: packStrings(digests), texts: packStrings(texts) };
+}
+
+/**
+ * The stored texts of the rows the project does not hold yet (first writer wins), computed before
+ * anything is stored so that a throw stores nothing. `texts` are slices of one packed string
+ * (`packedLength` long), and a slice keeps all of it alive: when the new rows are under half of
+ * it (a body of rows mostly held already), each is copied out, so a small write cannot pin a
+ * 32 MiB string.
+ */
+function newRowTexts(engine: Engine, projectId: string, digests: readonly string[], texts: readonly string[], packedLength: number, isNew?: Uint8Array): Array<[string, string]> {
+  const held = engine.store.project(projectId)?.rows;
+  const out = new Map<string, string>();
+  let newLength = 0;
+  for (let i = 0; i < digests.length; i++) {
+    const digest = digests[i];
+    if ((isNew === undefined || isNew[i] === 1) && !held?.has(digest) && !out.has(digest)) {
+      out.set(digest, texts[i]);
+      newLength += texts[i].length;
+    }
+  }
+  const entries = [...out];
+  if (newLength * 2 < packedLength) for (const entry of entries) entry[1] = ownCopy(entry[1]);
+  return entries;
+}
+
+/** A string that shares no memory with the one it was sliced from. */
+const ownCopy = (text: string): string => Buffer.from(text, 'utf8').toString('utf8');
 
 function storeRows(project: ProjectStore, texts: ReadonlyArray<[string, string]>): void {
   for (const [digest, text] of texts) project.rows.set(digest, { digest, text });
@@ -54,14 +94,38 @@ export function createTable(
   rows: readonly LosslessObject[],
   expectedDigest?: string | null,
 ): { digest: string; row_digests: string[] } {
-  const rowDigests = rows.map((row) => rowDigest(row));
+  return storeCreatedTable(engine, projectId, deriveRows(rows), expectedDigest);
+}
+
+/** `table_create` from its derived rows (the store half of createTable). */
+export function storeCreatedTable(
+  engine: Engine,
+  projectId: string,
+  rows: DerivedRows,
+  expectedDigest?: string | null,
+): { digest: string; row_digests: string[] } {
+  const rowDigests = unpackStrings(rows.digests);
   const digest = tableDigest(rowDigests);
   checkExpectedDigest(expectedDigest, digest, `table (${rowDigests.length} rows)`);
-  const texts = newRowTexts(engine, projectId, rows.map((row, i) => [rowDigests[i], row] as const));
+  const texts = newRowTexts(engine, projectId, rowDigests, unpackStrings(rows.texts), rows.texts.text.length);
   const project = engine.store.projectForWrite(projectId);
   storeRows(project, texts);
   storeTable(project, digest, rowDigests.slice());
   return { digest, row_digests: rowDigests };
+}
+
+/** A table update with its row (if any) as an index into the update's derived rows. */
+export type DerivedTableUpdate = { append: number } | { pop: number } | { insert: number; at: number };
+
+/** The updates with their rows derived (deriveRows), rows numbered in update order. */
+export function deriveTableUpdates(updates: readonly TableUpdate[]): { updates: DerivedTableUpdate[]; rows: DerivedRows } {
+  const rows: LosslessObject[] = [];
+  const derived = updates.map((u): DerivedTableUpdate => {
+    if ('pop' in u) return { pop: u.pop.index };
+    rows.push('append' in u ? u.append.row : u.insert.row);
+    return 'append' in u ? { append: rows.length - 1 } : { insert: rows.length - 1, at: u.insert.index };
+  });
+  return { updates: derived, rows: deriveRows(rows) };
 }
 
 /**
@@ -69,46 +133,50 @@ export function createTable(
  * pop takes 0 ≤ index < length, insert 0 ≤ index ≤ length, no negative indexes
  * (semantics.md#writes-table-update-indexes); one `updated_row_digests` entry per update, popped
  * digests included (semantics.md#writes-table-update-digests). Nothing is stored unless every
- * update is valid. An unknown base table is a 404 (ClickHouse).
+ * update is valid. An unknown base table is a 404 (ClickHouse). The updates come derived
+ * (deriveTableUpdates), so this part only reads and changes the store.
  */
-export function updateTable(
+export function storeUpdatedTable(
   engine: Engine,
   projectId: string,
   baseDigest: string,
-  updates: readonly TableUpdate[],
+  updates: readonly DerivedTableUpdate[],
+  rows: DerivedRows,
 ): { digest: string; updated_row_digests: string[] } {
   const base = engine.store.project(projectId)?.tables.get(baseDigest);
   if (base === undefined) throw tqError('TQ_TABLE_NOT_FOUND', { project: projectId, digest: baseDigest });
+  const rowDigests = unpackStrings(rows.digests);
   const list = base.slice();
   const known = new Set(list);
-  const newRows: Array<[string, LosslessObject]> = [];
-  const addRow = (row: LosslessObject): string => {
-    const digest = rowDigest(row);
+  // A row is new when its digest is neither in the base list nor an earlier update's.
+  const isNew = new Uint8Array(rowDigests.length);
+  const addRow = (row: number): string => {
+    const digest = rowDigests[row];
     if (!known.has(digest)) {
       known.add(digest);
-      newRows.push([digest, row]);
+      isNew[row] = 1;
     }
     return digest;
   };
   const updated: string[] = [];
   for (const u of updates) {
     if ('append' in u) {
-      const d = addRow(u.append.row);
+      const d = addRow(u.append);
       list.push(d);
       updated.push(d);
     } else if ('pop' in u) {
-      const i = u.pop.index;
+      const i = u.pop;
       if (i < 0 || i >= list.length) throw invalidRequest('TQ_INDEX_OUT_OF_RANGE');
       updated.push(list.splice(i, 1)[0]);
     } else {
-      const i = u.insert.index;
+      const i = u.at;
       if (i < 0 || i > list.length) throw invalidRequest('TQ_INDEX_OUT_OF_RANGE');
-      const d = addRow(u.insert.row);
+      const d = addRow(u.insert);
       list.splice(i, 0, d);
       updated.push(d);
     }
   }
-  const texts = newRowTexts(engine, projectId, newRows);
+  const texts = newRowTexts(engine, projectId, rowDigests, unpackStrings(rows.texts), rows.texts.text.length, isNew);
   const digest = tableDigest(list);
   const project = engine.store.projectForWrite(projectId);
   storeRows(project, texts);
