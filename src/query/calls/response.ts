@@ -258,7 +258,7 @@ export function rowWriter(o: LineBuilderOptions): (row: number, w: JsonLineWrite
       if (spliceSummary) {
         if (sumStart < 0 || isNullBytes(b!, sumStart, sumEnd)) close = -2;
         else if (b![sumStart] === OPEN_BRACE && !t.summaryMentionsWeave(row)) {
-          close = b!.lastIndexOf(CLOSE_BRACE, sumEnd - 1);
+          close = lastCloseBrace(b!, sumStart, sumEnd);
           if (!hasMembers(b!, sumStart + 1, close)) close = -2;
         }
       }
@@ -348,6 +348,15 @@ function put(b: Uint8Array, at: number, piece: Uint8Array): number {
  */
 function putNullableThen(b: Uint8Array, at: number, s: string | null, nullThenNext: Uint8Array, next: Uint8Array): number {
   return s === null ? put(b, at, nullThenNext) : put(b, putJsonString(b, at, s), next);
+}
+
+/**
+ * The index of the last `}` in `b[start, end)`, or -1: a stored object ends in it, so this
+ * is a step or two back (Uint8Array.prototype.lastIndexOf costs a call into the engine).
+ */
+function lastCloseBrace(b: Uint8Array, start: number, end: number): number {
+  for (let i = end - 1; i >= start; i--) if (b[i] === CLOSE_BRACE) return i;
+  return -1;
 }
 
 /** Whether `b[start, end)` holds anything but JSON whitespace (an object's members). */
