@@ -12,11 +12,11 @@ import type { RequestContext, Route } from '../src/api/types.ts';
 import { allRoutes } from '../src/routes.ts';
 import { createEngine } from '../src/engine.ts';
 import { loadFixtures } from '../src/io/load-fixtures.ts';
-import { countNewlines, decodeLines } from '../src/api/line-stream.ts';
+import { decodeLines } from '../src/api/line-stream.ts';
 import { ensureBenchData } from './generate.ts';
 import { optionReader } from './args.ts';
 import { benchQueries, paramsFromTable } from './queries.ts';
-import { median } from './stats.ts';
+import { chunkLines, median } from './stats.ts';
 import { copyMeasurer } from './copy-ceiling.ts';
 
 async function main(): Promise<void> {
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
       const res = route.run(engine, { kind: 'value', value: structuredClone(q.body) }, ctx);
       if (res.kind === 'stream') {
         for (const chunk of res.chunks) {
-          rows += countNewlines(chunk);
+          rows += chunkLines(chunk);
           bytes += chunk.length;
           if (i === 0) for (const line of decodeLines([chunk])) lines.push(line);
         }

@@ -19,7 +19,7 @@
  * Prints a report (with markdown tables for bench/RESULTS.md) and writes bench/results.json.
  *
  * Options: --calls N (100000), --runs N (7), --warmup N (1), --first-use-runs N (3), --seed N (1), --out FILE,
- * --http-calls N (100000), --queries a,b (a subset), --skip duckdb,cold,http,oneshot,
+ * --http-calls N (100000), --http-runs N (3), --queries a,b (a subset), --skip duckdb,cold,http,oneshot,
  * --oneshot-calls a,b (100000 and --calls), --oneshot-runs N (3), --data-root DIR, --no-reexec.
  */
 import { spawnSync } from 'node:child_process';
@@ -33,7 +33,7 @@ import { allRoutes } from '../src/routes.ts';
 import { createEngine } from '../src/engine.ts';
 import { loadFixtures } from '../src/io/load-fixtures.ts';
 import { dropQueryCaches } from '../src/query/caches.ts';
-import { countNewlines, decodeLines } from '../src/api/line-stream.ts';
+import { decodeLines } from '../src/api/line-stream.ts';
 import { forEachLine } from '../src/io/lines.ts';
 import { crossCheck, type CheckResult } from './check.ts';
 import { openDuckDb, runJsonSql, type DuckDbSide } from './duckdb.ts';
@@ -43,7 +43,7 @@ import { copyCeiling } from './copy-ceiling.ts';
 import { gc, heapBytes, settledHeapBytes } from './memory.ts';
 import { measureOneShot, type OneShotResult } from './oneshot.ts';
 import { benchQueries, paramsFromTable, QUERY_STATS_ROUTE, queryStatsQuery, uiQueries, type BenchQuery } from './queries.ts';
-import { geometricMean, median, round } from './stats.ts';
+import { chunkLines, geometricMean, median, round } from './stats.ts';
 
 export type SkipPart = 'duckdb' | 'cold' | 'http' | 'oneshot';
 
@@ -186,7 +186,7 @@ function runRoute(route: Route, engine: Engine, body: Record<string, unknown>, k
     // What a front end sends: the byte chunks, counted (rows = newlines) and dropped. The texts
     // kept for the cross-check are those bytes decoded.
     for (const chunk of res.chunks) {
-      const lines = countNewlines(chunk);
+      const lines = chunkLines(chunk);
       rows += lines;
       bytes += chunk.length - lines;
       if (texts) for (const line of decodeLines([chunk])) texts.push(line);
@@ -719,6 +719,7 @@ export function parseArgs(argv: readonly string[]): CliOptions {
     warmup: Math.max(1, int('--warmup', 1)),
     firstUseRuns: Math.max(1, int('--first-use-runs', 3)),
     httpCalls: int('--http-calls', 100_000),
+    httpRuns: Math.max(1, int('--http-runs', 3)),
     queries: list('--queries'),
     skip: skip as Set<SkipPart>,
     oneShotCalls: oneShot,
