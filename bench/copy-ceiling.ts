@@ -3,7 +3,6 @@
  * as a store of rendered lines would hold them) gathered into one buffer. The floor of any
  * renderer that must touch every byte it sends; op_wildcard's target is a multiple of it.
  */
-import { median, round } from './stats.ts';
 
 /**
  * A measurer of the copy of `texts` (made into buffers once, the target allocated once and
@@ -25,12 +24,4 @@ export function copyMeasurer(texts: readonly string[]): { bytes: number; measure
       return { ms, cpu: (c.user + c.system) / 1000 };
     },
   };
-}
-
-/** Copies `texts` (as UTF-8 buffers) into one buffer; median ms of `runs`. */
-export function copyCeiling(texts: readonly string[], runs = 7): { bytes: number; ms: number } {
-  const m = copyMeasurer(texts);
-  const samples: number[] = [];
-  for (let r = 0; r < runs; r++) samples.push(m.measure().ms);
-  return { bytes: m.bytes, ms: round(median(samples)) };
 }

@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const c = process.cpuUsage(c0);
   console.log(
     `http: ${r.calls} calls, ${(r.bytes / 1e6).toFixed(1)} MB: tq ${r.median_ms.toFixed(0)} ms (${r.mb_per_s} MB/s), ` +
-      `prebuilt ${r.ceiling.median_ms.toFixed(0)} ms (${r.ceiling.mb_per_s} MB/s): ${r.tq_over_ceiling} of the ceiling; server process CPU ${((c.user + c.system) / 1000).toFixed(0)} ms`,
+      `prebuilt ${r.ceiling.median_ms.toFixed(0)} ms (${r.ceiling.mb_per_s} MB/s): ${r.tq_over_ceiling} of the ceiling; server CPU per request: tq ${r.cpu_ms.tq.toFixed(0)} ms, prebuilt ${r.cpu_ms.ceiling.toFixed(0)} ms (${(r.cpu_ms.ceiling / r.cpu_ms.tq).toFixed(3)}); process CPU ${((c.user + c.system) / 1000).toFixed(0)} ms`,
   );
 }
 

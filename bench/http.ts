@@ -24,6 +24,12 @@ export interface HttpResult {
   ceiling: { median_ms: number; mb_per_s: number };
   /** tq's throughput over the ceiling's (goal: >= 0.6). */
   tq_over_ceiling: number;
+  /**
+   * The server process's CPU ms per request (median; all its threads, from the request to the
+   * response's end), tq's and the ceiling's: what the wall ratio would be with a core to
+   * spare. On a loaded machine the wall times wait for a core; these do not.
+   */
+  cpu_ms: { tq: number; ceiling: number };
 }
 
 const USER = 'bench';
@@ -84,6 +90,19 @@ function fetchStreams(ports: readonly number[], body: string, runs: number): Pro
   });
 }
 
+/** Records the process CPU ms of each request `server` answers, from its arrival to the response's end. */
+function cpuPerRequest(server: Server): number[] {
+  const samples: number[] = [];
+  server.prependListener('request', (_req, res: ServerResponse) => {
+    const c0 = process.cpuUsage();
+    res.once('finish', () => {
+      const c = process.cpuUsage(c0);
+      samples.push((c.user + c.system) / 1000);
+    });
+  });
+  return samples;
+}
+
 /** Writes `buffers` with backpressure (write until refused, then wait for 'drain'), then ends. */
 function writeBuffers(res: ServerResponse, buffers: readonly Buffer[]): void {
   let i = 0;
@@ -130,6 +149,7 @@ export async function measureHttp(engine: Engine, routes: readonly Route[], proj
   const ceiling = await ceilingServer(renderedBody(engine, routes, request));
   const server = createTqServer({ engine, routes, users: new Users([{ name: USER, password: PASSWORD, projects: ['*'] }]) });
   const { port } = await server.listen('127.0.0.1', 0);
+  const tqCpu = cpuPerRequest(server.server), ceilingCpu = cpuPerRequest(ceiling.server);
   try {
     // One warm-up round, then the measured ones.
     const fetched = await fetchStreams([port, ceiling.port], JSON.stringify(request), runs + 1);
@@ -151,6 +171,7 @@ export async function measureHttp(engine: Engine, routes: readonly Route[], proj
       runs,
       ceiling: { median_ms: round(ceilingMs), mb_per_s: round(bytes / 1e6 / (ceilingMs / 1000), 1) },
       tq_over_ceiling: round(ceilingMs / ms, 3),
+      cpu_ms: { tq: round(median(tqCpu.slice(1))), ceiling: round(median(ceilingCpu.slice(1))) },
     };
   } finally {
     await server.close();
