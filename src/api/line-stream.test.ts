@@ -41,3 +41,14 @@ test('decodeLines joins a line split across chunks; countNewlines counts lines',
   assert.equal(countNewlines(enc.encode('a\nb\n\n')), 3);
   assert.equal(countNewlines(enc.encode('')), 0);
 });
+
+test('countNewlines and decodeLines read only the bytes of a view (its offset and length), not the rest of its buffer', () => {
+  // Newlines before and after the view, inside one ArrayBuffer, as a writer's taken chunk is.
+  const whole = enc.encode('\n\n{"a":1}\n{"b":2}\n\n\n');
+  const view = whole.subarray(2, 18);
+  assert.equal(new TextDecoder().decode(view), '{"a":1}\n{"b":2}\n');
+  assert.equal(countNewlines(view), 2);
+  assert.deepEqual([...decodeLines([view])], ['{"a":1}', '{"b":2}']);
+  assert.equal(countNewlines(whole.subarray(2, 9)), 0);
+  assert.deepEqual([...decodeLines([whole.subarray(2, 9), whole.subarray(9, 18)])], ['{"a":1}', '{"b":2}']);
+});

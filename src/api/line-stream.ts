@@ -52,7 +52,8 @@ export function* decodeLines(chunks: Iterable<Uint8Array>): Generator<string, vo
       carry = null;
     }
     let start = 0;
-    for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a, start)) {
+    const search = searchable(chunk);
+    for (let nl = search.indexOf(0x0a); nl >= 0; nl = search.indexOf(0x0a, start)) {
       yield decoder.decode(chunk.subarray(start, nl));
       start = nl + 1;
     }
@@ -63,7 +64,18 @@ export function* decodeLines(chunks: Iterable<Uint8Array>): Generator<string, vo
 
 /** Newlines in a chunk: its line count. */
 export function countNewlines(chunk: Uint8Array): number {
+  const search = searchable(chunk);
   let n = 0;
-  for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, i + 1)) n++;
+  for (let i = search.indexOf(0x0a); i >= 0; i = search.indexOf(0x0a, i + 1)) n++;
   return n;
+}
+
+/**
+ * The same bytes as a Buffer where the platform has one, to search with indexOf: Buffer's is a
+ * native memchr, Uint8Array's a loop in the engine about ten times slower per byte (Node 20:
+ * 7 µs against 0.7 µs for a line of 1.3 kB, which made counting a response's lines cost more
+ * than rendering them). A view: nothing is copied.
+ */
+function searchable(chunk: Uint8Array): Uint8Array {
+  return typeof Buffer === 'function' && !Buffer.isBuffer(chunk) ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) : chunk;
 }

@@ -4,6 +4,7 @@
  * and the exit codes: 0 ok, 1 runtime error, 2 usage error, 4 an empty answer with --exit-status.
  */
 import { checkBodyDepth, runRoute } from '../api/run-route.ts';
+import { countNewlines } from '../api/line-stream.ts';
 import { fullAccessContext } from '../api/context.ts';
 import { Chalk } from 'chalk';
 import type { Command } from 'commander';
@@ -180,7 +181,7 @@ async function writeChunks(chunks: Iterable<Uint8Array>): Promise<number> {
   });
   for (const chunk of chunks) {
     if (closed) return lines;
-    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
+    lines += countNewlines(chunk);
     if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', r));
   }
   return lines;

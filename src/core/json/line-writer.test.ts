@@ -81,6 +81,14 @@ test('the positional primitives stay within their stated room, at any position',
     assert.equal(putBytes(b, 1, src, 7, 7 + n), n + 1);
     assert.deepEqual([...b.subarray(1)], [...src.subarray(7, 7 + n)]);
   }
+  // A whole array (a constant piece) of 32 bytes and more is set as it is.
+  for (const n of [31, 32, 100]) {
+    const whole = src.subarray(0, n).slice();
+    const b = new Uint8Array(n + 3);
+    assert.equal(putBytes(b, 2, whole), n + 2);
+    assert.deepEqual([...b.subarray(2, n + 2)], [...whole]);
+    assert.equal(b[n + 2], 0);
+  }
 });
 
 test('advance() past the room that room() made is an error, not a silent loss', () => {

@@ -158,7 +158,8 @@ export function putBytes(b: Uint8Array, at: number, src: Uint8Array, start = 0, 
     for (let i = start; i < end; i++) b[at++] = src[i];
     return at;
   }
-  b.set(src.subarray(start, end), at);
+  // A whole array (a constant piece) is set as it is: no view to make.
+  b.set(n === src.length ? src : src.subarray(start, end), at);
   return at + n;
 }
 

@@ -86,7 +86,14 @@ export class DatetimeBytes {
     at = two(b, at, secs % 60);
     if (micros !== 0) {
       b[at++] = DOT;
-      for (let div = 100_000; div >= 1; div /= 10) b[at++] = ZERO + (Math.floor(micros / div) % 10);
+      // Six digits, last first (micros is a safe integer below 10^6 here: small-integer math).
+      let m = micros;
+      for (let k = 5; k >= 0; k--) {
+        const q = (m / 10) | 0;
+        b[at + k] = ZERO + (m - q * 10);
+        m = q;
+      }
+      at += 6;
     }
     b[at++] = Z;
     b[at++] = QUOTE;

@@ -99,7 +99,7 @@ test('DatetimeBytes: the bytes of datetimeJsonFormatter for whole, fractional an
   const text = datetimeJsonFormatter();
   const bytes = new DatetimeBytes();
   const r = rng(11);
-  const samples = [NaN, 0, -1, 0.5, 1.25, 123456.78901234567, -0.000001, 5e-324, 2.5e17, 253402300799999999, Date.UTC(2025, 0, 1) * 1000 + 0.1];
+  const samples = [NaN, 0, -1, 0.5, 1.25, 123456.78901234567, -0.000001, 5e-324, 2.5e17, 253402300799999999, Date.UTC(2025, 0, 1) * 1000 + 0.1, 1, 10, 999_999, 1_000_001, 86_399_999_999, Date.UTC(2025, 0, 1) * 1000 + 100_000];
   for (let i = 0; i < 500; i++) samples.push((r() - 0.3) * 4e15, Math.floor((r() - 0.3) * 4e15), r() * 2.5e17);
   for (const us of samples) {
     const w = new JsonLineWriter();
