@@ -40,10 +40,11 @@ export interface FixtureKindSpec extends FixtureLineSpec {
   prescanned: boolean;
   /**
    * How the load snapshot holds the kind: `calls` (the call tables, the bulk of every load),
-   * `feedback` (its rows, when their ids and times are in the file), or `file` (read from its
-   * fixture file on every load).
+   * `feedback` (its rows, in the calls file's snapshot, when their ids and times are in the
+   * file), or `image` (a snapshot of its own per fixture file: io/snapshot/kind-image.ts, which
+   * needs a codec for every such kind).
    */
-  snapshot: 'calls' | 'feedback' | 'file';
+  snapshot: 'calls' | 'feedback' | 'image';
 }
 
 function parseLine(text: string): unknown {
@@ -76,10 +77,10 @@ const oneRecord =
 
 export const FIXTURE_KIND_REGISTRY = {
   calls: { store: storeCallLine, prescanned: true, snapshot: 'calls' },
-  tables: { store: oneRecord(loadTableRecord), prescanned: false, snapshot: 'file' },
-  objects: { store: oneRecord(loadObjectRecord), prescanned: false, snapshot: 'file' },
+  tables: { store: oneRecord(loadTableRecord), prescanned: false, snapshot: 'image' },
+  objects: { store: oneRecord(loadObjectRecord), prescanned: false, snapshot: 'image' },
   feedback: { store: oneRecord(loadFeedbackRecord), prescanned: false, snapshot: 'feedback' },
-  costs: { store: oneRecord(loadCostRecord), prescanned: false, snapshot: 'file' },
+  costs: { store: oneRecord(loadCostRecord), prescanned: false, snapshot: 'image' },
 } satisfies Record<string, FixtureKindSpec>;
 
 /** Which fixture file a line belongs to (`calls.jsonl`, `tables.jsonl`, ...). */
