@@ -24,6 +24,11 @@ export interface FixtureLine {
   buf: Buffer;
   start: number;
   end: number;
+  /**
+   * Given for a long line only: told the share of the line stored so far (0..1), so that a
+   * progress display moves while a record of many rows (a one-line table) is stored.
+   */
+  progress?: (share: number) => void;
 }
 
 /** How the lines of a fixture file are stored. */
@@ -69,9 +74,9 @@ function storeCallLine(engine: Engine, { text, buf, start, end }: FixtureLine): 
 
 /** One record per line, stored by `load` (which throws RecordProblem for a bad one). */
 const oneRecord =
-  (load: (engine: Engine, text: string) => unknown) =>
+  (load: (engine: Engine, text: string, progress?: (share: number) => void) => unknown) =>
   (engine: Engine, line: FixtureLine): number => {
-    load(engine, line.text);
+    load(engine, line.text, line.progress);
     return 1;
   };
 

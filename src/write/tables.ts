@@ -28,12 +28,20 @@ export function checkExpectedDigest(expected: string | null | undefined, actual:
  * The stored texts of the rows the project does not hold yet (first writer wins), computed before
  * anything is stored so that a throw stores nothing.
  */
-function newRowTexts(engine: Engine, projectId: string, rows: Iterable<readonly [string, LosslessObject]>): Array<[string, string]> {
+function newRowTexts(engine: Engine, projectId: string, rows: ReadonlyArray<readonly [string, LosslessObject]>, progress?: (share: number) => void): Array<[string, string]> {
   const held = engine.store.project(projectId)?.rows;
   const texts = new Map<string, string>();
-  for (const [digest, row] of rows) if (!held?.has(digest) && !texts.has(digest)) texts.set(digest, storedRowText(row));
+  for (let i = 0; i < rows.length; i++) {
+    const [digest, row] = rows[i];
+    if (!held?.has(digest) && !texts.has(digest)) texts.set(digest, storedRowText(row));
+    if (progress !== undefined && (i & PROGRESS_ROWS_MASK) === PROGRESS_ROWS_MASK) progress(DIGEST_SHARE + ((1 - DIGEST_SHARE) * i) / rows.length);
+  }
   return [...texts];
 }
+
+/** Progress is told every 4096 rows; digesting is about two thirds of a table's work, its texts the rest. */
+const PROGRESS_ROWS_MASK = 4095;
+const DIGEST_SHARE = 2 / 3;
 
 function storeRows(project: ProjectStore, texts: ReadonlyArray<[string, string]>): void {
   for (const [digest, text] of texts) project.rows.set(digest, { digest, text });
@@ -53,11 +61,17 @@ export function createTable(
   projectId: string,
   rows: readonly LosslessObject[],
   expectedDigest?: string | null,
+  /** Told the share of the work done (0..1) now and then: a million-row fixture table takes a minute. */
+  progress?: (share: number) => void,
 ): { digest: string; row_digests: string[] } {
-  const rowDigests = rows.map((row) => rowDigest(row));
+  const rowDigests = new Array<string>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    rowDigests[i] = rowDigest(rows[i]);
+    if (progress !== undefined && (i & PROGRESS_ROWS_MASK) === PROGRESS_ROWS_MASK) progress((DIGEST_SHARE * i) / rows.length);
+  }
   const digest = tableDigest(rowDigests);
   checkExpectedDigest(expectedDigest, digest, `table (${rowDigests.length} rows)`);
-  const texts = newRowTexts(engine, projectId, rows.map((row, i) => [rowDigests[i], row] as const));
+  const texts = newRowTexts(engine, projectId, rows.map((row, i) => [rowDigests[i], row] as const), progress);
   const project = engine.store.projectForWrite(projectId);
   storeRows(project, texts);
   storeTable(project, digest, rowDigests.slice());
