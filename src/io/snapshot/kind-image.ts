@@ -22,7 +22,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, fstatSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { Engine } from '../../api/types.ts';
 import { parseExact } from '../../core/json/exact.ts';
@@ -332,6 +332,7 @@ export async function loadFileThroughImage(
   const read = readImageFile(path, key, file.kind, engine.store);
   if (read.kind === 'restored') {
     touchSnapshot(path);
+    sweepOrphans(settings.dir, path);
     onProgress?.({ bytesRead: size, totalBytes: size, file: file.file, records: read.records });
     return {
       source,
@@ -366,6 +367,15 @@ export async function loadFileThroughImage(
       : writeImage(engine.store, key, file, records, path, settings, now);
   if (written.status === 'not-written' && /^cannot|larger than/.test(written.reason)) say(`snapshot not written: ${written.reason}`);
   return { ...report, image: written };
+}
+
+/** Removes the snapshots whose fixture file is gone (never `keep`, the one in use). */
+function sweepOrphans(dir: string, keep: string): void {
+  try {
+    evictSnapshots(dir, Infinity, basename(keep));
+  } catch {
+    // A cache that cannot be read is the next write's problem (and said then).
+  }
 }
 
 function writeImage(store: Store, key: SnapshotKey, file: FixtureFile & { kind: ImagedKind }, records: number, path: string, settings: SnapshotSettings, now: () => number): ImageOutcome {
