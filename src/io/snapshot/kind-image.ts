@@ -307,8 +307,9 @@ const RACY_MS = 2000;
 
 /**
  * Loads one tables, objects or costs file through its image: restored when one matches, else
- * loaded from the file and an image written for the next process. `say` takes a notice that is
- * said once per process (a damaged image, one not written for lack of room).
+ * loaded from the file and an image written for the next process. A damaged image is a notice
+ * of the report; `say` takes one to be said once per process (an image not written for lack
+ * of room or a cache that cannot be written).
  */
 export async function loadFileThroughImage(
   engine: Engine,
@@ -341,9 +342,11 @@ export async function loadFileThroughImage(
       image: { file: file.file, status: 'restored', bytes: read.bytes, ms: performance.now() - started },
     };
   }
+  // Damage is said every time it is found (a skipped write, below, once per process).
+  const damaged: string[] = [];
   if (read.kind === 'invalid') {
     rmSync(path, { force: true });
-    say(`load snapshot ${path} of ${file.file} is damaged (${read.reason}); it was removed; loading the fixture file`);
+    damaged.push(`load snapshot ${path} of ${file.file} is damaged (${read.reason}); it was removed; loading the fixture file`);
   }
 
   // A load that draws ids or times answers differently every time: not imaged.
@@ -366,7 +369,7 @@ export async function loadFileThroughImage(
       ? { file: file.file, status: 'not-written' as const, reason: `${file.file} is empty` }
       : writeImage(engine.store, key, file, records, path, settings, now);
   if (written.status === 'not-written' && /^cannot|larger than/.test(written.reason)) say(`snapshot not written: ${written.reason}`);
-  return { ...report, image: written };
+  return { ...report, notices: [...damaged, ...report.notices], image: written };
 }
 
 /** Removes the snapshots whose fixture file is gone (never `keep`, the one in use). */

@@ -91,7 +91,7 @@ export async function loadFixtureFilesWithSnapshot(
   const withoutCallsSnapshot = async (outcome: SnapshotOutcome): Promise<SnapshotLoadReport> => {
     const reports: LoadReport[] = [];
     for (const f of files) reports.push(await loadFile(f));
-    return { source, files: reports.flatMap((r) => r.files), notices: [...imageNotices, ...reports.flatMap((r) => r.notices)], snapshot: outcome, images };
+    return { source, files: reports.flatMap((r) => r.files), notices: [...reports.flatMap((r) => r.notices), ...imageNotices], snapshot: outcome, images };
   };
   if (files[0] === undefined || roleOf(files[0]) !== 'calls') return withoutCallsSnapshot({ status: 'off', reason: 'no calls file' });
   if (statSync(files[0].file).size < settings.minBytes) return withoutCallsSnapshot({ status: 'off', reason: `calls file under ${settings.minBytes} bytes` });
@@ -125,7 +125,7 @@ export async function loadFixtureFilesWithSnapshot(
         notices.push(...r.notices);
       }
     }
-    return { source, files: reports, notices: [...imageNotices, ...notices], snapshot: { status: 'restored', file: path, bytes: read.bytes, ms, feedback: useFeedback }, images };
+    return { source, files: reports, notices: [...notices, ...imageNotices], snapshot: { status: 'restored', file: path, bytes: read.bytes, ms, feedback: useFeedback }, images };
   }
   const notices = read.kind === 'invalid' ? [`snapshot ${path} ignored (${read.reason}); loading the fixture files`] : damage !== null ? [`${damage}; loading the fixture files`] : [];
 
@@ -151,7 +151,7 @@ export async function loadFixtureFilesWithSnapshot(
   const feedbackSource = feedbackFile !== undefined && !drew ? fileIdentity(feedbackFile.kind, feedbackFile.file) : null;
   const snapshot = writeFor(engine, key, feedbackSource, path, settings, now);
   if (snapshot.status === 'not-written' && /^cannot|larger than/.test(snapshot.reason)) once(notices, `snapshot not written: ${snapshot.reason}`);
-  return { source, files: reports.flatMap((r) => r.files), notices: [...notices, ...imageNotices, ...reports.flatMap((r) => r.notices)], snapshot, images };
+  return { source, files: reports.flatMap((r) => r.files), notices: [...notices, ...reports.flatMap((r) => r.notices), ...imageNotices], snapshot, images };
 }
 
 /**
