@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine } from '../../engine.ts';
@@ -181,10 +181,18 @@ test('a damaged snapshot is never served: said once, removed, the file loaded in
   const good = readFileSync(file);
   const reference = imagedState((await plain(dir)).store);
   const damage: Array<[string, () => void, string]> = [
-    ['first part', () => flip(file, dataStart(good) + 3), 'part 0 checksum mismatch'],
-    ['last part', () => flip(file, good.length - 5), `part ${JSON.parse(good.subarray(16, 16 + good.readUInt32LE(12)).toString()).image.parts.length - 1} checksum mismatch`],
+    // Each part is framed by its length and CRC-32 (8 bytes).
+    ['first part', () => flip(file, dataStart(good) + 8 + 3), 'part 0 checksum mismatch'],
+    ["a part's length", () => flip(file, dataStart(good) + 3), 'truncated in part 0'],
+    // The last 8 bytes are the trailer (a mark, then the part count).
+    ['last part', () => flip(file, good.length - 9), `part ${good.readUInt32LE(good.length - 4) - 1} checksum mismatch`],
+    ['trailer', () => flip(file, good.length - 1), `${good.readUInt32LE(good.length - 4)} parts and 0 bytes after them, the trailer says ${good.readUInt32LE(good.length - 4) + 0xff000000} parts`],
     ['header', () => flip(file, 40), 'header checksum mismatch'],
-    ['truncated', () => truncateSync(file, good.length - 1), `length ${good.length - 1} bytes, header says ${good.length}`],
+    // Every part leaves room for the trailer: a file cut in it, or at a part's end, is cut in the last part.
+    ['truncated in the trailer', () => truncateSync(file, good.length - 1), `truncated in part ${good.readUInt32LE(good.length - 4) - 1}`],
+    ['cut after a part', () => truncateSync(file, good.length - 8), `truncated in part ${good.readUInt32LE(good.length - 4) - 1}`],
+    ['bytes after the trailer', () => appendFileSync(file, 'x'), `${good.readUInt32LE(good.length - 4)} parts and 1 bytes after them, the trailer says ${good.readUInt32LE(good.length - 4)} parts`],
+    ['truncated in a part', () => truncateSync(file, good.length - 20), `truncated in part ${good.readUInt32LE(good.length - 4) - 1}`],
     ['foreign', () => writeFileSync(file, 'not a snapshot at all, just text\n'), 'not a tq snapshot (bad magic)'],
   ];
   for (const [what, hurt, reason] of damage) {
@@ -199,7 +207,7 @@ test('a damaged snapshot is never served: said once, removed, the file loaded in
     assert.deepEqual(statuses((await load(dir, s)).report)[0], ['tables.jsonl', 'restored'], `${what}: rewritten whole`);
   }
   // A damaged snapshot that is not rewritten (no room in the cache) is still removed.
-  flip(file, dataStart(good) + 3);
+  flip(file, dataStart(good) + 8 + 3);
   const full = await load(dir, { ...s, maxCacheBytes: 1000 });
   assert.equal(full.report.notices.length, 2);
   assert.match(full.report.notices[0], /is damaged \(part 0 checksum mismatch\); it was removed; loading the fixture file$/);
@@ -237,6 +245,8 @@ test('a snapshot larger than the cache bound is not written, and that is said on
   const r = await load(dir, s);
   assert.equal(r.report.images[0].status, 'not-written');
   assert.equal(r.report.notices.length, 1);
-  assert.match(r.report.notices[0], /^snapshot not written: the snapshot of .*tables\.jsonl \(\d+ bytes\) would be larger than the cache bound \(1000 bytes; TQ_SNAPSHOT_MAX_BYTES sets it\)$/);
+  assert.match(r.report.notices[0], /^snapshot not written: the snapshot of .*tables\.jsonl would be larger than the cache bound \(1000 bytes; TQ_SNAPSHOT_MAX_BYTES sets it\)$/);
   assert.deepEqual((await load(dir, s)).report.notices, []);
+  // Nothing is left behind: no snapshot, no temporary file.
+  assert.deepEqual(readdirSync(s.dir), []);
 });

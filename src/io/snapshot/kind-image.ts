@@ -12,7 +12,8 @@
  * lives in the same cache under the same name scheme (`<hash>.tqsnap`), so `tq cache` lists it,
  * the bound counts it and it goes once its file is gone. The file is the calls snapshot's frame
  * (magic, format, header with its SHA-256) and then the image's parts, each a `node:v8`
- * serialization with its own CRC-32 in the header. Every part is read and checked before
+ * serialization framed by its length and CRC-32, then a trailer with the part count; it is
+ * written a part at a time, so writing holds one part's copy of the data, not the image's. Every part is read and checked before
  * anything is put in the store: a damaged image is removed, said once, and the fixture file is
  * loaded instead (and a new image written), never a wrong or partial answer.
  *
@@ -62,8 +63,12 @@ interface KindCodec {
   isEmpty(store: Store): boolean;
   /** The projects holding the kind, in the store's order. */
   projects(store: Store): string[];
-  /** The parts after the manifest; null when the store holds something an image cannot (never after a fixture load). */
-  parts(store: Store): unknown[] | null;
+  /**
+   * The parts after the manifest, made one at a time as they are written (so a write holds one
+   * part's copy, not the whole image's). Throws NotImageable when the store holds something an
+   * image cannot (never after a fixture load).
+   */
+  parts(store: Store): Iterable<unknown>;
   /** Puts the decoded parts into `store` (whose projects of the manifest exist already). */
   apply(store: Store, parts: unknown[]): void;
 }
@@ -74,25 +79,24 @@ const projectsWith = (store: Store, holds: (p: { rows: Map<string, StoredRow>; t
 const tablesCodec: KindCodec = {
   isEmpty: (store) => projectsWith(store, (p) => p.rows.size > 0 || p.tables.size > 0).length === 0,
   projects: (store) => projectsWith(store, (p) => p.rows.size > 0 || p.tables.size > 0),
-  parts(store) {
-    const parts: TablesPart[] = [];
-    for (const projectId of this.projects(store)) {
+  *parts(store) {
+    for (const projectId of tablesCodec.projects(store)) {
       const p = store.projects.get(projectId)!;
       const indexOf = new Map<string, number>();
       let digests: string[] = [];
       let texts: string[] = [];
       for (const [digest, row] of p.rows) {
-        if (row.digest !== digest) return null;
+        if (row.digest !== digest) throw new NotImageable(`row ${digest} is stored under another digest`);
         indexOf.set(digest, indexOf.size);
         digests.push(digest);
         texts.push(row.text);
         if (digests.length === PART_ITEMS) {
-          parts.push({ project: projectId, digests, texts });
+          yield { project: projectId, digests, texts } satisfies TablesPart;
           digests = [];
           texts = [];
         }
       }
-      if (digests.length > 0) parts.push({ project: projectId, digests, texts });
+      if (digests.length > 0) yield { project: projectId, digests, texts } satisfies TablesPart;
       let tables: Array<[string, Uint32Array]> = [];
       let held = 0;
       for (const [digest, list] of p.tables) {
@@ -100,20 +104,19 @@ const tablesCodec: KindCodec = {
         for (let i = 0; i < list.length; i++) {
           const at = indexOf.get(list[i]);
           // A table naming a row the project does not hold (table_create_from_digests): not a fixture load's.
-          if (at === undefined) return null;
+          if (at === undefined) throw new NotImageable(`table ${digest} names a row the project does not hold`);
           indexes[i] = at;
         }
         tables.push([digest, indexes]);
         held += list.length + 1;
         if (held >= PART_ITEMS) {
-          parts.push({ project: projectId, tables });
+          yield { project: projectId, tables } satisfies TablesPart;
           tables = [];
           held = 0;
         }
       }
-      if (tables.length > 0) parts.push({ project: projectId, tables });
+      if (tables.length > 0) yield { project: projectId, tables } satisfies TablesPart;
     }
-    return parts;
   },
   apply(store, parts) {
     // The digests of each project's rows in their order, for the tables' indexes.
@@ -143,9 +146,8 @@ const tablesCodec: KindCodec = {
 const objectsCodec: KindCodec = {
   isEmpty: (store) => projectsWith(store, (p) => p.objects.size > 0).length === 0,
   projects: (store) => projectsWith(store, (p) => p.objects.size > 0),
-  parts(store) {
-    const parts: ObjectsPart[] = [];
-    for (const projectId of this.projects(store)) {
+  *parts(store) {
+    for (const projectId of objectsCodec.projects(store)) {
       let objects: Array<[string, ObjectVersion[]]> = [];
       let held = 0;
       for (const [objectId, versions] of store.projects.get(projectId)!.objects) {
@@ -153,14 +155,13 @@ const objectsCodec: KindCodec = {
         objects.push([objectId, versions.map((v) => ({ ...v, val: null }))]);
         held += versions.length;
         if (held >= PART_ITEMS) {
-          parts.push({ project: projectId, objects });
+          yield { project: projectId, objects } satisfies ObjectsPart;
           objects = [];
           held = 0;
         }
       }
-      if (objects.length > 0) parts.push({ project: projectId, objects });
+      if (objects.length > 0) yield { project: projectId, objects } satisfies ObjectsPart;
     }
-    return parts;
   },
   apply(store, parts) {
     for (const part of parts as ObjectsPart[]) {
@@ -176,10 +177,8 @@ const objectsCodec: KindCodec = {
 const costsCodec: KindCodec = {
   isEmpty: (store) => store.prices.length === 0,
   projects: () => [],
-  parts(store) {
-    const parts: PricesPart[] = [];
-    for (let at = 0; at < store.prices.length; at += PART_ITEMS) parts.push({ prices: store.prices.slice(at, at + PART_ITEMS) });
-    return parts;
+  *parts(store) {
+    for (let at = 0; at < store.prices.length; at += PART_ITEMS) yield { prices: store.prices.slice(at, at + PART_ITEMS) } satisfies PricesPart;
   },
   apply(store, parts) {
     for (const part of parts as PricesPart[]) for (const row of part.prices) store.prices.push(row);
@@ -188,31 +187,29 @@ const costsCodec: KindCodec = {
 
 const CODECS: Record<ImagedKind, KindCodec> = { tables: tablesCodec, objects: objectsCodec, costs: costsCodec };
 
+/** The store holds something no fixture load makes: no image is written. */
+class NotImageable extends Error {}
+
 interface ImageHeader {
   key: SnapshotKey;
-  image: { kind: ImagedKind; records: number; parts: Array<{ bytes: number; crc32: number }> };
-  dataBytes: number;
+  image: { kind: ImagedKind; records: number };
   /** Always null: read by readSnapshotHeader, which every cache entry answers. */
   feedbackSource: null;
 }
 
-/** The image's parts, serialized: the manifest first. Null when the store holds what no image can. */
-export function encodeImage(store: Store, kind: ImagedKind): Buffer[] | null {
-  const codec = CODECS[kind];
-  const parts = codec.parts(store);
-  if (parts === null) return null;
-  const manifest: Manifest = { projects: codec.projects(store) };
-  return [manifest, ...parts].map((part) => serialize(part));
-}
+/** A part's frame: its length and CRC-32 (u32 LE each), then its bytes; the trailer's first word is this, then the part count. */
+const FRAME_BYTES = 8;
+const TRAILER_MARK = 0xffffffff;
 
-/** Writes an image to `path` atomically (a temporary file renamed); returns its size in bytes. */
-export function writeImageFile(path: string, key: SnapshotKey, kind: ImagedKind, records: number, parts: readonly Buffer[]): number {
-  const header: ImageHeader = {
-    key,
-    image: { kind, records, parts: parts.map((p) => ({ bytes: p.byteLength, crc32: crc32(p) })) },
-    dataBytes: parts.reduce((n, p) => n + p.byteLength, 0),
-    feedbackSource: null,
-  };
+/**
+ * Writes the image of `kind` in `store` to `path` atomically (a temporary file renamed), a part
+ * at a time: the header, then each part framed by its length and CRC-32, then a trailer with
+ * the part count (so a file cut at a frame's end is seen as cut). Returns the bytes written,
+ * or null (nothing left behind) when they would exceed `maxBytes`.
+ */
+export function writeImageFile(path: string, key: SnapshotKey, store: Store, kind: ImagedKind, records: number, maxBytes = Infinity): number | null {
+  const codec = CODECS[kind];
+  const header: ImageHeader = { key, image: { kind, records }, feedbackSource: null };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
   const prefix = Buffer.alloc(PREFIX_BYTES);
   MAGIC.copy(prefix, 0);
@@ -221,25 +218,45 @@ export function writeImageFile(path: string, key: SnapshotKey, kind: ImagedKind,
   const headerEnd = PREFIX_BYTES + headerBytes.byteLength + SHA_BYTES;
   const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const fd = openSync(temp, 'w', 0o600);
+  let done = false;
   try {
     writeAll(fd, prefix);
     writeAll(fd, headerBytes);
     writeAll(fd, createHash('sha256').update(headerBytes).digest());
     writeAll(fd, new Uint8Array(align8(headerEnd) - headerEnd));
-    for (const part of parts) writeAll(fd, part);
+    let bytes = align8(headerEnd);
+    let count = 0;
+    const frame = Buffer.alloc(FRAME_BYTES);
+    const manifest: Manifest = { projects: codec.projects(store) };
+    for (const part of [manifest, ...codec.parts(store)]) {
+      const serialized = serialize(part);
+      if (serialized.byteLength >= TRAILER_MARK) throw new NotImageable('a part of 4 GiB or more');
+      frame.writeUInt32LE(serialized.byteLength, 0);
+      frame.writeUInt32LE(crc32(serialized), 4);
+      writeAll(fd, frame);
+      writeAll(fd, serialized);
+      bytes += FRAME_BYTES + serialized.byteLength;
+      count++;
+      if (bytes + FRAME_BYTES > maxBytes) return null;
+    }
+    frame.writeUInt32LE(TRAILER_MARK, 0);
+    frame.writeUInt32LE(count, 4);
+    writeAll(fd, frame);
     fsyncSync(fd);
     closeSync(fd);
     renameSync(temp, path);
-  } catch (e) {
-    try {
-      closeSync(fd);
-    } catch {
-      // already closed
+    done = true;
+    return bytes + FRAME_BYTES;
+  } finally {
+    if (!done) {
+      try {
+        closeSync(fd);
+      } catch {
+        // already closed
+      }
+      rmSync(temp, { force: true });
     }
-    rmSync(temp, { force: true });
-    throw e;
   }
-  return align8(headerEnd) + header.dataBytes;
 }
 
 export type ImageRead = { kind: 'restored'; bytes: number; records: number } | { kind: 'missing' } | { kind: 'stale' } | { kind: 'invalid'; reason: string };
@@ -270,18 +287,28 @@ export function readImageFile(path: string, key: SnapshotKey, kind: ImagedKind, 
     if (!createHash('sha256').update(headerBytes).digest().equals(headerAndSum.subarray(headerLength))) return { kind: 'invalid', reason: 'header checksum mismatch' };
     const header = JSON.parse(headerBytes.toString('utf8')) as ImageHeader;
     if (!sameKey(key, header.key)) return { kind: 'stale' };
-    if (header.image?.kind !== kind || !Array.isArray(header.image.parts) || header.image.parts.length === 0) return { kind: 'invalid', reason: `not an image of ${kind}` };
+    if (header.image?.kind !== kind) return { kind: 'invalid', reason: `not an image of ${kind}` };
     let at = align8(PREFIX_BYTES + headerLength + SHA_BYTES);
-    if (at + header.dataBytes !== size || header.image.parts.reduce((n, p) => n + p.bytes, 0) !== header.dataBytes) {
-      return { kind: 'invalid', reason: `length ${size} bytes, header says ${at + header.dataBytes}` };
-    }
     const decoded: unknown[] = [];
-    for (const [i, part] of header.image.parts.entries()) {
-      const bytes = Buffer.allocUnsafe(part.bytes);
-      if (!readExactly(fd, bytes, at)) return { kind: 'invalid', reason: 'truncated data' };
-      if (crc32(bytes) !== part.crc32) return { kind: 'invalid', reason: `part ${i} checksum mismatch` };
-      decoded.push(deserialize(bytes));
-      at += part.bytes;
+    const frame = Buffer.alloc(FRAME_BYTES);
+    for (;;) {
+      if (at + FRAME_BYTES > size || !readExactly(fd, frame, at)) return { kind: 'invalid', reason: `truncated after ${decoded.length} parts` };
+      const length = frame.readUInt32LE(0);
+      if (length === TRAILER_MARK) {
+        if (frame.readUInt32LE(4) !== decoded.length || at + FRAME_BYTES !== size) return { kind: 'invalid', reason: `${decoded.length} parts and ${size - at - FRAME_BYTES} bytes after them, the trailer says ${frame.readUInt32LE(4)} parts` };
+        break;
+      }
+      // A part always leaves room for the trailer.
+      if (at + FRAME_BYTES + length + FRAME_BYTES > size) return { kind: 'invalid', reason: `truncated in part ${decoded.length}` };
+      const bytes = Buffer.allocUnsafe(length);
+      if (!readExactly(fd, bytes, at + FRAME_BYTES)) return { kind: 'invalid', reason: `truncated in part ${decoded.length}` };
+      if (crc32(bytes) !== frame.readUInt32LE(4)) return { kind: 'invalid', reason: `part ${decoded.length} checksum mismatch` };
+      try {
+        decoded.push(deserialize(bytes));
+      } catch (e) {
+        return { kind: 'invalid', reason: `part ${decoded.length} does not decode: ${(e as Error).message}` };
+      }
+      at += FRAME_BYTES + length;
     }
     const manifest = decoded[0] as Manifest;
     if (!Array.isArray(manifest?.projects)) return { kind: 'invalid', reason: 'no manifest' };
@@ -393,16 +420,17 @@ function writeImage(store: Store, key: SnapshotKey, file: FixtureFile & { kind: 
   if (JSON.stringify(after) !== JSON.stringify(before)) return { file: file.file, status: 'not-written', reason: `${file.file} changed while loading` };
   if (now() - Number(BigInt(before.mtimeNs) / 1_000_000n) < RACY_MS) return { file: file.file, status: 'not-written', reason: `${file.file} was modified less than 2 s ago` };
   try {
-    const parts = encodeImage(store, file.kind);
-    if (parts === null) return { file: file.file, status: 'not-written', reason: `the store holds ${file.kind} no fixture load makes` };
-    const size = parts.reduce((n, p) => n + p.byteLength, 0);
     mkdirSync(settings.dir, { recursive: true, mode: 0o700 });
-    const bound = cacheBound(settings, size, diskRoom(settings.dir));
-    if (size > bound) return { file: file.file, status: 'not-written', reason: `the snapshot of ${file.file} (${size} bytes) would be larger than the cache bound (${bound} bytes; TQ_SNAPSHOT_MAX_BYTES sets it)` };
-    const bytes = writeImageFile(path, key, file.kind, records, parts);
+    // The image is written a part at a time, so its size is known as it is written: the bound
+    // is sized for an image as large as the file it holds (about what one is), and a write
+    // that passes it stops and leaves nothing.
+    const bound = cacheBound(settings, statSync(file.file).size, diskRoom(settings.dir));
+    const bytes = writeImageFile(path, key, store, file.kind, records, bound);
+    if (bytes === null) return { file: file.file, status: 'not-written', reason: `the snapshot of ${file.file} would be larger than the cache bound (${bound} bytes; TQ_SNAPSHOT_MAX_BYTES sets it)` };
     evictSnapshots(settings.dir, bound, snapshotFileName(key));
     return { file: file.file, status: 'written', bytes, ms: performance.now() - started };
   } catch (e) {
+    if (e instanceof NotImageable) return { file: file.file, status: 'not-written', reason: `the store holds ${file.kind} no fixture load makes: ${e.message}` };
     return { file: file.file, status: 'not-written', reason: `cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
   }
 }
