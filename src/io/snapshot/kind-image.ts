@@ -207,7 +207,7 @@ const TRAILER_MARK = 0xffffffff;
  * the part count (so a file cut at a frame's end is seen as cut). Returns the bytes written,
  * or null (nothing left behind) when they would exceed `maxBytes`.
  */
-export function writeImageFile(path: string, key: SnapshotKey, store: Store, kind: ImagedKind, records: number, maxBytes = Infinity): number | null {
+function writeImageFile(path: string, key: SnapshotKey, store: Store, kind: ImagedKind, records: number, maxBytes = Infinity): number | null {
   const codec = CODECS[kind];
   const header: ImageHeader = { key, image: { kind, records }, feedbackSource: null };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
