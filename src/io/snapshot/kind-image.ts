@@ -39,8 +39,8 @@ import { fileIdentity, fileSnapshotKey, sameKey, snapshotFileName, SNAPSHOT_FORM
 /** The kinds whose registry entry says `image` (a new one fails to compile here until it has a codec). */
 export type ImagedKind = { [K in FixtureKind]: (typeof FIXTURE_KIND_REGISTRY)[K]['snapshot'] extends 'image' ? K : never }[FixtureKind];
 
-/** Rows (or versions, or prices) per serialized part: a part is decoded whole, so parts stay small. */
-const PART_ITEMS = 65_536;
+/** Rows (or versions, or prices) per serialized part: a part is serialized and decoded whole, so parts stay a few MB. */
+const PART_ITEMS = 8192;
 
 /** The first part of every image: the projects that hold the kind, in the store's order. */
 interface Manifest {
