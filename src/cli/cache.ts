@@ -34,7 +34,7 @@ function list(opts: { json?: boolean }): Promise<void> {
 
 export function cacheCommand(): Command {
   const cmd = new Command('cache')
-    .description('list the load snapshot cache (where it is, each snapshot\'s fixture, size, last use); `tq cache clear` empties it')
+    .description('list the load snapshot cache (where it is, each snapshot\'s fixture file, kind, size, last use); `tq cache clear` empties it')
     .option('--json', 'JSON Lines: the cache first, then one object per snapshot')
     .addHelpText(
       'after',
