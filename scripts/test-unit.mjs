@@ -36,6 +36,7 @@ const SLOW = new Set([
   'src/query/threads/py-float-bytes.test.ts',
   'src/load/scanned-call.test.ts',
   'spec-tests/lazy-kinds.test.ts',
+  'spec-tests/kind-images.test.ts',
   'src/store/snapshot.test.ts',
   'spec-tests/cli-path.test.ts',
   'src/core/json/byte-spans.test.ts',

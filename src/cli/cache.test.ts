@@ -26,10 +26,11 @@ function fixturesCopy(): string {
   return dir;
 }
 
-const load = (dir: string, cache: string, over: { maxCacheBytes?: number } = {}) =>
-  loadFixtureFilesWithSnapshot(createEngine(), dir, filesOf(dir), { enabled: true, dir: cache, minBytes: 0, maxCacheBytes: 'auto', ...over });
+/** Over 20 kB: the demo's calls file has a snapshot, its small tables and objects files none (see the last test). */
+const load = (dir: string, cache: string, over: { maxCacheBytes?: number; minBytes?: number } = {}) =>
+  loadFixtureFilesWithSnapshot(createEngine(), dir, filesOf(dir), { enabled: true, dir: cache, minBytes: 20_000, maxCacheBytes: 'auto', ...over });
 
-test('tq cache lists where the cache is and each snapshot (fixture, size, last use); tq cache clear empties it', async () => {
+test('tq cache lists where the cache is and each snapshot (fixture, kind, size, last use); tq cache clear empties it', async () => {
   const cache = join(scratch, 'listed');
   const a = fixturesCopy();
   const b = fixturesCopy();
@@ -45,13 +46,15 @@ test('tq cache lists where the cache is and each snapshot (fixture, size, last u
   assert.deepEqual(head, { dir: cache, enabled: true, bound: 'auto', problem: null });
   assert.equal(rows.length, 2);
   assert.deepEqual(rows.map((r) => r.fixture).sort(), [join(a, 'calls.jsonl'), join(b, 'calls.jsonl')].sort());
+  assert.deepEqual(rows.map((r) => r.kind), ['calls', 'calls']);
   assert.equal(rows[1].last_use, '2026-01-02T03:04:05.000Z', 'most recently used first');
   for (const r of rows) assert.equal(r.bytes, statSync(join(cache, r.file as string)).size);
   const text = await runMainCaptured(['cache'], env);
   const lines = text.out.split('\n');
   assert.equal(lines[0], `cache: ${cache}`);
   assert.match(lines[1], /^2 snapshots, \d+\.\d MB; bound: auto/);
-  assert.match(lines[3], /^fixture +size +last use$/);
+  assert.match(lines[3], /^fixture +kind +size +last use$/);
+  assert.match(lines[4], /calls\.jsonl +calls +\d+\.\d MB +\d{4}-/);
   assert.match(lines[5], /2026-01-02T03:04:05\.000Z$/);
   const cleared = await runMainCaptured(['cache', 'clear'], env);
   assert.equal(cleared.code, 0);
@@ -106,4 +109,25 @@ test('the bound: set, or sized to the snapshot and the disk; a snapshot past it 
   assert.equal(first.notices.length, 1);
   assert.match(first.notices[0], /^snapshot not written: the snapshot of .*calls\.jsonl \(\d+ bytes\) would be larger than the cache bound \(1000 bytes; TQ_SNAPSHOT_MAX_BYTES sets it\)$/);
   assert.deepEqual((await load(dir, cache, { maxCacheBytes: 1000 })).notices, []);
+});
+
+test('issue 26: the tables, objects and costs files have snapshots of their own: listed with their kind, removed once their file is gone', async () => {
+  const cache = join(scratch, 'kinds');
+  const dir = fixturesCopy();
+  // Costs records with their ids (as tq dump writes them): the demo's draw fresh ids, so they have no snapshot.
+  writeFileSync(join(dir, 'costs.jsonl'), JSON.stringify({ project_id: 'acme/support-bot', id: 'price-1', created_at: '2025-01-01T00:00:00Z', costs: { m: { prompt_token_cost: 1.0, completion_token_cost: 2e-7 } } }) + '\n');
+  utimesSync(join(dir, 'costs.jsonl'), new Date(Date.now() - 10_000), new Date(Date.now() - 10_000));
+  const first = await load(dir, cache, { minBytes: 0 });
+  assert.deepEqual(first.images.map((i) => [i.file, i.status]), [['tables', 'written'], ['objects', 'written'], ['costs', 'written']].map(([k, s]) => [join(dir, `${k}.jsonl`), s]));
+  const json = await runMainCaptured(['cache', '--json'], { TQ_SNAPSHOT_DIR: cache });
+  assert.deepEqual(json.lines.slice(1).map((r) => [r.kind, r.fixture]).sort(), ['calls', 'tables', 'objects', 'costs'].map((k) => [k, join(dir, `${k}.jsonl`)]).sort());
+  const text = await runMainCaptured(['cache'], { TQ_SNAPSHOT_DIR: cache });
+  assert.match(text.out, /^4 snapshots, /m);
+  assert.match(text.out, new RegExp(`^${join(dir, 'tables.jsonl')} +tables +\\d+\\.\\d MB +\\d{4}-`, 'm'));
+  rmSync(join(dir, 'tables.jsonl'));
+  const other = fixturesCopy();
+  await load(other, cache, { minBytes: 0 });
+  const left = (await runMainCaptured(['cache', '--json'], { TQ_SNAPSHOT_DIR: cache })).lines.slice(1).map((r) => r.fixture as string);
+  assert.ok(!left.includes(join(dir, 'tables.jsonl')), 'the image of a deleted tables file is removed');
+  assert.ok(left.includes(join(dir, 'objects.jsonl')) && left.includes(join(other, 'tables.jsonl')), JSON.stringify(left));
 });

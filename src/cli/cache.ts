@@ -17,7 +17,7 @@ function list(opts: { json?: boolean }): Promise<void> {
   if (opts.json) {
     return writeLines([
       JSON.stringify({ dir: settings.dir, enabled: settings.enabled, bound: settings.maxCacheBytes, problem: cacheDirProblem(settings.dir) }),
-      ...snapshots.map((s) => JSON.stringify({ file: s.name, fixture: s.fixture, bytes: s.bytes, last_use: new Date(s.lastUseMs).toISOString() })),
+      ...snapshots.map((s) => JSON.stringify({ file: s.name, fixture: s.fixture, kind: s.kind, bytes: s.bytes, last_use: new Date(s.lastUseMs).toISOString() })),
     ]);
   }
   const total = snapshots.reduce((n, s) => n + s.bytes, 0);
@@ -28,13 +28,13 @@ function list(opts: { json?: boolean }): Promise<void> {
     `${snapshots.length} snapshot${snapshots.length === 1 ? '' : 's'}, ${megabytes(total)}; bound: ${bound}`,
   ];
   if (snapshots.length === 0) return writeLines(head);
-  const rows = snapshots.map((s) => [s.fixture ?? `(unreadable: ${s.name})`, megabytes(s.bytes), new Date(s.lastUseMs).toISOString()]);
-  return writeLines([...head, '', ...alignColumns([['fixture', 'size', 'last use'], ...rows])]);
+  const rows = snapshots.map((s) => [s.fixture ?? `(unreadable: ${s.name})`, s.kind ?? '', megabytes(s.bytes), new Date(s.lastUseMs).toISOString()]);
+  return writeLines([...head, '', ...alignColumns([['fixture', 'kind', 'size', 'last use'], ...rows])]);
 }
 
 export function cacheCommand(): Command {
   const cmd = new Command('cache')
-    .description('list the load snapshot cache (where it is, each snapshot\'s fixture, size, last use); `tq cache clear` empties it')
+    .description('list the load snapshot cache (where it is, each snapshot\'s fixture file, kind, size, last use); `tq cache clear` empties it')
     .option('--json', 'JSON Lines: the cache first, then one object per snapshot')
     .addHelpText(
       'after',

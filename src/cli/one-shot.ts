@@ -88,7 +88,7 @@ export async function loadForOneShot(opts: DataOptions, kinds: readonly FixtureK
 function snapshotWriter(path: string, all: readonly FixtureFile[], prefix: 'svc_' | 'wb_', settings: SnapshotSettings): 'restore' | (() => void) | null {
   const calls = all.find((f) => f.kind === 'calls')!;
   if (statSync(calls.file).size < settings.minBytes || cacheDirProblem(settings.dir) !== null) return null;
-  const snapshotted = all.filter((f) => isFixtureKind(f.kind) && FIXTURE_KIND_REGISTRY[f.kind].snapshot !== 'file');
+  const snapshotted = all.filter((f) => isFixtureKind(f.kind) && FIXTURE_KIND_REGISTRY[f.kind].snapshot !== 'image');
   const key = snapshotKey(snapshotted, prefix);
   if (key.code === null) return null;
   const file = join(settings.dir, snapshotFileName(key));
@@ -129,4 +129,4 @@ export function unlinkQuietly(file: string): void {
 }
 
 /** The fixture kinds a load snapshot holds (what `tq load --write-snapshot` loads). */
-export const SNAPSHOT_KINDS: readonly FixtureKind[] = FIXTURE_KINDS.filter((k) => FIXTURE_KIND_REGISTRY[k].snapshot !== 'file');
+export const SNAPSHOT_KINDS: readonly FixtureKind[] = FIXTURE_KINDS.filter((k) => FIXTURE_KIND_REGISTRY[k].snapshot !== 'image');

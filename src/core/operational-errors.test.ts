@@ -42,6 +42,7 @@ const INTERNAL: Record<string, string> = {
   MissingKey: 'otel/values.ts: a missing attribute',
   RecordProblem: 'io/load-fixtures.ts: a FixtureError at the line',
   SnapshotFormatError: 'io/snapshot/file.ts: the snapshot is ignored with a notice',
+  NotImageable: 'io/snapshot/kind-image.ts: the image is not written (its reason is in the load report)',
   DuplicateCallError: 'io/load-fixtures.ts and load/fixture-kinds.ts: a FixtureError at the line',
   OneShotGateGaveUp: 'cli/one-shot.ts: the one-shot loads the file whole instead',
   JsonSyntaxError: 'api/body.ts: the 422 json_invalid; load/records.ts and cli/request-body.ts: their own messages',

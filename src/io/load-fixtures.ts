@@ -102,7 +102,16 @@ function filesOfKinds(path: string, kinds: readonly FixtureFileKind[]): FixtureF
  * Stores one fixture line; a bad record is a FixtureError naming `file:line`. Returns the
  * number of records it held (0 for a line of nothing but a byte order mark).
  */
-function loadLine(engine: Engine, kind: FixtureFileKind, file: string, { buf, start: lineStart, end, line }: LineRef, prescan?: CallLinePrescan, slot = 0, gate?: OneShotGate): number {
+function loadLine(
+  engine: Engine,
+  kind: FixtureFileKind,
+  file: string,
+  { buf, start: lineStart, end, line }: LineRef,
+  prescan?: CallLinePrescan,
+  slot = 0,
+  gate?: OneShotGate,
+  progress?: (share: number) => void,
+): number {
   // A BOM opens files from some Windows JSON Lines writers: skipped, not part of the record.
   const start = line === 1 && hasBom(buf, lineStart, end) ? lineStart + 3 : lineStart;
   if (start === end) return 0;
@@ -118,15 +127,17 @@ function loadLine(engine: Engine, kind: FixtureFileKind, file: string, { buf, st
   const text = checkLine(file, line, buf, lineStart, start, end);
   try {
     if (gate !== undefined && kind === 'calls') return storeGatedCallLine(engine, { text, buf, start, end }, gate, line);
-    return lineSpecOf(kind).store(engine, { text, buf, start, end });
+    return lineSpecOf(kind).store(engine, { text, buf, start, end, progress });
   } catch (e) {
     if (e instanceof RecordProblem) throw new FixtureError(file, line, e.message);
     throw e;
   }
 }
 
-/** Bytes read between two progress reports inside one line. */
+/** Bytes between two progress reports. */
 const PROGRESS_STEP_BYTES = 32 * 1024 * 1024;
+/** A line this long reports progress while it is stored (every 1% of it). */
+const LONG_LINE_BYTES = 1024 * 1024;
 
 /**
  * What is checked on a line before it is parsed: strict UTF-8 (the offset counts from the
@@ -163,7 +174,7 @@ export interface LoadOptions {
    * Infinity keeps every load on one thread.
    */
   parallelMinBytes?: number;
-  /** Bytes read between two progress reports inside one line (default 32 MiB). */
+  /** Bytes between two progress reports (default 32 MiB; inside a long line, at most 1% of it). */
   progressStepBytes?: number;
 }
 
@@ -183,24 +194,38 @@ export async function loadFixtureFiles(
     let records = 0;
     let last: ReadProgress = { bytesRead: 0, totalBytes: 0 };
     let lastLine = 0;
+    // Progress counts the bytes stored: those read up to the last line stored (`doneBytes`),
+    // and inside a long line (a table of a million rows is one line, a minute of digesting) the
+    // share of it stored so far. The end of the file is reported once, after its last line.
+    let doneBytes = 0;
+    let reportedBytes = 0;
+    const tell = (bytesRead: number) => {
+      reportedBytes = bytesRead;
+      onProgress!({ ...last, bytesRead, file, records });
+    };
+    /** Reports the stored share of the line read from `from` to `to` (bytes of the file), every 1% or step. */
+    const longLineProgress = (from: number, to: number) => {
+      const step = Math.max(1, Math.min(progressStepBytes, Math.floor((to - from) / 100)));
+      return (share: number) => {
+        const at = from + Math.floor(share * (to - from));
+        if (at - reportedBytes >= step && at < last.totalBytes) tell(at);
+      };
+    };
     const gate = kind === 'calls' ? callGate : undefined;
     const onLine = (ref: LineRef, prescan?: CallLinePrescan, slot?: number) => {
       lastLine = ref.line;
-      const stored = loadLine(engine, kind, file, ref, prescan, slot, gate);
+      const long = onProgress !== undefined && ref.end - ref.start >= Math.min(progressStepBytes, LONG_LINE_BYTES);
+      const stored = loadLine(engine, kind, file, ref, prescan, slot, gate, long ? longLineProgress(doneBytes, last.bytesRead) : undefined);
+      doneBytes = last.bytesRead;
       if (stored === 0) return;
       const before = records;
       records += stored;
-      if (onProgress && records >> 14 !== before >> 14) onProgress({ ...last, file, records });
+      if (onProgress && records >> 14 !== before >> 14) tell(Math.max(reportedBytes, doneBytes));
     };
-    let reportedBytes = 0;
     const onChunk = (p: ReadProgress) => {
       last = p;
-      // Counted in bytes too: a long line (a table of a million rows is one line) moves no
-      // record count for a minute. The end of the file is reported once, after its last line.
-      if (onProgress && p.bytesRead < p.totalBytes && p.bytesRead - reportedBytes >= progressStepBytes) {
-        reportedBytes = p.bytesRead;
-        onProgress({ ...p, file, records });
-      }
+      // A long line being read moves nothing yet: its bytes count as they are stored.
+      if (onProgress && doneBytes < p.totalBytes && doneBytes - reportedBytes >= progressStepBytes) tell(doneBytes);
     };
     const parallel = isFixtureKind(kind) && FIXTURE_KIND_REGISTRY[kind].prescanned && existsSync(file) && statSync(file).size >= parallelMinBytes;
     // Through a gate this thread stores few rows: it scans a block whenever it has one in hand or none queued.

@@ -24,6 +24,11 @@ export interface FixtureLine {
   buf: Buffer;
   start: number;
   end: number;
+  /**
+   * Given for a long line only: told the share of the line stored so far (0..1), so that a
+   * progress display moves while a record of many rows (a one-line table) is stored.
+   */
+  progress?: (share: number) => void;
 }
 
 /** How the lines of a fixture file are stored. */
@@ -40,10 +45,11 @@ export interface FixtureKindSpec extends FixtureLineSpec {
   prescanned: boolean;
   /**
    * How the load snapshot holds the kind: `calls` (the call tables, the bulk of every load),
-   * `feedback` (its rows, when their ids and times are in the file), or `file` (read from its
-   * fixture file on every load).
+   * `feedback` (its rows, in the calls file's snapshot, when their ids and times are in the
+   * file), or `image` (a snapshot of its own per fixture file: io/snapshot/kind-image.ts, which
+   * needs a codec for every such kind).
    */
-  snapshot: 'calls' | 'feedback' | 'file';
+  snapshot: 'calls' | 'feedback' | 'image';
 }
 
 function parseLine(text: string): unknown {
@@ -68,18 +74,18 @@ function storeCallLine(engine: Engine, { text, buf, start, end }: FixtureLine): 
 
 /** One record per line, stored by `load` (which throws RecordProblem for a bad one). */
 const oneRecord =
-  (load: (engine: Engine, text: string) => unknown) =>
+  (load: (engine: Engine, text: string, progress?: (share: number) => void) => unknown) =>
   (engine: Engine, line: FixtureLine): number => {
-    load(engine, line.text);
+    load(engine, line.text, line.progress);
     return 1;
   };
 
 export const FIXTURE_KIND_REGISTRY = {
   calls: { store: storeCallLine, prescanned: true, snapshot: 'calls' },
-  tables: { store: oneRecord(loadTableRecord), prescanned: false, snapshot: 'file' },
-  objects: { store: oneRecord(loadObjectRecord), prescanned: false, snapshot: 'file' },
+  tables: { store: oneRecord(loadTableRecord), prescanned: false, snapshot: 'image' },
+  objects: { store: oneRecord(loadObjectRecord), prescanned: false, snapshot: 'image' },
   feedback: { store: oneRecord(loadFeedbackRecord), prescanned: false, snapshot: 'feedback' },
-  costs: { store: oneRecord(loadCostRecord), prescanned: false, snapshot: 'file' },
+  costs: { store: oneRecord(loadCostRecord), prescanned: false, snapshot: 'image' },
 } satisfies Record<string, FixtureKindSpec>;
 
 /** Which fixture file a line belongs to (`calls.jsonl`, `tables.jsonl`, ...). */

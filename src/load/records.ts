@@ -83,7 +83,7 @@ function write<T>(f: () => T): T {
  * A table: its rows (JSON objects) are stored and the table digest computed as `/table/create`
  * does; a `digest` given in the record must equal the computed one.
  */
-export function loadTableRecord(engine: Engine, text: string): { digest: string } {
+export function loadTableRecord(engine: Engine, text: string, progress?: (share: number) => void): { digest: string } {
   const { lossless, plain } = parseRecord(text, 'table', ['project_id', 'rows', 'digest'], engine.options.fieldPrefix);
   const projectId = projectIdOf(plain);
   const rows = lossless.get('rows');
@@ -95,7 +95,7 @@ export function loadTableRecord(engine: Engine, text: string): { digest: string 
   const given = optionalString(plain, 'digest');
   try {
     // The expected digest is checked before anything is stored.
-    return { digest: createTable(engine, projectId, rows as LosslessObject[], given).digest };
+    return { digest: createTable(engine, projectId, rows as LosslessObject[], given, progress).digest };
   } catch (e) {
     if (e instanceof TqError && e.code === 'TQ_EXPECTED_DIGEST_MISMATCH') {
       const actual = tableDigest((rows as LosslessObject[]).map((row) => rowDigest(row)));

@@ -51,12 +51,15 @@ export const SNAPSHOT_COVERAGE = {
     rebuilt: ['feedbackIndex'],
     /** The snapshot's feedback rows until first used (deferFeedback). */
     bookkeeping: ['pendingFeedback'],
-    /** Filled by the tables and objects files, which load normally after the snapshot. */
-    loadedNormally: ['rows', 'tables', 'objects', 'files'],
+    /** Filled by the tables and objects files, each restored from a snapshot of its own (io/snapshot/kind-image.ts). */
+    imagedPerFile: ['rows', 'tables', 'objects'],
+    /** Written only by requests (the journal), never by a fixture file. */
+    loadedNormally: ['files'],
   },
   Store: {
     imaged: ['projects'],
-    loadedNormally: ['prices'],
+    /** Filled by the costs file, restored from a snapshot of its own (io/snapshot/kind-image.ts). */
+    imagedPerFile: ['prices'],
     /** The queries' derived caches (Store.derived): they start empty, as after a load. */
     derived: ['derived'],
   },

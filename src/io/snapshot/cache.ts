@@ -2,8 +2,8 @@
  * Where load snapshots live and how much room they may take. One directory (TQ_SNAPSHOT_DIR,
  * else $XDG_CACHE_HOME/tq/snapshots, else ~/.cache/tq/snapshots), private to its user: a
  * directory another user can write is refused (a snapshot planted there would be served as
- * data). One file per calls file and field prefix, replaced when its fixtures change, removed
- * once its calls file is gone. The directory is bounded (TQ_SNAPSHOT_MAX_BYTES, else sized to
+ * data). One file per fixture file (a calls file, or a tables, objects or costs file's own
+ * image) and field prefix, replaced when its fixtures change, removed once its file is gone. The directory is bounded (TQ_SNAPSHOT_MAX_BYTES, else sized to
  * the data: 4 GiB or twice the snapshot being written, whichever is larger, but never more than
  * half of what the cache and the free disk hold together): after a write, the least recently
  * used snapshots go first. A reuse touches its file, so "least recently used" is the file's
@@ -147,8 +147,10 @@ export function cacheDirProblem(dir: string): string | null {
 /** One snapshot of the cache, as `tq cache` lists it. */
 export interface CachedSnapshot {
   name: string;
-  /** The calls file it was made from (null: not a readable snapshot of this tq's format). */
+  /** The fixture file it was made from (null: not a readable snapshot of this tq's format). */
   fixture: string | null;
+  /** That file's kind: `calls` (with the feedback rows it holds), or `tables`, `objects`, `costs` (kind-image.ts). */
+  kind: string | null;
   bytes: number;
   /** Last written or used (ms since the epoch). */
   lastUseMs: number;
@@ -167,7 +169,7 @@ export function listSnapshots(dir: string): CachedSnapshot[] {
       continue;
     }
     const header = readSnapshotHeader(join(dir, name));
-    found.push({ name, fixture: header?.key.files[0]?.path ?? null, bytes: s.size, lastUseMs: s.mtimeMs });
+    found.push({ name, fixture: header?.key.files[0]?.path ?? null, kind: header?.key.files[0]?.kind ?? null, bytes: s.size, lastUseMs: s.mtimeMs });
   }
   return found.sort((a, b) => b.lastUseMs - a.lastUseMs || (a.name < b.name ? -1 : 1));
 }

@@ -27,9 +27,9 @@ import { crc32 } from '../../store/snapshot-checksum.ts';
 import type { Store } from '../../store/store.ts';
 import { sameKey, SNAPSHOT_FORMAT, type FileIdentity, type SnapshotKey } from './key.ts';
 
-const MAGIC = Buffer.from('tq-snap\n', 'latin1');
-const PREFIX_BYTES = 16;
-const SHA_BYTES = 32;
+export const MAGIC = Buffer.from('tq-snap\n', 'latin1');
+export const PREFIX_BYTES = 16;
+export const SHA_BYTES = 32;
 /** A header is a few KB; anything far larger is not one of ours. */
 const MAX_HEADER_BYTES = 64 * 1024 * 1024;
 /** One read or write call moves at most this much (the OS caps single calls near 2 GiB). */
@@ -45,13 +45,13 @@ interface Header {
   feedbackSource: FileIdentity | null;
 }
 
-const align8 = (n: number) => (n + 7) & ~7;
+export const align8 = (n: number) => (n + 7) & ~7;
 
-function writeAll(fd: number, bytes: Uint8Array): void {
+export function writeAll(fd: number, bytes: Uint8Array): void {
   for (let at = 0; at < bytes.byteLength; ) at += writeSync(fd, bytes, at, Math.min(IO_STEP, bytes.byteLength - at));
 }
 
-function readExactly(fd: number, into: Uint8Array, position: number): boolean {
+export function readExactly(fd: number, into: Uint8Array, position: number): boolean {
   for (let at = 0; at < into.byteLength; ) {
     const n = readSync(fd, into, at, Math.min(IO_STEP, into.byteLength - at), position + at);
     if (n === 0) return false;

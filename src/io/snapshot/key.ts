@@ -6,7 +6,8 @@
  * means the snapshot is not used (and is rewritten by the load that follows). The snapshot is
  * per calls file: a directory and the calls file in it share one, whichever kinds a command
  * loads. Feedback rows kept in it carry their own file's identity (the header's
- * feedbackSource), checked when a load wants them.
+ * feedbackSource), checked when a load wants them. The tables, objects and costs files have
+ * snapshots of their own (kind-image.ts), keyed the same way by their own file (fileSnapshotKey).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
@@ -80,6 +81,11 @@ function codeStamp(): string | null {
 export function snapshotKey(files: ReadonlyArray<{ kind: string; file: string }>, prefix: FieldPrefix): SnapshotKey {
   const calls = files.filter((f) => isFixtureKind(f.kind) && FIXTURE_KIND_REGISTRY[f.kind].snapshot === 'calls');
   return { format: SNAPSHOT_FORMAT, tq: TQ_VERSION, code: codeStamp(), prefix, files: calls.map((f) => fileIdentity(f.kind, f.file)) };
+}
+
+/** The key of one tables, objects or costs file's own snapshot (its image, kind-image.ts). */
+export function fileSnapshotKey(kind: string, file: string, prefix: FieldPrefix): SnapshotKey {
+  return { format: SNAPSHOT_FORMAT, tq: TQ_VERSION, code: codeStamp(), prefix, files: [fileIdentity(kind, file)] };
 }
 
 /** Two file identities are the same file, unchanged. */

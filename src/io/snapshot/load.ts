@@ -1,9 +1,10 @@
 /**
  * Loading fixtures through a load snapshot (docs/loading.md, "Load snapshots"). The calls file is the
  * bulk of every load, feedback the next; when a valid snapshot of what loading them produced
- * exists, the call tables and feedback rows are restored from it, and the other fixture files
- * (the kinds whose registry entry says `file`) load as always, in the usual order. Otherwise
- * everything loads normally and a snapshot is written for the next process. Never stale: the
+ * exists, the call tables and feedback rows are restored from it; the tables, objects and costs
+ * files (the kinds whose registry entry says `image`) each restore from a snapshot of their own
+ * (kind-image.ts), in the usual order. Otherwise the files load normally and snapshots are
+ * written for the next process. Never stale: the
  * key (key.ts) covers the calls file and the code, the feedback rows carry their file's
  * identity, and any doubt is a normal load.
  */
@@ -16,6 +17,7 @@ import { FIXTURE_KINDS, loadFixtureFiles, type FixtureFile, type LoadProgress, t
 import { FIXTURE_KIND_REGISTRY, isFixtureKind, type FixtureKind } from '../../load/fixture-kinds.ts';
 import { cacheBound, cacheDirProblem, diskRoom, evictSnapshots, touchSnapshot, type SnapshotSettings } from './cache.ts';
 import { readSnapshotFile, writeSnapshotFile } from './file.ts';
+import { isImagedKind, loadFileThroughImage, type ImageOutcome } from './kind-image.ts';
 import { fileIdentity, sameIdentity, snapshotFileName, snapshotKey, type FileIdentity, type SnapshotKey } from './key.ts';
 
 /** What happened to the snapshot on one load (for logs, tests and the bench). */
@@ -27,6 +29,8 @@ export type SnapshotOutcome =
 
 export interface SnapshotLoadReport extends LoadReport {
   snapshot: SnapshotOutcome;
+  /** The tables, objects and costs files' own snapshots (kind-image.ts), in load order. */
+  images: ImageOutcome[];
 }
 
 /** A fixture file changed this recently may change again within its mtime's resolution. */
@@ -50,7 +54,7 @@ const roleOf = (f: KindFile) => FIXTURE_KIND_REGISTRY[f.kind].snapshot;
  * snapshot when `settings` allow. Problems with a snapshot are notices, never errors: the load
  * then goes the normal way. The snapshot belongs to the calls file: a load of any subset of a
  * directory's kinds restores the call tables from it, the feedback rows too when it holds those
- * of the feedback file as it is now, and loads every other file from the file.
+ * of the feedback file as it is now; each other file goes through its own image.
  */
 export async function loadFixtureFilesWithSnapshot(
   engine: Engine,
@@ -62,25 +66,38 @@ export async function loadFixtureFilesWithSnapshot(
 ): Promise<SnapshotLoadReport> {
   const plain = async (outcome: SnapshotOutcome, notices: string[] = []): Promise<SnapshotLoadReport> => {
     const report = await loadFixtureFiles(engine, source, files, onProgress);
-    return { ...report, notices: [...notices, ...report.notices], snapshot: outcome };
+    return { ...report, notices: [...notices, ...report.notices], snapshot: outcome, images: [] };
   };
   if (!settings.enabled) return plain({ status: 'off', reason: 'turned off' });
   if (!files.every(isKindFile)) return plain({ status: 'off', reason: 'OTLP traces are converted on every load' });
-  if (files[0] === undefined || roleOf(files[0]) !== 'calls') return plain({ status: 'off', reason: 'no calls file' });
   const order = files.map((f) => FIXTURE_KINDS.indexOf(f.kind));
   if (order.some((k, i) => i > 0 && k <= order[i - 1])) return plain({ status: 'off', reason: 'fixture files not in load order' });
   if (engine.store.projects.size !== 0 || engine.store.prices.length !== 0) return plain({ status: 'off', reason: 'store not empty' });
-  if (statSync(files[0].file).size < settings.minBytes) return plain({ status: 'off', reason: `calls file under ${settings.minBytes} bytes` });
   const refused = cacheDirProblem(settings.dir);
   if (refused !== null) {
     const notices: string[] = [];
     once(notices, `snapshot cache not used: ${refused}`);
     return plain({ status: 'off', reason: refused }, notices);
   }
+  // The tables, objects and costs files go through images of their own (kind-image.ts).
+  const images: ImageOutcome[] = [];
+  const imageNotices: string[] = [];
+  const loadFile = async (f: KindFile): Promise<LoadReport> => {
+    if (!isImagedKind(f.kind)) return loadFixtureFiles(engine, source, [f], onProgress);
+    const r = await loadFileThroughImage(engine, source, { file: f.file, kind: f.kind }, settings, (notice) => once(imageNotices, notice), onProgress, now);
+    images.push(r.image);
+    return r;
+  };
+  const withoutCallsSnapshot = async (outcome: SnapshotOutcome): Promise<SnapshotLoadReport> => {
+    const reports: LoadReport[] = [];
+    for (const f of files) reports.push(await loadFile(f));
+    return { source, files: reports.flatMap((r) => r.files), notices: [...reports.flatMap((r) => r.notices), ...imageNotices], snapshot: outcome, images };
+  };
+  if (files[0] === undefined || roleOf(files[0]) !== 'calls') return withoutCallsSnapshot({ status: 'off', reason: 'no calls file' });
+  if (statSync(files[0].file).size < settings.minBytes) return withoutCallsSnapshot({ status: 'off', reason: `calls file under ${settings.minBytes} bytes` });
   const key = snapshotKey(files, engine.options.fieldPrefix);
   if (key.code === null) return plain({ status: 'off', reason: 'the running code has no build stamp' });
   const path = join(settings.dir, snapshotFileName(key));
-  const loadFile = (f: FixtureFile) => loadFixtureFiles(engine, source, [f], onProgress);
   const feedbackFile = files.find((f) => roleOf(f) === 'feedback');
 
   const started = performance.now();
@@ -108,7 +125,7 @@ export async function loadFixtureFilesWithSnapshot(
         notices.push(...r.notices);
       }
     }
-    return { source, files: reports, notices, snapshot: { status: 'restored', file: path, bytes: read.bytes, ms, feedback: useFeedback } };
+    return { source, files: reports, notices: [...notices, ...imageNotices], snapshot: { status: 'restored', file: path, bytes: read.bytes, ms, feedback: useFeedback }, images };
   }
   const notices = read.kind === 'invalid' ? [`snapshot ${path} ignored (${read.reason}); loading the fixture files`] : damage !== null ? [`${damage}; loading the fixture files`] : [];
 
@@ -134,7 +151,7 @@ export async function loadFixtureFilesWithSnapshot(
   const feedbackSource = feedbackFile !== undefined && !drew ? fileIdentity(feedbackFile.kind, feedbackFile.file) : null;
   const snapshot = writeFor(engine, key, feedbackSource, path, settings, now);
   if (snapshot.status === 'not-written' && /^cannot|larger than/.test(snapshot.reason)) once(notices, `snapshot not written: ${snapshot.reason}`);
-  return { source, files: reports.flatMap((r) => r.files), notices: [...notices, ...reports.flatMap((r) => r.notices)], snapshot };
+  return { source, files: reports.flatMap((r) => r.files), notices: [...notices, ...reports.flatMap((r) => r.notices), ...imageNotices], snapshot, images };
 }
 
 /**

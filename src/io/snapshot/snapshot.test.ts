@@ -39,8 +39,9 @@ function age(file: string, seconds = 10): void {
   utimesSync(file, t, t);
 }
 
+/** Over 20 kB: the demo's calls file has a snapshot; its small tables and objects files have none (kind-image.test.ts covers those). */
 function settings(over: Partial<SnapshotSettings> = {}): SnapshotSettings {
-  return { enabled: true, dir: join(scratch, `cache-${++dirs}`), minBytes: 0, maxCacheBytes: 1 << 30, ...over };
+  return { enabled: true, dir: join(scratch, `cache-${++dirs}`), minBytes: 20_000, maxCacheBytes: 1 << 30, ...over };
 }
 
 function engine(prefix: FieldPrefix = 'svc_'): Engine {
