@@ -123,7 +123,10 @@ test('headers or a body not complete within the request timeout: 408 with a JSON
 function exchange(socket: Socket, text: string): Promise<string> {
   return new Promise((resolve) => {
     let data = '';
+    // No answer and no close at all: say so (the assertion on the answer then fails), never hang.
+    const timer = setTimeout(() => done(`${data}[no answer in 60 s]`), 60_000);
     const done = (answer: string) => {
+      clearTimeout(timer);
       socket.off('data', onData);
       socket.off('close', onClose);
       resolve(answer);
@@ -139,10 +142,15 @@ function exchange(socket: Socket, text: string): Promise<string> {
   });
 }
 
+/** A connected socket; a connection that fails is the test's failure, never a wait without end. */
 const openSocket = (port: number): Promise<Socket> =>
-  new Promise((resolve) => {
-    const s = connect(port, '127.0.0.1', () => resolve(s));
-    s.on('error', () => {});
+  new Promise((resolve, reject) => {
+    const s = connect(port, '127.0.0.1', () => {
+      s.off('error', reject);
+      s.on('error', () => {});
+      resolve(s);
+    });
+    s.once('error', reject);
   });
 
 const AUTHED_QUERY = (body: string) => `POST /calls/query_stats HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH}\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
