@@ -67,13 +67,8 @@ export function orderRows(
     if (primaryScratch.length < n) primaryScratch = new Float64Array(Math.max(n, Math.ceil(primaryScratch.length * 1.25)));
     const values = numericValues(first, rows, primaryScratch.subarray(0, n));
     const kept = primaryCandidates(values, terms[0].direction === 'desc', end);
-    if (kept !== null) {
-      const all = rows;
-      const picked = new Int32Array(kept.length);
-      for (let i = 0; i < kept.length; i++) picked[i] = all[kept[i]];
-      rows = picked;
-      n = rows.length;
-    }
+    if (kept !== null) rows = pickRows(rows, kept);
+    n = rows.length;
   }
   // A dynamic first key whose float and existence come from the stored bytes: rows are ranked
   // by (presence, number) alone and those that cannot reach the page dropped, so the text of
@@ -81,13 +76,8 @@ export function orderRows(
   if (first.kind === 'json' && first.floatFromBytes === true && end < n) {
     if (primaryScratch.length < n) primaryScratch = new Float64Array(Math.max(n, Math.ceil(primaryScratch.length * 1.25)));
     const kept = primaryCandidates(presenceAndNumber(first, rows, terms[0].direction === 'desc', primaryScratch.subarray(0, n)), terms[0].direction === 'desc', end);
-    if (kept !== null) {
-      const all = rows;
-      const picked = new Int32Array(kept.length);
-      for (let i = 0; i < kept.length; i++) picked[i] = all[kept[i]];
-      rows = picked;
-      n = rows.length;
-    }
+    if (kept !== null) rows = pickRows(rows, kept);
+    n = rows.length;
   }
   const keys = sortKeys(terms, resolver, rows, n);
   // Rows that tie on every key keep insertion order (semantics.md#calls-sort-stable).
@@ -230,4 +220,11 @@ function numericValues(acc: Extract<FieldAccessor, { kind: 'number' | 'datetime'
   if (acc.fill !== undefined) acc.fill(rows, values);
   else for (let i = 0; i < n; i++) values[i] = acc.get(rows[i]) ?? NaN;
   return values;
+}
+
+/** The rows at the positions `kept` (candidates of the first sort key), in that order. */
+function pickRows(rows: ArrayLike<number>, kept: ArrayLike<number>): Int32Array {
+  const picked = new Int32Array(kept.length);
+  for (let i = 0; i < kept.length; i++) picked[i] = rows[kept[i]];
+  return picked;
 }
