@@ -47,6 +47,31 @@ interface Header {
 
 export const align8 = (n: number) => (n + 7) & ~7;
 
+/**
+ * Opens a private temporary file beside `path` (renamed over it once whole) and writes the
+ * frame's head: magic, format, the header's length, the header as JSON and its SHA-256. Returns
+ * the descriptor, the temporary path and where the head ends.
+ */
+export function openSnapshotTemp(path: string, header: unknown): { fd: number; temp: string; headerEnd: number } {
+  const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
+  const prefix = Buffer.alloc(PREFIX_BYTES);
+  MAGIC.copy(prefix, 0);
+  prefix.writeUInt32LE(SNAPSHOT_FORMAT, 8);
+  prefix.writeUInt32LE(headerBytes.byteLength, 12);
+  const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const fd = openSync(temp, 'w', 0o600);
+  try {
+    writeAll(fd, prefix);
+    writeAll(fd, headerBytes);
+    writeAll(fd, createHash('sha256').update(headerBytes).digest());
+  } catch (e) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw e;
+  }
+  return { fd, temp, headerEnd: PREFIX_BYTES + headerBytes.byteLength + SHA_BYTES };
+}
+
 export function writeAll(fd: number, bytes: Uint8Array): void {
   for (let at = 0; at < bytes.byteLength; ) at += writeSync(fd, bytes, at, Math.min(IO_STEP, bytes.byteLength - at));
 }
@@ -73,18 +98,8 @@ export function writeSnapshotFile(path: string, key: SnapshotKey, encoded: Encod
     dataCrc32: dataCrc,
     feedbackSource,
   };
-  const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
-  const prefix = Buffer.alloc(PREFIX_BYTES);
-  MAGIC.copy(prefix, 0);
-  prefix.writeUInt32LE(SNAPSHOT_FORMAT, 8);
-  prefix.writeUInt32LE(headerBytes.byteLength, 12);
-  const headerEnd = PREFIX_BYTES + headerBytes.byteLength + SHA_BYTES;
-  const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const fd = openSync(temp, 'w', 0o600);
+  const { fd, temp, headerEnd } = openSnapshotTemp(path, header);
   try {
-    writeAll(fd, prefix);
-    writeAll(fd, headerBytes);
-    writeAll(fd, createHash('sha256').update(headerBytes).digest());
     writeAll(fd, pad.subarray(0, align8(headerEnd) - headerEnd));
     for (const block of encoded.data) {
       writeAll(fd, block);

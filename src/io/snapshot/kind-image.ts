@@ -21,7 +21,7 @@
  * written only when the load drew no ids or times (a record without `id` or `created_at` gets
  * fresh ones on every load, so its file is loaded every time).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, fstatSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
@@ -33,7 +33,7 @@ import type { ObjectVersion, StoredRow } from '../../store/project.ts';
 import type { PriceRow, Store } from '../../store/store.ts';
 import { loadFixtureFiles, type FixtureFile, type LoadProgress, type LoadReport } from '../load-fixtures.ts';
 import { cacheBound, diskRoom, evictSnapshots, touchSnapshot, type SnapshotSettings } from './cache.ts';
-import { align8, MAGIC, PREFIX_BYTES, readExactly, SHA_BYTES, writeAll } from './file.ts';
+import { align8, MAGIC, openSnapshotTemp, PREFIX_BYTES, readExactly, SHA_BYTES, writeAll } from './file.ts';
 import { fileIdentity, fileSnapshotKey, sameKey, snapshotFileName, SNAPSHOT_FORMAT, type SnapshotKey } from './key.ts';
 
 /** The kinds whose registry entry says `image` (a new one fails to compile here until it has a codec). */
@@ -210,19 +210,9 @@ const TRAILER_MARK = 0xffffffff;
 function writeImageFile(path: string, key: SnapshotKey, store: Store, kind: ImagedKind, records: number, maxBytes = Infinity): number | null {
   const codec = CODECS[kind];
   const header: ImageHeader = { key, image: { kind, records }, feedbackSource: null };
-  const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
-  const prefix = Buffer.alloc(PREFIX_BYTES);
-  MAGIC.copy(prefix, 0);
-  prefix.writeUInt32LE(SNAPSHOT_FORMAT, 8);
-  prefix.writeUInt32LE(headerBytes.byteLength, 12);
-  const headerEnd = PREFIX_BYTES + headerBytes.byteLength + SHA_BYTES;
-  const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const fd = openSync(temp, 'w', 0o600);
+  const { fd, temp, headerEnd } = openSnapshotTemp(path, header);
   let done = false;
   try {
-    writeAll(fd, prefix);
-    writeAll(fd, headerBytes);
-    writeAll(fd, createHash('sha256').update(headerBytes).digest());
     writeAll(fd, new Uint8Array(align8(headerEnd) - headerEnd));
     let bytes = align8(headerEnd);
     let count = 0;
