@@ -21,7 +21,9 @@ test('tq serve: deep and hostile bodies on every route, then a normal query', as
   const tq = createTqServer({ engine: createEngine(), routes: allRoutes(), users: new Users([{ name: 'u', password: 'p', projects: ['e/*'] }]) });
   const { port } = await tq.listen('127.0.0.1', 0);
   const send = async (route: Pick<Route, 'path' | 'method'>, body: string) => {
-    const res = await fetch(`http://127.0.0.1:${port}${route.path}`, {
+    // A templated path names a project the user may write (its grant is checked before the body).
+    const path = route.path.replace('{entity}', 'e').replace('{project}', 'p');
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
       method: route.method,
       headers: { authorization: AUTH, 'content-type': 'application/json' },
       body: route.method === 'POST' ? body : undefined,
