@@ -27,9 +27,9 @@ import { crc32 } from '../../store/snapshot-checksum.ts';
 import type { Store } from '../../store/store.ts';
 import { sameKey, SNAPSHOT_FORMAT, type FileIdentity, type SnapshotKey } from './key.ts';
 
-export const MAGIC = Buffer.from('tq-snap\n', 'latin1');
-export const PREFIX_BYTES = 16;
-export const SHA_BYTES = 32;
+const MAGIC = Buffer.from('tq-snap\n', 'latin1');
+const PREFIX_BYTES = 16;
+const SHA_BYTES = 32;
 /** A header is a few KB; anything far larger is not one of ours. */
 const MAX_HEADER_BYTES = 64 * 1024 * 1024;
 /** One read or write call moves at most this much (the OS caps single calls near 2 GiB). */
@@ -70,6 +70,30 @@ export function openSnapshotTemp(path: string, header: unknown): { fd: number; t
     throw e;
   }
   return { fd, temp, headerEnd: PREFIX_BYTES + headerBytes.byteLength + SHA_BYTES };
+}
+
+/**
+ * Reads and checks the frame head of the snapshot open as `fd` (openSnapshotTemp's layout): the
+ * magic, the format, the header's length (bounded) and SHA-256, and the header's key against
+ * `key`. Returns the header, the file's size and where the body starts (8-aligned).
+ */
+export function readSnapshotHead<H extends { key: unknown }>(
+  fd: number,
+  key: SnapshotKey,
+): { kind: 'head'; header: H; size: number; dataAt: number } | { kind: 'stale' } | { kind: 'invalid'; reason: string } {
+  const size = fstatSync(fd).size;
+  const prefix = Buffer.alloc(PREFIX_BYTES);
+  if (!readExactly(fd, prefix, 0) || !prefix.subarray(0, 8).equals(MAGIC)) return { kind: 'invalid', reason: 'not a tq snapshot (bad magic)' };
+  if (prefix.readUInt32LE(8) !== SNAPSHOT_FORMAT) return { kind: 'stale' };
+  const headerLength = prefix.readUInt32LE(12);
+  if (headerLength > MAX_HEADER_BYTES || PREFIX_BYTES + headerLength + SHA_BYTES > size) return { kind: 'invalid', reason: 'truncated header' };
+  const headerAndSum = Buffer.alloc(headerLength + SHA_BYTES);
+  if (!readExactly(fd, headerAndSum, PREFIX_BYTES)) return { kind: 'invalid', reason: 'truncated header' };
+  const headerBytes = headerAndSum.subarray(0, headerLength);
+  if (!createHash('sha256').update(headerBytes).digest().equals(headerAndSum.subarray(headerLength))) return { kind: 'invalid', reason: 'header checksum mismatch' };
+  const header = JSON.parse(headerBytes.toString('utf8')) as H;
+  if (!sameKey(key, header.key)) return { kind: 'stale' };
+  return { kind: 'head', header, size, dataAt: align8(PREFIX_BYTES + headerLength + SHA_BYTES) };
 }
 
 export function writeAll(fd: number, bytes: Uint8Array): void {
@@ -140,26 +164,15 @@ export function readSnapshotFile(path: string, key: SnapshotKey, store: Store): 
     return { kind: 'invalid', reason: `cannot open: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
   }
   try {
-    const stat = fstatSync(fd);
-    const size = stat.size;
-    const prefix = Buffer.alloc(PREFIX_BYTES);
-    if (!readExactly(fd, prefix, 0) || !prefix.subarray(0, 8).equals(MAGIC)) return { kind: 'invalid', reason: 'not a tq snapshot (bad magic)' };
-    if (prefix.readUInt32LE(8) !== SNAPSHOT_FORMAT) return { kind: 'stale' };
-    const headerLength = prefix.readUInt32LE(12);
-    if (headerLength > MAX_HEADER_BYTES || PREFIX_BYTES + headerLength + SHA_BYTES > size) return { kind: 'invalid', reason: 'truncated header' };
-    const headerAndSum = Buffer.alloc(headerLength + SHA_BYTES);
-    if (!readExactly(fd, headerAndSum, PREFIX_BYTES)) return { kind: 'invalid', reason: 'truncated header' };
-    const headerBytes = headerAndSum.subarray(0, headerLength);
-    if (!createHash('sha256').update(headerBytes).digest().equals(headerAndSum.subarray(headerLength))) return { kind: 'invalid', reason: 'header checksum mismatch' };
-    const header = JSON.parse(headerBytes.toString('utf8')) as Header;
-    if (!sameKey(key, header.key)) return { kind: 'stale' };
-    const dataAt = align8(PREFIX_BYTES + headerLength + SHA_BYTES);
+    const head = readSnapshotHead<Header>(fd, key);
+    if (head.kind !== 'head') return head;
+    const { header, size, dataAt } = head;
     if (dataAt + header.dataBytes + header.arenaBytes !== size) return { kind: 'invalid', reason: `length ${size} bytes, header says ${dataAt + header.dataBytes + header.arenaBytes}` };
     const data = new Uint8Array(new ArrayBuffer(header.dataBytes));
     if (!readExactly(fd, data, dataAt)) return { kind: 'invalid', reason: 'truncated data' };
     if (crc32(data) !== header.dataCrc32) return { kind: 'invalid', reason: 'data checksum mismatch' };
     if (arenaRegionBytes(header.layout) !== header.arenaBytes) return { kind: 'invalid', reason: 'arena length does not match the layout' };
-    const arena = new ArenaFile(fd, path, stat, dataAt + header.dataBytes, header.layout);
+    const arena = new ArenaFile(fd, path, fstatSync(fd), dataAt + header.dataBytes, header.layout);
     const feedback = decodeCallTables(
       header.layout,
       data,

@@ -21,8 +21,7 @@
  * written only when the load drew no ids or times (a record without `id` or `created_at` gets
  * fresh ones on every load, so its file is loaded every time).
  */
-import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, fstatSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { Engine } from '../../api/types.ts';
@@ -33,8 +32,8 @@ import type { ObjectVersion, StoredRow } from '../../store/project.ts';
 import type { PriceRow, Store } from '../../store/store.ts';
 import { loadFixtureFiles, type FixtureFile, type LoadProgress, type LoadReport } from '../load-fixtures.ts';
 import { cacheBound, diskRoom, evictSnapshots, touchSnapshot, type SnapshotSettings } from './cache.ts';
-import { align8, MAGIC, openSnapshotTemp, PREFIX_BYTES, readExactly, SHA_BYTES, writeAll } from './file.ts';
-import { fileIdentity, fileSnapshotKey, sameKey, snapshotFileName, SNAPSHOT_FORMAT, type SnapshotKey } from './key.ts';
+import { align8, openSnapshotTemp, readExactly, readSnapshotHead, writeAll } from './file.ts';
+import { fileIdentity, fileSnapshotKey, snapshotFileName, type SnapshotKey } from './key.ts';
 
 /** The kinds whose registry entry says `image` (a new one fails to compile here until it has a codec). */
 export type ImagedKind = { [K in FixtureKind]: (typeof FIXTURE_KIND_REGISTRY)[K]['snapshot'] extends 'image' ? K : never }[FixtureKind];
@@ -265,20 +264,11 @@ export function readImageFile(path: string, key: SnapshotKey, kind: ImagedKind, 
     return { kind: 'invalid', reason: `cannot open: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
   }
   try {
-    const size = fstatSync(fd).size;
-    const prefix = Buffer.alloc(PREFIX_BYTES);
-    if (!readExactly(fd, prefix, 0) || !prefix.subarray(0, 8).equals(MAGIC)) return { kind: 'invalid', reason: 'not a tq snapshot (bad magic)' };
-    if (prefix.readUInt32LE(8) !== SNAPSHOT_FORMAT) return { kind: 'stale' };
-    const headerLength = prefix.readUInt32LE(12);
-    if (PREFIX_BYTES + headerLength + SHA_BYTES > size) return { kind: 'invalid', reason: 'truncated header' };
-    const headerAndSum = Buffer.alloc(headerLength + SHA_BYTES);
-    if (!readExactly(fd, headerAndSum, PREFIX_BYTES)) return { kind: 'invalid', reason: 'truncated header' };
-    const headerBytes = headerAndSum.subarray(0, headerLength);
-    if (!createHash('sha256').update(headerBytes).digest().equals(headerAndSum.subarray(headerLength))) return { kind: 'invalid', reason: 'header checksum mismatch' };
-    const header = JSON.parse(headerBytes.toString('utf8')) as ImageHeader;
-    if (!sameKey(key, header.key)) return { kind: 'stale' };
+    const head = readSnapshotHead<ImageHeader>(fd, key);
+    if (head.kind !== 'head') return head;
+    const { header, size } = head;
     if (header.image?.kind !== kind) return { kind: 'invalid', reason: `not an image of ${kind}` };
-    let at = align8(PREFIX_BYTES + headerLength + SHA_BYTES);
+    let at = head.dataAt;
     const decoded: unknown[] = [];
     const frame = Buffer.alloc(FRAME_BYTES);
     for (;;) {
