@@ -72,6 +72,16 @@ export function openSnapshotTemp(path: string, header: unknown): { fd: number; t
   return { fd, temp, headerEnd: PREFIX_BYTES + headerBytes.byteLength + SHA_BYTES };
 }
 
+/** Opens the snapshot at `path` for reading: its descriptor, or why there is none to read. */
+export function openSnapshot(path: string): number | { kind: 'missing' } | { kind: 'invalid'; reason: string } {
+  try {
+    return openSync(path, 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
+    return { kind: 'invalid', reason: `cannot open: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
+  }
+}
+
 /**
  * Reads and checks the frame head of the snapshot open as `fd` (openSnapshotTemp's layout): the
  * magic, the format, the header's length (bounded) and SHA-256, and the header's key against
@@ -156,13 +166,9 @@ export type SnapshotRead = { kind: 'restored'; bytes: number; feedback: DecodedF
  * projects were restored is reported as invalid: the caller then loads into a fresh store).
  */
 export function readSnapshotFile(path: string, key: SnapshotKey, store: Store): SnapshotRead {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
-    return { kind: 'invalid', reason: `cannot open: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
-  }
+  const opened = openSnapshot(path);
+  if (typeof opened !== 'number') return opened;
+  let fd = opened;
   try {
     const head = readSnapshotHead<Header>(fd, key);
     if (head.kind !== 'head') return head;

@@ -21,7 +21,7 @@
  * written only when the load drew no ids or times (a record without `id` or `created_at` gets
  * fresh ones on every load, so its file is loaded every time).
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { Engine } from '../../api/types.ts';
@@ -32,7 +32,7 @@ import type { ObjectVersion, StoredRow } from '../../store/project.ts';
 import type { PriceRow, Store } from '../../store/store.ts';
 import { loadFixtureFiles, type FixtureFile, type LoadProgress, type LoadReport } from '../load-fixtures.ts';
 import { cacheBound, diskRoom, evictSnapshots, touchSnapshot, type SnapshotSettings } from './cache.ts';
-import { align8, openSnapshotTemp, readExactly, readSnapshotHead, writeAll } from './file.ts';
+import { align8, openSnapshot, openSnapshotTemp, readExactly, readSnapshotHead, writeAll } from './file.ts';
 import { fileIdentity, fileSnapshotKey, snapshotFileName, type SnapshotKey } from './key.ts';
 
 /** The kinds whose registry entry says `image` (a new one fails to compile here until it has a codec). */
@@ -256,13 +256,8 @@ export type ImageRead = { kind: 'restored'; bytes: number; records: number } | {
  * miss of any kind leaves `store` as it was.
  */
 export function readImageFile(path: string, key: SnapshotKey, kind: ImagedKind, store: Store): ImageRead {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
-    return { kind: 'invalid', reason: `cannot open: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
-  }
+  const fd = openSnapshot(path);
+  if (typeof fd !== 'number') return fd;
   try {
     const head = readSnapshotHead<ImageHeader>(fd, key);
     if (head.kind !== 'head') return head;
