@@ -135,35 +135,6 @@ test('a chunked body is refused (503, connection closed) once its bytes pass the
   }
 });
 
-test('credentials are checked before the body: a large body without them is a 401 without a byte of it read', async () => {
-  const { srv, base } = await startDemoServer({ maxBodyBytes: 1024 * KIB, maxBodyBytesInFlight: 1024 * KIB });
-  try {
-    const port = Number(new URL(base).port);
-    // Raw socket: headers only, the declared 1 MiB never sent.
-    const answer = await new Promise<string>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => {
-        socket.write(`POST /table/create HTTP/1.1\r\nHost: x\r\nContent-Length: ${1024 * KIB}\r\nAuthorization: Basic ${Buffer.from('api:wrong').toString('base64')}\r\n\r\n`);
-      });
-      let text = '';
-      socket.on('data', (d) => {
-        text += d;
-        if (text.includes('\r\n\r\n{')) {
-          resolve(text);
-          socket.destroy();
-        }
-      });
-    });
-    assert.match(answer, /^HTTP\/1\.1 401 /);
-    // It held no room: a body of the whole budget still fits.
-    const whole = tableBody(1024 * KIB);
-    const post = partialPost(base, '/table/create', whole.length, [whole]);
-    post.req.end();
-    assert.equal((await post.answer).status, 200);
-  } finally {
-    await srv.close();
-  }
-});
-
 /** Headers only, the declared body never sent: the server's whole answer ('no answer' after 5 s). */
 function headersOnly(port: number, head: string): Promise<string> {
   return new Promise<string>((resolve) => {
@@ -184,21 +155,39 @@ function headersOnly(port: number, head: string): Promise<string> {
   });
 }
 
+test('credentials are checked before the body: a large body without them is a 401 without a byte of it read', async () => {
+  const { srv, base } = await startDemoServer({ maxBodyBytes: 1024 * KIB, maxBodyBytesInFlight: 1024 * KIB });
+  try {
+    const port = Number(new URL(base).port);
+    // Raw socket: headers only, the declared 1 MiB never sent.
+    const answer = await headersOnly(port, `POST /table/create HTTP/1.1\r\nHost: x\r\nContent-Length: ${1024 * KIB}\r\nAuthorization: Basic ${Buffer.from('api:wrong').toString('base64')}\r\n\r\n`);
+    assert.match(answer, /^HTTP\/1\.1 401 /);
+    // It held no room: a body of the whole budget still fits.
+    const whole = tableBody(1024 * KIB);
+    const post = partialPost(base, '/table/create', whole.length, [whole]);
+    post.req.end();
+    assert.equal((await post.answer).status, 200);
+  } finally {
+    await srv.close();
+  }
+});
+
 test('a project named by the path is checked before the body: no grant is a 403 without a byte of it read', async () => {
   const users = new Users([{ name: 'api', password: 'pw', projects: ['*'] }, { name: 'bob', password: 'b', projects: ['x/y'] }]);
   const { srv, base } = await startDemoServer({ maxBodyBytes: 1024 * KIB, users });
   try {
     const port = Number(new URL(base).port);
-    const bob = `Authorization: Basic ${Buffer.from('bob:b').toString('base64')}\r\n`;
-    const forbidden = await headersOnly(port, `POST /v2/acme/support-bot/call/start HTTP/1.1\r\nHost: x\r\nContent-Length: ${1024 * KIB}\r\n${bob}\r\n`);
+    const bob = { Authorization: `Basic ${Buffer.from('bob:b').toString('base64')}` };
+    const forbidden = await headersOnly(port, `POST /v2/acme/support-bot/call/start HTTP/1.1\r\nHost: x\r\nContent-Length: ${1024 * KIB}\r\nAuthorization: ${bob.Authorization}\r\n\r\n`);
     assert.match(forbidden, /^HTTP\/1\.1 403 /);
     assert.deepEqual(JSON.parse(forbidden.slice(forbidden.indexOf('\r\n\r\n') + 4)), { reason: "User 'bob' has no access to project 'acme/support-bot'" });
     // A bad project id in the path is still the route's 400 (read after the body), not a 403.
-    const body = '{"start":{}}';
-    const bad = await fetch(`${base}/v2/acme/..%2Fx/call/start`, { method: 'POST', headers: { Authorization: `Basic ${Buffer.from('bob:b').toString('base64')}` }, body });
-    assert.notEqual(bad.status, 403);
+    const start = JSON.stringify({ start: { project_id: 'acme/..', op_name: 'op', trace_id: 't', started_at: '2024-01-01T00:00:00Z', attributes: {}, inputs: {} } });
+    const bad = await fetch(`${base}/v2/acme/..%2Fx/call/start`, { method: 'POST', headers: bob, body: start });
+    assert.equal(bad.status, 400);
+    assert.deepEqual(await bad.json(), { reason: "Invalid project_id 'acme/../x': expected the form <entity>/<project>" });
     // With the grant the body is read and validated as before.
-    const granted = await fetch(`${base}/v2/x/y/call/start`, { method: 'POST', headers: { Authorization: `Basic ${Buffer.from('bob:b').toString('base64')}` }, body });
+    const granted = await fetch(`${base}/v2/x/y/call/start`, { method: 'POST', headers: bob, body: '{"start":{}}' });
     assert.equal(granted.status, 422);
   } finally {
     await srv.close();
