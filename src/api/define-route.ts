@@ -175,6 +175,20 @@ function answerOf(kind: AnswerKind, value: unknown): RouteResult {
 /** A JSON answer written here, so that numbers kept as spelled (big integers, stored `1.0`) stay so. */
 const exactJson = (body: unknown): RouteResult => ({ kind: 'json', body, text: stringifyExact(body) });
 
+/** What the HTTP server reads of a route before running it (everything but `run` and its halves). */
+function routeShape(spec: Omit<Steps<unknown, AnswerKind>, 'project' | 'run' | 'answer'>): Omit<Route, 'run'> {
+  return {
+    path: spec.path,
+    ...(spec.mutates ? { mutates: true as const } : {}),
+    method: spec.method ?? 'POST',
+    body: HTTP_BODY[spec.body],
+    ...(spec.headers ? { headers: spec.headers } : {}),
+    ...(spec.apiKeyHeader ? { apiKeyHeader: spec.apiKeyHeader } : {}),
+    ...(spec.query ? { query: spec.query } : {}),
+    ...(spec.pathProject ? { pathProject: spec.pathProject } : {}),
+  };
+}
+
 /** The routes defineRoute built (a guard test checks that every served route is one). */
 const defined = new WeakSet<Route>();
 export const isDefinedRoute = (route: Route): boolean => defined.has(route);
@@ -193,14 +207,7 @@ export function defineRoute<T, R, A extends AnswerKind>(spec: ModelRouteSpec<T, 
           return spec.refine ? spec.refine(req) : (req as unknown as R);
         };
   const route: Route = {
-    path: spec.path,
-    ...(spec.mutates ? { mutates: true as const } : {}),
-    method: spec.method ?? 'POST',
-    body: HTTP_BODY[spec.body],
-    ...(spec.headers ? { headers: spec.headers } : {}),
-    ...(spec.apiKeyHeader ? { apiKeyHeader: spec.apiKeyHeader } : {}),
-    ...(spec.query ? { query: spec.query } : {}),
-    ...(spec.pathProject ? { pathProject: spec.pathProject } : {}),
+    ...routeShape(spec),
     run(engine, body, ctx, params = {}) {
       const { value, lossless, origins } = readBody(spec.body, body);
       const req = request(value, engine.options.fieldPrefix, params, ctx.userId);
@@ -247,10 +254,7 @@ function defineDerivedRoute<T, D, A extends AnswerKind>(spec: DerivedRouteSpec<T
     return answerOf(spec.answer, spec.run(prepared.derived as D, call));
   };
   const route: Route = {
-    path: spec.path,
-    ...(spec.mutates ? { mutates: true as const } : {}),
-    method: spec.method ?? 'POST',
-    body: HTTP_BODY[spec.body],
+    ...routeShape(spec),
     prepare,
     runPrepared,
     // The same two steps in one go: every front end gets the answer the split path gives.
