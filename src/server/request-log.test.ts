@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { Users } from './basic-auth.ts';
 import type { TqServer } from './server.ts';
 import { countLines, formatJson, formatText, newStats, requestLogger, type RequestLogEntry } from './request-log.ts';
 import { API_AUTH, postJson, startDemoServer } from './serving.testing.ts';
@@ -102,5 +103,23 @@ describe('request log of a running server', () => {
       ],
     );
     assert.equal(entries[0].bytes, Buffer.byteLength(infoText));
+  });
+
+  it('a grant refused from the path, before the body: the project is logged', async () => {
+    entries.length = 0;
+    const users = new Users([{ name: 'bob', password: 'b', projects: ['x/y'] }]);
+    const other = await startDemoServer({ users, requestLog: (e) => entries.push(e) });
+    try {
+      const res = await fetch(other.base + '/v2/acme/evals/call/start', { method: 'POST', headers: { Authorization: `Basic ${Buffer.from('bob:b').toString('base64')}` }, body: '{}' });
+      assert.equal(res.status, 403);
+      await res.text();
+      await settled(1);
+      assert.deepEqual(
+        entries.map((e) => [e.path, e.status, e.project, e.user, e.reason]),
+        [['/v2/acme/evals/call/start', 403, 'acme/evals', 'bob', "User 'bob' has no access to project 'acme/evals'"]],
+      );
+    } finally {
+      await other.srv.close();
+    }
   });
 });

@@ -309,9 +309,10 @@ export function createTqServer(options: TqServerOptions): TqServer {
     const params = route.query ? { ...queryParams(route, req.url), ...found.params } : found.params;
     // A project named by the path is checked before the body is read (a valid id only: a bad
     // one is the route's 400, semantics.md#project-ids).
+    const observed = observeContext(ctx, stats);
     const pathProjectId = route.pathProject?.(params);
-    if (pathProjectId !== undefined && projectIdProblem(pathProjectId) === null) ctx.authorize(pathProjectId);
-    await respond(req, res, route, observeContext(ctx, stats), params, stats);
+    if (pathProjectId !== undefined && projectIdProblem(pathProjectId) === null) observed.authorize(pathProjectId);
+    await respond(req, res, route, observed, params, stats);
   }
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
