@@ -59,14 +59,16 @@ export async function loadForOneShot(opts: DataOptions, kinds: readonly FixtureK
   const spec = oneShotGateSpec(body);
   if (spec === null) return null;
   const path = resolveFixturesPath(opts.fixtures, process.env, process.cwd());
-  const files = filesForKinds(filesOf(path), kinds);
+  const all = filesOf(path);
+  const files = filesForKinds(all, kinds);
   const calls = files.find((f) => f.kind === 'calls');
   // OTLP traces feed calls too: their rows would bypass the gate's duplicate check.
   if (calls === undefined || !files.every((f) => isFixtureKind(f.kind))) return null;
-  if (statSync(calls.file).size < minBytes(process.env)) return null;
+  const callsBytes = statSync(calls.file).size;
+  if (callsBytes < minBytes(process.env)) return null;
   const prefix = parsePrefix(opts.fieldPrefix);
   const snapshot = snapshotOptions(opts);
-  const writer = snapshot.enabled ? snapshotWriter(path, filesOf(path), prefix, snapshot) : null;
+  const writer = snapshot.enabled ? snapshotWriter(path, all, callsBytes, prefix, snapshot) : null;
   if (writer === 'restore') return null;
   const engine = createEngine(undefined, { fieldPrefix: prefix });
   try {
@@ -85,9 +87,8 @@ export async function loadForOneShot(opts: DataOptions, kinds: readonly FixtureK
  * restores it), a function that starts the background writer when one is due, null when none
  * is (a small file, an unusable cache, a writer already running).
  */
-function snapshotWriter(path: string, all: readonly FixtureFile[], prefix: 'svc_' | 'wb_', settings: SnapshotSettings): 'restore' | (() => void) | null {
-  const calls = all.find((f) => f.kind === 'calls')!;
-  if (statSync(calls.file).size < settings.minBytes || cacheDirProblem(settings.dir) !== null) return null;
+function snapshotWriter(path: string, all: readonly FixtureFile[], callsBytes: number, prefix: 'svc_' | 'wb_', settings: SnapshotSettings): 'restore' | (() => void) | null {
+  if (callsBytes < settings.minBytes || cacheDirProblem(settings.dir) !== null) return null;
   const snapshotted = all.filter((f) => isFixtureKind(f.kind) && FIXTURE_KIND_REGISTRY[f.kind].snapshot !== 'image');
   const key = snapshotKey(snapshotted, prefix);
   if (key.code === null) return null;
