@@ -22,6 +22,7 @@ import { CallIndexes } from './call-indexes.ts';
 import type { CallColumns } from './call-columns.ts';
 import { addToIndex, Float64Column, Int32Column, Interner, MultiIndex, removeFromIndex, SparseColumn } from './columns.ts';
 import { StringColumn } from './string-column.ts';
+import { RenderedLines } from './rendered-lines.ts';
 
 export { BODY_PARTS } from './call-bodies.ts';
 export type { CallColumns } from './call-columns.ts';
@@ -125,6 +126,14 @@ export class CallTable {
     return this.indexes.turnsByThread;
   }
 
+  /**
+   * Response lines rendered from rows, kept as bytes (RenderedLines); a row's are forgotten
+   * whenever it changes in place (rowChanged). Budget: a quarter of the body bytes, within
+   * [16 MiB, 1 GiB] (a byte budget of the query layer's choosing can be set).
+   */
+  readonly renderedLines = new RenderedLines(() => this.renderedLinesBudget ?? Math.min(1024 * 1024 * 1024, Math.max(16 * 1024 * 1024, this.bodies.arenaBytes / 4)));
+  renderedLinesBudget: number | null = null;
+
   /** Ends that arrived before their start; applied when the start comes. */
   private readonly pendingEnds = new Map<string, CallEndPart>();
 
@@ -135,6 +144,12 @@ export class CallTable {
   version = 0;
   /** Bumped when an existing row's started_at may change (a repeated start): orders rebuild. */
   startVersion = 0;
+
+  /** After an in-place change of `row`: bumps version and drops what was derived from the row. */
+  private rowChanged(row: number): void {
+    this.version++;
+    this.renderedLines.forget(row);
+  }
 
   get size(): number {
     return this.opIndex.length;
@@ -201,7 +216,7 @@ export class CallTable {
     this.statusErrorCount.data[row] = errors;
     this.outputRefs.set(row, this.refList(outputRefs));
     this.bodies.setText(row, text);
-    this.version++;
+    this.rowChanged(row);
   }
 
   /**
@@ -243,13 +258,13 @@ export class CallTable {
   /** `calls_delete`: a soft delete; the row stays but is invisible to every query. */
   markDeleted(row: number, atUs: number): void {
     this.deletedAt.data[row] = atUs;
-    this.version++;
+    this.rowChanged(row);
   }
 
   /** `call_update`: the latest display name wins; the empty string clears it. */
   setDisplayName(row: number, name: string | null): void {
     this.displayNames.set(row, name === '' ? null : name);
-    this.version++;
+    this.rowChanged(row);
   }
 
   /** The stored JSON parts of a row, parsed (big integers keep their digits). */
@@ -438,7 +453,7 @@ export class CallTable {
     this.byOp.add(op, row);
     this.indexRelations(row, s);
     this.bodies.setText(row, text);
-    this.version++;
+    this.rowChanged(row);
     this.startVersion++;
   }
 

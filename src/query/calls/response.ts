@@ -373,16 +373,57 @@ const TOUCH_AHEAD = 16;
 let touched = 0;
 
 /**
+ * The key of the lines rowWriter makes for `o` when they depend on the row alone (its columns
+ * and body, its op's trace name), so that a line rendered once may be kept and copied the next
+ * time (CallTable.renderedLines): the selected columns and the field prefix. Null when a line
+ * also depends on other data (expanded refs, costs, feedback, storage sizes of the trace).
+ */
+export function renderedLineShape(o: Pick<LineBuilderOptions, 'req' | 'prefix' | 'selected'>): string | null {
+  const r = o.req;
+  if (r.include_costs || r.include_feedback || r.include_storage_size || r.include_total_storage_size) return null;
+  if (r.return_expanded_column_values && (r.expand_columns ?? []).length > 0) return null;
+  return `${o.prefix}\n${o.selected === null ? '*' : [...o.selected].sort().join(',')}`;
+}
+
+/**
  * Chunks of a page's lines (as rowChunks makes them), each stretch of TOUCH_AHEAD rows read
  * ahead of writing it (CallTable.touchRows). One loop, suspended once per chunk rather than
  * once per row (a generator resumed per row cost about a tenth of a row's render). Lazy: a row
  * is written only when the consumer pulls the chunk that holds it.
+ *
+ * With a `shape` (renderedLineShape), a row's line kept from an earlier render of that shape is
+ * copied instead of rendered, and a rendered one is kept (CallTable.renderedLines); rows are
+ * then touched ahead only while lines are missing.
  */
-export function* pageChunks(t: CallTable, page: ArrayLike<number>, write: (row: number, w: JsonLineWriter) => void, writer = new JsonLineWriter()): Generator<Uint8Array, void, undefined> {
-  touched += t.touchRows(page, 0, TOUCH_AHEAD);
+export function* pageChunks(
+  t: CallTable,
+  page: ArrayLike<number>,
+  write: (row: number, w: JsonLineWriter) => void,
+  writer = new JsonLineWriter(),
+  shape: string | null = null,
+): Generator<Uint8Array, void, undefined> {
+  const lines = shape === null ? null : t.renderedLines;
+  const kept = lines === null ? null : lines.shape(shape!);
+  let missed = lines === null;
+  if (missed) touched += t.touchRows(page, 0, TOUCH_AHEAD);
   for (let i = 0; i < page.length; i++) {
-    if (i % TOUCH_AHEAD === 0) touched += t.touchRows(page, i + TOUCH_AHEAD, i + 2 * TOUCH_AHEAD);
-    write(page[i], writer);
+    if (i % TOUCH_AHEAD === 0 && missed) {
+      touched += t.touchRows(page, i + TOUCH_AHEAD, i + 2 * TOUCH_AHEAD);
+      missed = lines === null;
+    }
+    const row = page[i];
+    if (lines === null) write(row, writer);
+    else {
+      const found = lines.find(kept!, row);
+      if (found !== null) writer.bytes(found, lines.foundStart, lines.foundEnd);
+      else {
+        if (!missed) touched += t.touchRows(page, i + 1, i + TOUCH_AHEAD);
+        missed = true;
+        const start = writer.position;
+        write(row, writer);
+        lines.keep(kept!, row, writer.room(0), start, writer.position);
+      }
+    }
     if (writer.endLine()) yield writer.take();
   }
   if (writer.size > 0) yield writer.take();

@@ -1,0 +1,146 @@
+/**
+ * Rendered response lines of a call table's rows, kept as bytes so that a row rendered once is
+ * one copy the next time it is rendered the same way (issue #25 goal 5: rendering a line from
+ * its columns costs 5–8 µs, copying it well under one).
+ *
+ * A line is kept per "shape" (what the renderer's output depends on besides the row: the
+ * selected columns and the field prefix, as a key the renderer makes; at most MAX_SHAPES at a
+ * time, the least recently used dropped), and per row: the table forgets a row's lines whenever
+ * the row changes in place (CallTable: an end, a display-name update, a delete, a repeated
+ * start), so a line is never older than its row.
+ *
+ * Memory: lines go into 1 MiB chunks, appended in render order (a repeated answer reads them
+ * sequentially), under a byte budget; when the next chunk would pass it, the oldest chunk is
+ * dropped (first in, first out) and every line in it counts as absent. Bytes are never
+ * overwritten once written, so a view of a line stays what it was. Per shape and row one
+ * float64 says where the row's line is (allocated on first use, grown to the rows rendered).
+ */
+
+/** Bytes per chunk; a line of more than MAX_LINE bytes is not kept (it is rendered each time). */
+const CHUNK = 1024 * 1024;
+const MAX_LINE = 0xffff;
+/** Each line is stored after its length as two bytes (little-endian). */
+const HEADER = 2;
+/** Shapes kept at a time. */
+export const MAX_SHAPES = 4;
+const NONE = -1;
+
+/** The lines of one shape: where each row's line starts (a global byte position, or NONE). */
+export class LineShape {
+  offsets = new Float64Array(0);
+  lastUse = 0;
+  constructor(readonly key: string) {}
+}
+
+export class RenderedLines {
+  /** Live chunks, oldest first; chunks[i] is chunk number firstChunk + i. */
+  private chunks: Uint8Array[] = [];
+  private firstChunk = 0;
+  /** Bytes used in the newest chunk. */
+  private used = CHUNK;
+  private readonly shapes = new Map<string, LineShape>();
+  private uses = 0;
+  /** Set by find(): the found line is chunk[foundStart, foundEnd) of the chunk it returned. */
+  foundStart = 0;
+  foundEnd = 0;
+
+  /**
+   * `budget` says how many bytes of chunks may be held (asked each time a chunk is added; less
+   * than one chunk keeps nothing).
+   */
+  constructor(private readonly budget: () => number) {}
+
+  /** The lines of the shape named `key`, made on first use (dropping the least recently used beyond MAX_SHAPES). */
+  shape(key: string): LineShape {
+    let s = this.shapes.get(key);
+    if (s === undefined) {
+      if (this.shapes.size >= MAX_SHAPES) {
+        let oldest: LineShape | null = null;
+        for (const x of this.shapes.values()) if (oldest === null || x.lastUse < oldest.lastUse) oldest = x;
+        this.drop(oldest!);
+      }
+      this.shapes.set(key, (s = new LineShape(key)));
+    }
+    s.lastUse = ++this.uses;
+    return s;
+  }
+
+  /**
+   * The chunk holding `row`'s line of `shape`, its bytes at [foundStart, foundEnd); null when
+   * none is kept (never rendered this way, changed since, or dropped with its chunk).
+   */
+  find(shape: LineShape, row: number): Uint8Array | null {
+    const offsets = shape.offsets;
+    if (row >= offsets.length) return null;
+    const at = offsets[row];
+    if (at < 0) return null;
+    const n = Math.floor(at / CHUNK) - this.firstChunk;
+    if (n < 0) return null;
+    const chunk = this.chunks[n];
+    const start = at - (n + this.firstChunk) * CHUNK;
+    this.foundStart = start + HEADER;
+    this.foundEnd = this.foundStart + (chunk[start] | (chunk[start + 1] << 8));
+    return chunk;
+  }
+
+  /** Keeps `bytes[start, end)` as `row`'s line of `shape` (a copy; too long a line is not kept). */
+  keep(shape: LineShape, row: number, bytes: Uint8Array, start: number, end: number): void {
+    const length = end - start;
+    if (length > MAX_LINE || this.shapes.get(shape.key) !== shape) return;
+    if (this.used + HEADER + length > CHUNK && !this.addChunk()) return;
+    const chunk = this.chunks[this.chunks.length - 1];
+    const at = this.used;
+    chunk[at] = length & 0xff;
+    chunk[at + 1] = length >> 8;
+    chunk.set(bytes.subarray(start, end), at + HEADER);
+    this.used = at + HEADER + length;
+    if (row >= shape.offsets.length) {
+      const grown = new Float64Array(Math.max(1024, row + 1, Math.ceil(shape.offsets.length * 1.5))).fill(NONE);
+      grown.set(shape.offsets);
+      shape.offsets = grown;
+    }
+    shape.offsets[row] = (this.firstChunk + this.chunks.length - 1) * CHUNK + at;
+  }
+
+  /** A new chunk within the budget, dropping the oldest ones to make room; false when the budget holds none. */
+  private addChunk(): boolean {
+    const most = Math.floor(this.budget() / CHUNK);
+    if (most < 1) return false;
+    while (this.chunks.length >= most) {
+      this.chunks.shift();
+      this.firstChunk++;
+    }
+    this.chunks.push(new Uint8Array(CHUNK));
+    this.used = 0;
+    return true;
+  }
+
+  /** Forgets `row`'s lines of every shape (the row changed in place). */
+  forget(row: number): void {
+    for (const s of this.shapes.values()) if (row < s.offsets.length) s.offsets[row] = NONE;
+  }
+
+  /** Forgets every line. */
+  clear(): void {
+    this.firstChunk += this.chunks.length;
+    this.chunks = [];
+    this.used = CHUNK;
+    for (const s of [...this.shapes.values()]) this.drop(s);
+  }
+
+  /**
+   * Drops a shape. A render still under way may hold it: emptied, it finds nothing (forget()
+   * no longer reaches it) and keeps nothing (keep() checks that it is still kept).
+   */
+  private drop(shape: LineShape): void {
+    this.shapes.delete(shape.key);
+    shape.offsets = new Float64Array(0);
+  }
+
+  /** Bytes held: the chunks and the per-row positions. */
+  get byteSize(): number {
+    let n = this.chunks.length * CHUNK;
+    for (const s of this.shapes.values()) n += s.offsets.byteLength;
+    return n;
+  }
+}
