@@ -32,7 +32,19 @@ test('RenderedLines: a kept line is found by shape and row, byte for byte; other
   // Kept again (a re-render after a change): the newer bytes.
   keep(lines, 'a', 3, '{"id":"new"}');
   assert.equal(found(lines, 'a', 3), '{"id":"new"}');
-  assert.equal(lines.byteSize, MIB + 8 * (5001 + 1024)); // a chunk, and a position per row up to the highest kept
+  assert.equal(lines.byteSize, MIB + 10 * (5001 + 1024)); // a chunk, and a position and length per row up to the highest kept
+});
+
+test('RenderedLines: lines kept one after the other lie one after the other in one chunk (a stretch a render hands on whole)', () => {
+  const lines = new RenderedLines(() => 4 * MIB);
+  const shape = lines.shape('a');
+  for (const [row, text] of [[9, 'nine\n'], [2, 'two\n'], [5, 'five\n']] as const) lines.keep(shape, row, enc.encode(text), 0, text.length);
+  const chunk = lines.find(shape, 9)!;
+  const start = lines.foundStart;
+  assert.equal(lines.find(shape, 2), chunk);
+  assert.equal(lines.foundStart, start + 5);
+  assert.equal(lines.find(shape, 5), chunk);
+  assert.equal(dec.decode(chunk.subarray(start, lines.foundEnd)), 'nine\ntwo\nfive\n');
 });
 
 test('RenderedLines: forget() drops a row in every shape; clear() drops everything; a line of 64 KiB or more is not kept', () => {
@@ -70,7 +82,7 @@ test('RenderedLines: past the budget the oldest chunk goes first and its lines a
   assert.equal(found(lines, 'a', 16), null);
   assert.equal(found(lines, 'a', 17), `17:${line}`);
   assert.equal(found(lines, 'a', 39), `39:${line}`);
-  assert.equal(lines.byteSize, 2 * MIB + 8 * 1024);
+  assert.equal(lines.byteSize, 2 * MIB + 10 * 1024);
   budget = MIB - 1;
   for (let row = 40; row < 60; row++) keep(lines, 'a', row, `${row}:${line}`);
   assert.equal(found(lines, 'a', 39), `39:${line}`); // its chunk is still the newest: no new chunk could be added

@@ -9,18 +9,18 @@
  * the row changes in place (CallTable: an end, a display-name update, a delete, a repeated
  * start), so a line is never older than its row.
  *
- * Memory: lines go into 1 MiB chunks, appended in render order (a repeated answer reads them
- * sequentially), under a byte budget; when the next chunk would pass it, the oldest chunk is
- * dropped (first in, first out) and every line in it counts as absent. Bytes are never
- * overwritten once written, so a view of a line stays what it was. Per shape and row one
- * float64 says where the row's line is (allocated on first use, grown to the rows rendered).
+ * Memory: lines (each with its newline) go into 1 MiB chunks, one after the other in render
+ * order, so that a repeated answer reads them sequentially and consecutive rows' lines are one
+ * stretch of bytes (pageChunks hands such a stretch on as it is). Under a byte budget: when the
+ * next chunk would pass it, the oldest chunk is dropped (first in, first out) and every line in
+ * it counts as absent. Bytes are never overwritten once written, so a view of a chunk handed
+ * on stays what it was. Per shape and row a float64 says where the row's line starts and a
+ * uint16 how long it is (allocated on first use, grown to the rows rendered).
  */
 
 /** Bytes per chunk; a line of more than MAX_LINE bytes is not kept (it is rendered each time). */
 const CHUNK = 1024 * 1024;
 const MAX_LINE = 0xffff;
-/** Each line is stored after its length as two bytes (little-endian). */
-const HEADER = 2;
 /** Shapes kept at a time. */
 export const MAX_SHAPES = 4;
 const NONE = -1;
@@ -28,6 +28,7 @@ const NONE = -1;
 /** The lines of one shape: where each row's line starts (a global byte position, or NONE). */
 export class LineShape {
   offsets = new Float64Array(0);
+  lengths = new Uint16Array(0);
   lastUse = 0;
   constructor(readonly key: string) {}
 }
@@ -76,30 +77,33 @@ export class RenderedLines {
     if (at < 0) return null;
     const n = Math.floor(at / CHUNK) - this.firstChunk;
     if (n < 0) return null;
-    const chunk = this.chunks[n];
-    const start = at - (n + this.firstChunk) * CHUNK;
-    this.foundStart = start + HEADER;
-    this.foundEnd = this.foundStart + (chunk[start] | (chunk[start + 1] << 8));
-    return chunk;
+    this.foundStart = at - (n + this.firstChunk) * CHUNK;
+    this.foundEnd = this.foundStart + shape.lengths[row];
+    return this.chunks[n];
   }
 
-  /** Keeps `bytes[start, end)` as `row`'s line of `shape` (a copy; too long a line is not kept). */
+  /**
+   * Keeps `bytes[start, end)` (a line and its newline) as `row`'s line of `shape` (a copy; too
+   * long a line is not kept).
+   */
   keep(shape: LineShape, row: number, bytes: Uint8Array, start: number, end: number): void {
     const length = end - start;
     if (length > MAX_LINE || this.shapes.get(shape.key) !== shape) return;
-    if (this.used + HEADER + length > CHUNK && !this.addChunk()) return;
-    const chunk = this.chunks[this.chunks.length - 1];
+    if (this.used + length > CHUNK && !this.addChunk()) return;
     const at = this.used;
-    chunk[at] = length & 0xff;
-    chunk[at + 1] = length >> 8;
-    chunk.set(bytes.subarray(start, end), at + HEADER);
-    this.used = at + HEADER + length;
+    this.chunks[this.chunks.length - 1].set(bytes.subarray(start, end), at);
+    this.used = at + length;
     if (row >= shape.offsets.length) {
-      const grown = new Float64Array(Math.max(1024, row + 1, Math.ceil(shape.offsets.length * 1.5))).fill(NONE);
-      grown.set(shape.offsets);
-      shape.offsets = grown;
+      const rows = Math.max(1024, row + 1, Math.ceil(shape.offsets.length * 1.5));
+      const offsets = new Float64Array(rows).fill(NONE);
+      offsets.set(shape.offsets);
+      const lengths = new Uint16Array(rows);
+      lengths.set(shape.lengths);
+      shape.offsets = offsets;
+      shape.lengths = lengths;
     }
     shape.offsets[row] = (this.firstChunk + this.chunks.length - 1) * CHUNK + at;
+    shape.lengths[row] = length;
   }
 
   /** A new chunk within the budget, dropping the oldest ones to make room; false when the budget holds none. */
@@ -135,12 +139,13 @@ export class RenderedLines {
   private drop(shape: LineShape): void {
     this.shapes.delete(shape.key);
     shape.offsets = new Float64Array(0);
+    shape.lengths = new Uint16Array(0);
   }
 
   /** Bytes held: the chunks and the per-row positions. */
   get byteSize(): number {
     let n = this.chunks.length * CHUNK;
-    for (const s of this.shapes.values()) n += s.offsets.byteLength;
+    for (const s of this.shapes.values()) n += s.offsets.byteLength + s.lengths.byteLength;
     return n;
   }
 }

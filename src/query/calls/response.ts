@@ -386,14 +386,22 @@ export function renderedLineShape(o: Pick<LineBuilderOptions, 'req' | 'prefix' |
 }
 
 /**
+ * A stretch of consecutive kept lines shorter than this is copied into the writer's chunk; a
+ * longer one is handed on as it is (a view of the kept bytes: no copy).
+ */
+const HAND_ON_BYTES = 16 * 1024;
+
+/**
  * Chunks of a page's lines (as rowChunks makes them), each stretch of TOUCH_AHEAD rows read
  * ahead of writing it (CallTable.touchRows). One loop, suspended once per chunk rather than
  * once per row (a generator resumed per row cost about a tenth of a row's render). Lazy: a row
  * is written only when the consumer pulls the chunk that holds it.
  *
  * With a `shape` (renderedLineShape), a row's line kept from an earlier render of that shape is
- * copied instead of rendered, and a rendered one is kept (CallTable.renderedLines); rows are
- * then touched ahead only while lines are missing.
+ * used instead of rendering it, and a rendered one is kept (CallTable.renderedLines). Kept
+ * lines of consecutive rows lie one after the other when they were rendered in this order (a
+ * repeated answer): such a stretch, up to a chunk's size, is handed on as one view of the kept
+ * bytes, or copied when short. Rows are touched ahead only while lines are missing.
  */
 export function* pageChunks(
   t: CallTable,
@@ -402,29 +410,63 @@ export function* pageChunks(
   writer = new JsonLineWriter(),
   shape: string | null = null,
 ): Generator<Uint8Array, void, undefined> {
-  const lines = shape === null ? null : t.renderedLines;
-  const kept = lines === null ? null : lines.shape(shape!);
-  let missed = lines === null;
-  if (missed) touched += t.touchRows(page, 0, TOUCH_AHEAD);
+  if (shape === null) {
+    touched += t.touchRows(page, 0, TOUCH_AHEAD);
+    for (let i = 0; i < page.length; i++) {
+      if (i % TOUCH_AHEAD === 0) touched += t.touchRows(page, i + TOUCH_AHEAD, i + 2 * TOUCH_AHEAD);
+      write(page[i], writer);
+      if (writer.endLine()) yield writer.take();
+    }
+    if (writer.size > 0) yield writer.take();
+    return;
+  }
+  const lines = t.renderedLines;
+  const kept = lines.shape(shape);
+  const target = writer.chunkTarget;
+  // The stretch of kept lines not yet handed on: run[runStart, runEnd).
+  let run: Uint8Array | null = null;
+  let runStart = 0, runEnd = 0;
+  let missed = false;
   for (let i = 0; i < page.length; i++) {
     if (i % TOUCH_AHEAD === 0 && missed) {
       touched += t.touchRows(page, i + TOUCH_AHEAD, i + 2 * TOUCH_AHEAD);
-      missed = lines === null;
+      missed = false;
     }
     const row = page[i];
-    if (lines === null) write(row, writer);
-    else {
-      const found = lines.find(kept!, row);
-      if (found !== null) writer.bytes(found, lines.foundStart, lines.foundEnd);
-      else {
-        if (!missed) touched += t.touchRows(page, i + 1, i + TOUCH_AHEAD);
-        missed = true;
-        const start = writer.position;
-        write(row, writer);
-        lines.keep(kept!, row, writer.room(0), start, writer.position);
-      }
+    const found = lines.find(kept, row);
+    if (found !== null && found === run && lines.foundStart === runEnd && runEnd - runStart < target) {
+      runEnd = lines.foundEnd;
+      continue;
     }
-    if (writer.endLine()) yield writer.take();
+    if (run !== null) {
+      if (runEnd - runStart >= HAND_ON_BYTES) {
+        if (writer.size > 0) yield writer.take();
+        yield run.subarray(runStart, runEnd);
+      } else {
+        writer.bytes(run, runStart, runEnd);
+        if (writer.size >= target) yield writer.take();
+      }
+      run = null;
+    }
+    if (found !== null) {
+      run = found;
+      runStart = lines.foundStart;
+      runEnd = lines.foundEnd;
+      continue;
+    }
+    if (!missed) touched += t.touchRows(page, i + 1, i + TOUCH_AHEAD);
+    missed = true;
+    const start = writer.position;
+    write(row, writer);
+    const due = writer.endLine();
+    lines.keep(kept, row, writer.room(0), start, writer.position);
+    if (due) yield writer.take();
+  }
+  if (run !== null) {
+    if (runEnd - runStart >= HAND_ON_BYTES) {
+      if (writer.size > 0) yield writer.take();
+      yield run.subarray(runStart, runEnd);
+    } else writer.bytes(run, runStart, runEnd);
   }
   if (writer.size > 0) yield writer.take();
 }
