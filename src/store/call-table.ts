@@ -128,10 +128,11 @@ export class CallTable {
 
   /**
    * Response lines rendered from rows, kept as bytes (RenderedLines); a row's are forgotten
-   * whenever it changes in place (rowChanged). Budget: a quarter of the body bytes, within
-   * [16 MiB, 1 GiB] (a byte budget of the query layer's choosing can be set).
+   * whenever it changes in place (rowChanged). Budget: a quarter of the bytes of the stored
+   * bodies, at most 1 GiB (so a table of under about 4 MiB of bodies keeps none: its answers are
+   * small and quick to render), or renderedLinesBudget when set.
    */
-  readonly renderedLines = new RenderedLines(() => this.renderedLinesBudget ?? Math.min(1024 * 1024 * 1024, Math.max(16 * 1024 * 1024, this.bodies.arenaBytes / 4)));
+  readonly renderedLines = new RenderedLines(() => this.renderedLinesBudget ?? Math.min(1024 * 1024 * 1024, this.bodies.arenaBytes / 4));
   renderedLinesBudget: number | null = null;
 
   /** Ends that arrived before their start; applied when the start comes. */

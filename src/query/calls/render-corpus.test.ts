@@ -2,7 +2,9 @@
  * The byte renderer (rowWriter) against the former text renderer (response-text.testing.ts)
  * over the whole conformance corpus: every /calls/stream_query request the corpus sends, in
  * the store state the corpus built for it, must give the same bytes both ways (lines joined
- * with `\n`, each ended by one), under both field prefixes.
+ * with `\n`, each ended by one), under both field prefixes. The compared answer is the second
+ * render of the request (the case rendered it first), so it comes from the kept lines
+ * (CallTable.renderedLines) wherever the request's shape keeps them.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -30,6 +32,10 @@ for (const fieldPrefix of ['svc_', 'wb_'] as FieldPrefix[]) {
     const target: Target = {
       ...inner,
       async send(req: CaseRequest) {
+        // Every table keeps its rendered lines (its own budget would keep none at this size), so
+        // that each compared answer below is copied from the lines the case's own request kept,
+        // across the writes between cases.
+        for (const project of engine.store.projects.values()) project.calls.renderedLinesBudget = 1024 * 1024;
         const response = await inner.send(req);
         if (req.path === '/calls/stream_query' && response.status === 200 && req.multipart === undefined) {
           const text = req.body_text ?? JSON.stringify(req.body ?? {});

@@ -34,6 +34,11 @@ function oracle(engine: Engine, body: Record<string, unknown>): string {
   return textCallsQueryLines(engine, JSON.stringify(body), (p) => ctx.canRead(p)).map((l) => `${l}\n`).join('');
 }
 
+/** A budget for the table of P (a small table keeps no lines by default: see CallTable.renderedLines). */
+function keepLines(engine: Engine, bytes = 4 * 1024 * 1024): void {
+  engine.store.projectForWrite(P).calls.renderedLinesBudget = bytes;
+}
+
 function write(engine: Engine, path: string, body: unknown): void {
   const outcome = callRoute(engine, path, body);
   assert.equal(outcome.status, 200, `${path}: ${JSON.stringify(outcome)}`);
@@ -46,8 +51,9 @@ const end = (id: string, seconds: number, extra: Record<string, unknown> = {}) =
   end: { project_id: P, id, ended_at: `2024-01-01T00:00:${String(seconds).padStart(2, '0')}Z`, output: { y: seconds }, summary: { status_counts: { error: 0 } }, ...extra },
 });
 
-test('a repeated answer is copied from the kept lines: the same bytes, and the table holds them', () => {
+test('a repeated answer is copied from the kept lines: the same bytes, the table holds them, the store counts and drops them', () => {
   const engine = createEngine();
+  keepLines(engine);
   for (let i = 0; i < 5; i++) write(engine, '/call/start', start(`c${i}`, i, i === 0 ? null : 'c0'));
   write(engine, '/call/end', end('c1', 9));
   const t = engine.store.project(P)!.calls;
@@ -62,10 +68,26 @@ test('a repeated answer is copied from the kept lines: the same bytes, and the t
   for (let row = 0; row < 5; row++) assert.notEqual(t.renderedLines.find(shape, row), null, `row ${row}`);
   assert.equal(streamed(engine, { project_id: P }), first);
   assert.equal(t.renderedLines.byteSize, held);
+  // One of the store's derived caches: reported, and dropped with them (the bench's cold runs).
+  assert.equal(engine.store.derived.report()['calls.rendered_lines'], held);
+  engine.store.derived.clear();
+  assert.equal(t.renderedLines.byteSize, 0);
+  assert.equal(streamed(engine, { project_id: P }), first);
+});
+
+test('by default a table keeps lines within a quarter of its body bytes: a small one keeps none', async () => {
+  const engine = createEngine();
+  await loadFixtureText(engine, 'calls', `{"project_id":"${P}","id":"c0","op_name":"op","trace_id":"t","started_at":"2024-01-01T00:00:00Z"}`);
+  const t = engine.store.project(P)!.calls;
+  const first = streamed(engine, { project_id: P });
+  assert.equal(streamed(engine, { project_id: P }), first);
+  assert.equal(t.renderedLines.byteSize, 0);
+  assert.ok(t.arenaBytes < 4 * 1024 * 1024);
 });
 
 test('a row changed after it was rendered renders its new bytes: ended, renamed, deleted, restarted', () => {
   const engine = createEngine();
+  keepLines(engine);
   for (let i = 0; i < 4; i++) write(engine, '/call/start', start(`c${i}`, i, i === 0 ? null : 'c0'));
   const body = { project_id: P };
   const before = streamed(engine, body);
@@ -98,6 +120,7 @@ test('a row changed after it was rendered renders its new bytes: ended, renamed,
 
 test('a repeated large answer: stretches of kept lines handed on whole (up to a chunk), the rows changed in between rendered anew', () => {
   const engine = createEngine();
+  keepLines(engine);
   for (let i = 0; i < 300; i++) write(engine, '/call/start', { start: { ...start(`c${i}`, i % 10).start, inputs: { i, pad: 'p'.repeat(400 + (i % 7)) } } });
   const body = { project_id: P, sort_by: [{ field: 'id', direction: 'asc' }] };
   const chunksOf = () => {
@@ -133,6 +156,7 @@ test('a repeated large answer: stretches of kept lines handed on whole (up to a 
 
 test('feedback added after a render: include_feedback shows it (its lines are never kept), the plain answer stays the same', () => {
   const engine = createEngine();
+  keepLines(engine);
   write(engine, '/call/start', start('c0', 0));
   write(engine, '/call/end', end('c0', 2));
   const plain = streamed(engine, { project_id: P });
@@ -164,6 +188,7 @@ test('renderedLineShape: the columns and the prefix make the shape; expansion, c
 test('two engines on one store with other field prefixes, and a table with no budget: each answers its own bytes', async () => {
   const engine = createEngine();
   await loadFixtureText(engine, 'calls', `{"project_id":"${P}","id":"c0","op_name":"op","trace_id":"t","started_at":"2024-01-01T00:00:00Z","svc_user_id":"u","inputs":{"n":1.50}}`);
+  keepLines(engine);
   const wb = createEngine(engine.store, { fieldPrefix: 'wb_' });
   const svcFirst = streamed(engine, { project_id: P });
   const wbFirst = streamed(wb, { project_id: P });
@@ -173,6 +198,7 @@ test('two engines on one store with other field prefixes, and a table with no bu
   assert.equal(streamed(wb, { project_id: P }), wbFirst);
   assert.equal(wbFirst, oracle(wb, { project_id: P }));
   const t = engine.store.project(P)!.calls;
+  assert.ok(t.renderedLines.byteSize > 0);
   t.renderedLines.clear();
   t.renderedLinesBudget = 0;
   assert.equal(streamed(engine, { project_id: P }), svcFirst);

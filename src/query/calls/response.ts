@@ -12,6 +12,7 @@ import { callRefUri, parseObjectRef } from '../../core/refs.ts';
 import { BODY_PARTS, type CallBody, type CallTable } from '../../store/call-table.ts';
 import type { FeedbackRow, ProjectStore } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
+import type { DerivedCache } from '../../store/derived.ts';
 import { resolveObjectRef, type CanRead } from '../resolve-ref.ts';
 import { applyCosts } from './costs.ts';
 import { storageSize, traceStorageSize } from './storage-size.ts';
@@ -383,6 +384,27 @@ export function renderedLineShape(o: Pick<LineBuilderOptions, 'req' | 'prefix' |
   if (r.include_costs || r.include_feedback || r.include_storage_size || r.include_total_storage_size) return null;
   if (r.return_expanded_column_values && (r.expand_columns ?? []).length > 0) return null;
   return `${o.prefix}\n${o.selected === null ? '*' : [...o.selected].sort().join(',')}`;
+}
+
+/**
+ * The kept lines of a store's call tables (CallTable.renderedLines) as one of its derived
+ * caches: measured with the others, and dropped with them (the bench's cold runs).
+ */
+class KeptLines implements DerivedCache {
+  constructor(private readonly store: Store) {}
+  clear(): void {
+    for (const p of this.store.projects.values()) p.calls.renderedLines.clear();
+  }
+  bytes(): number {
+    let n = 0;
+    for (const p of this.store.projects.values()) n += p.calls.renderedLines.byteSize;
+    return n;
+  }
+}
+
+/** Registers the store's kept lines among its derived caches (once per store; a lookup after that). */
+export function registerKeptLines(store: Store): void {
+  store.derived.get('calls.rendered_lines', () => new KeptLines(store));
 }
 
 /**

@@ -15,7 +15,7 @@ import { compileExpr, indexableEqualities } from './expr/compile.ts';
 import { INDEXED_COLUMNS, planFilter, type FilterPlan } from './filter.ts';
 import { effectiveSortTerms, orderRows, validateSortTerms } from './order.ts';
 import type { CallsQuery, SortTerm } from './request.ts';
-import { pageChunks, renderedLineShape, rowWriter, selectColumns } from './response.ts';
+import { pageChunks, registerKeptLines, renderedLineShape, rowWriter, selectColumns } from './response.ts';
 import { startOrderPage } from './start-walk.ts';
 import { startWindow, windowRun, type StartWindow } from './start-window.ts';
 import { hasDeletedRows, rootStartOrder, startOrder } from '../../store/start-order.ts';
@@ -104,7 +104,9 @@ export function prepareCallsQuery(engine: Engine, req: CallsQuery, canRead: CanR
   const page = startOrderPage(project.calls, filter, expr, terms, offset, req.limit, plan.window) ?? orderRows(matchingRows(plan), terms, resolver, offset, req.limit);
   const selected = selectColumns(req, prefix);
   const options = { store: engine.store, project, req, prefix, selected, canRead };
-  return pageChunks(project.calls, page, rowWriter(options), undefined, renderedLineShape(options));
+  const shape = renderedLineShape(options);
+  if (shape !== null) registerKeptLines(engine.store);
+  return pageChunks(project.calls, page, rowWriter(options), undefined, shape);
 }
 
 /**
