@@ -30,6 +30,8 @@ export class LineShape {
   offsets = new Float64Array(0);
   lengths = new Uint16Array(0);
   lastUse = 0;
+  /** How often shape() handed it out: a renderer keeps lines from the second render of a shape on. */
+  uses = 0;
   constructor(readonly key: string) {}
 }
 
@@ -63,6 +65,7 @@ export class RenderedLines {
       this.shapes.set(key, (s = new LineShape(key)));
     }
     s.lastUse = ++this.uses;
+    s.uses++;
     return s;
   }
 

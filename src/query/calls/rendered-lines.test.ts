@@ -61,6 +61,9 @@ test('a repeated answer is copied from the kept lines: the same bytes, the table
   const first = streamed(engine, { project_id: P });
   assert.equal(first, oracle(engine, { project_id: P }));
   assert.equal(first.split('\n').length, 6);
+  // The first render of a shape keeps nothing (a one-shot would pay for nothing); the second does.
+  assert.equal(t.renderedLines.byteSize, 0);
+  assert.equal(streamed(engine, { project_id: P }), first);
   const held = t.renderedLines.byteSize;
   assert.ok(held >= 1024 * 1024, `held ${held}`);
   // Every row's line is kept under the request's shape.
@@ -90,7 +93,9 @@ test('a row changed after it was rendered renders its new bytes: ended, renamed,
   keepLines(engine);
   for (let i = 0; i < 4; i++) write(engine, '/call/start', start(`c${i}`, i, i === 0 ? null : 'c0'));
   const body = { project_id: P };
+  streamed(engine, body);
   const before = streamed(engine, body);
+  assert.ok(engine.store.project(P)!.calls.renderedLines.byteSize > 0);
   assert.match(before, /"id":"c1".*"ended_at":null.*"status":"running"/);
 
   write(engine, '/call/end', end('c1', 7, { exception: 'boom' }));
@@ -131,6 +136,7 @@ test('a repeated large answer: stretches of kept lines handed on whole (up to a 
   const first = chunksOf();
   const expected = oracle(engine, body);
   assert.equal(first.map((c) => dec.decode(c)).join(''), expected);
+  assert.equal(chunksOf().map((c) => dec.decode(c)).join(''), expected); // keeps them
   const again = chunksOf();
   assert.equal(again.map((c) => dec.decode(c)).join(''), expected);
   // Handed on as views of the kept chunks (1 MiB buffers), each whole lines and at most a chunk's
@@ -160,6 +166,7 @@ test('feedback added after a render: include_feedback shows it (its lines are ne
   write(engine, '/call/start', start('c0', 0));
   write(engine, '/call/end', end('c0', 2));
   const plain = streamed(engine, { project_id: P });
+  assert.equal(streamed(engine, { project_id: P }), plain);
   const withFeedback = streamed(engine, { project_id: P, include_feedback: true });
   assert.match(withFeedback, /"feedback":\[\]/);
   write(engine, '/feedback/create', { project_id: P, weave_ref: `weave:///${P}/call/c0`, feedback_type: 'wandb.reaction.1', payload: { emoji: '👍' } });
@@ -192,6 +199,8 @@ test('two engines on one store with other field prefixes, and a table with no bu
   const wb = createEngine(engine.store, { fieldPrefix: 'wb_' });
   const svcFirst = streamed(engine, { project_id: P });
   const wbFirst = streamed(wb, { project_id: P });
+  assert.equal(streamed(engine, { project_id: P }), svcFirst);
+  assert.equal(streamed(wb, { project_id: P }), wbFirst);
   assert.match(svcFirst, /"svc_user_id":"u"/);
   assert.match(wbFirst, /"wb_user_id":"u"/);
   assert.equal(streamed(engine, { project_id: P }), svcFirst);

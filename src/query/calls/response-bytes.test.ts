@@ -154,10 +154,13 @@ for (const prefix of ['svc_', 'wb_'] as FieldPrefix[]) {
           const result = runRoute(callsStreamQueryRoute, engine, { kind: 'text', text }, ctx);
           assert.ok(result.kind === 'stream');
           assert.equal([...result.chunks].map((c) => dec.decode(c)).join(''), expected, text);
-          // Twice: the second run reads the remembered part spans, or the kept lines.
-          const again = runRoute(callsStreamQueryRoute, engine, { kind: 'text', text }, ctx);
-          assert.ok(again.kind === 'stream');
-          assert.equal([...again.chunks].map((c) => dec.decode(c)).join(''), expected, text);
+          // Again, twice: the second run reads the remembered part spans and keeps the lines, the
+          // third copies the kept lines.
+          for (let i = 0; i < 2; i++) {
+            const again = runRoute(callsStreamQueryRoute, engine, { kind: 'text', text }, ctx);
+            assert.ok(again.kind === 'stream');
+            assert.equal([...again.chunks].map((c) => dec.decode(c)).join(''), expected, text);
+          }
         }
         assert.equal(engine.store.project(PROJECT)!.calls.size, lines.length);
       }),

@@ -419,8 +419,9 @@ const HAND_ON_BYTES = 16 * 1024;
  * once per row (a generator resumed per row cost about a tenth of a row's render). Lazy: a row
  * is written only when the consumer pulls the chunk that holds it.
  *
- * With a `shape` (renderedLineShape), a row's line kept from an earlier render of that shape is
- * used instead of rendering it, and a rendered one is kept (CallTable.renderedLines). Kept
+ * With a `shape` (renderedLineShape), from the second render of that shape on, a row's line
+ * kept from an earlier render is used instead of rendering it, and a rendered one is kept
+ * (CallTable.renderedLines). Kept
  * lines of consecutive rows lie one after the other when they were rendered in this order (a
  * repeated answer): such a stretch, up to a chunk's size, is handed on as one view of the kept
  * bytes, or copied when short. Rows are touched ahead only while lines are missing.
@@ -432,7 +433,10 @@ export function* pageChunks(
   writer = new JsonLineWriter(),
   shape: string | null = null,
 ): Generator<Uint8Array, void, undefined> {
-  if (shape === null) {
+  const kept = shape === null ? null : t.renderedLines.shape(shape);
+  // The first render of a shape keeps nothing: a process that answers one query (a one-shot
+  // from a shell) would pay the copies and the memory for nothing.
+  if (kept === null || kept.uses < 2) {
     touched += t.touchRows(page, 0, TOUCH_AHEAD);
     for (let i = 0; i < page.length; i++) {
       if (i % TOUCH_AHEAD === 0) touched += t.touchRows(page, i + TOUCH_AHEAD, i + 2 * TOUCH_AHEAD);
@@ -443,7 +447,6 @@ export function* pageChunks(
     return;
   }
   const lines = t.renderedLines;
-  const kept = lines.shape(shape);
   const target = writer.chunkTarget;
   // The stretch of kept lines not yet handed on: run[runStart, runEnd).
   let run: Uint8Array | null = null;
