@@ -80,8 +80,9 @@ export type RouteResult =
 
 /**
  * A JSON Lines answer (semantics.md#wire-jsonl). `chunks` is what every front end sends: UTF-8
- * bytes, each chunk one or more whole lines, each line ending in `\n`; a pulled chunk belongs
- * to the consumer (it may be queued on a socket as it is). `lines` is the same bytes decoded,
+ * bytes, each chunk one or more whole lines, each line ending in `\n`; a pulled chunk is the
+ * consumer's to keep (it may be queued on a socket as it is) but never to change: it may be a
+ * view of lines the engine keeps (CallTable.renderedLines). `lines` is the same bytes decoded,
  * one string per line without its newline, for tests and library callers. A stream is read
  * once, through one of the two. Build one with byteStream / lineStream (src/api/line-stream.ts).
  */
