@@ -43,6 +43,8 @@ export const SNAPSHOT_COVERAGE = {
     rebuilt: ['indexes'],
     /** Zero / empty after a fixture load; columnsToImage() refuses a table where they are not. */
     emptyAfterLoad: ['pendingEnds', 'version', 'startVersion'],
+    /** Rendered lines kept by the queries (RenderedLines) and their budget: derived, empty after a restore. */
+    derived: ['renderedLines', 'renderedLinesBudget'],
   },
   ProjectStore: {
     imaged: ['calls', 'feedbackRows'],
