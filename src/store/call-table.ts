@@ -164,14 +164,9 @@ export class CallTable {
     // Derived before the row is appended, so a throw appends nothing.
     const texts = bodyText === undefined ? startTexts(part) : null;
     const text = texts === null ? bodyText! : bodyOfTexts(texts.attributes, texts.inputs, 'null', 'null');
-    const row = this.appendRow(part, {
-      ended_at: null,
-      exception: null,
-      output: null,
-      summary: null,
-      run_step_end: null,
-      deleted_at: null,
-    });
+    const noEnd = { ended_at: null, exception: null, output: null, summary: null, run_step_end: null, deleted_at: null };
+    // A start has no end yet: no output refs, no error count (derivedColumns of these nulls).
+    const row = this.appendRow(part, noEnd, part.inputRefs === undefined ? undefined : { inputRefs: part.inputRefs, outputRefs: null, errorCount: NaN });
     this.bodies.setText(row, text);
     const pending = this.pendingEnds.get(part.id);
     if (pending) {
@@ -193,8 +188,8 @@ export class CallTable {
     const [attributes, inputs] = this.bodyPartTexts(row);
     const ended = endTexts(part);
     const text = bodyOfTexts(attributes ?? '{}', inputs ?? '{}', ended.output, ended.summary);
-    const outputRefs = extractRefs(wrapOutput(part.output));
-    const errors = errorCount(part.summary);
+    const outputRefs = part.outputRefs ?? extractRefs(wrapOutput(part.output));
+    const errors = part.errorCount ?? errorCount(part.summary);
     this.endedAt.data[row] = part.ended_at;
     this.exceptions.set(row, part.exception);
     this.runStepEnd.set(row, part.run_step_end);
@@ -416,7 +411,7 @@ export class CallTable {
     const [, , output, summary] = this.bodyPartTexts(row);
     const started = startTexts(s);
     const text = bodyOfTexts(started.attributes, started.inputs, output ?? 'null', summary ?? 'null');
-    const inputRefs = extractRefs(s.inputs);
+    const inputRefs = s.inputRefs ?? extractRefs(s.inputs);
     this.indexes.buildAll(); // lazily built indexes read the columns this changes
     this.unindexRelations(row);
     this.byTrace.remove(this.traceId(row), row);
