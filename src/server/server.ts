@@ -269,6 +269,9 @@ export function createTqServer(options: TqServerOptions): TqServer {
           if (e instanceof OffLoopUnavailable) return runOnLoop();
           throw e;
         }
+        // Receiving the prepared request (its structured clone) took a turn of its own: requests
+        // waiting meanwhile are answered before the store step takes the next one.
+        await new Promise((resolve) => setImmediate(resolve));
         if (route.mutates && options.writes) return options.writes.runWrite(route, requestBodyOf(req, route, bytes), ctx, params, prepared);
         return runPreparedRoute(route, current, prepared, ctx, params);
       };

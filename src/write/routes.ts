@@ -18,7 +18,7 @@ import { defineRoute } from '../api/define-route.ts';
 import { createFeedback } from './feedback.ts';
 import { createFile } from './files.ts';
 import { writeModels } from './models.ts';
-import { createObject } from './objects.ts';
+import { deriveObjectVersion, storeObjectVersion } from './objects.ts';
 import { readObject } from '../query/objects/read.ts';
 import { createTableFromDigests, deriveRows, deriveTableUpdates, storeCreatedTable, storeUpdatedTable, type TableUpdate } from './tables.ts';
 
@@ -91,6 +91,8 @@ export const callUpdateRoute = defineRoute({
   run: (req, { engine }) => updateCall(engine, req.project_id, req.call_id, req.display_name),
 });
 
+// A split route (Route.prepare): the digest and stored text come from the body alone, off the
+// event loop for a large body; the checks against the store and the write are the store step.
 export const objCreateRoute = defineRoute({
   path: '/obj/create',
   body: 'lossless',
@@ -98,15 +100,15 @@ export const objCreateRoute = defineRoute({
   answer: 'json',
   model: (p) => writeModels(p).objCreateReq,
   project: (req) => req.obj.project_id,
-  run: ({ obj }, { engine, ctx, lossless }) =>
-    createObject(engine, {
-      projectId: obj.project_id,
-      objectId: obj.object_id,
-      val: at(lossless, 'obj', 'val'),
-      builtinObjectClass: obj.builtin_object_class ?? obj.set_base_object_class ?? null,
-      expectedDigest: obj.expected_digest ?? null,
-      userId: obj.user_id ?? ctx.userId,
-    }),
+  derive: ({ obj }, { lossless }) => ({
+    projectId: obj.project_id,
+    objectId: obj.object_id,
+    expectedDigest: obj.expected_digest ?? null,
+    userId: obj.user_id ?? null,
+    version: deriveObjectVersion(at(lossless, 'obj', 'val'), obj.builtin_object_class ?? obj.set_base_object_class ?? null),
+  }),
+  run: ({ projectId, objectId, expectedDigest, userId, version }, { engine, ctx }) =>
+    storeObjectVersion(engine, { projectId, objectId, expectedDigest, userId: userId ?? ctx.userId }, version),
 });
 
 export const objReadRoute = defineRoute({
