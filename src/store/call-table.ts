@@ -176,6 +176,33 @@ export class CallTable {
     return row;
   }
 
+  /**
+   * A call's start and its end at once (a whole call, as `calls/complete` sends it): one row
+   * and one body text, where start() then end() would write the body twice. The same row as
+   * start() then end(), which it falls back to when the id is already stored or an end for it
+   * is waiting.
+   */
+  startEnded(s: CallStartPart, e: CallEndPart): void {
+    if (this.byId.has(s.id) || this.pendingEnds.has(s.id)) {
+      this.start(s);
+      this.end(e);
+      return;
+    }
+    // Derived before the row is appended, so a throw appends nothing.
+    const started = startTexts(s);
+    const ended = endTexts(e);
+    const text = bodyOfTexts(started.attributes, started.inputs, ended.output, ended.summary);
+    const derived: DerivedColumns = {
+      inputRefs: s.inputRefs ?? extractRefs(s.inputs),
+      outputRefs: e.outputRefs ?? extractRefs(wrapOutput(e.output)),
+      errorCount: e.errorCount ?? errorCount(e.summary),
+    };
+    // Output and summary are in `text` and `derived`: appendRow reads neither.
+    const end = { ended_at: e.ended_at, exception: e.exception, output: null, summary: null, run_step_end: e.run_step_end, deleted_at: null };
+    const row = this.appendRow(s, end, derived);
+    this.bodies.setText(row, text);
+  }
+
   /** A call end (write path). Waits for the start when it is not there yet. */
   end(part: CallEndPart): void {
     const row = this.byId.get(part.id);

@@ -139,13 +139,25 @@ export function storeCallWrites(engine: Engine, prepared: PreparedCallWrites, us
       parts[i] = { projectId: h[1], end };
     }
   }
-  return parts.map((p): CallStartResult | Record<string, never> => {
+  const results = new Array<CallStartResult | Record<string, never>>(parts.length);
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
     const calls = engine.store.projectForWrite(p.projectId).calls;
     if (p.start === undefined) {
       calls.end(p.end!);
-      return {};
+      results[i] = {};
+      continue;
+    }
+    const next = parts[i + 1];
+    if (next?.end !== undefined && next.end.id === p.start.id && next.projectId === p.projectId) {
+      // A start followed by its own end (a whole call): stored in one go.
+      calls.startEnded(p.start, next.end);
+      results[i] = { id: p.start.id, trace_id: p.start.trace_id };
+      results[++i] = {};
+      continue;
     }
     calls.start(p.start);
-    return { id: p.start.id, trace_id: p.start.trace_id };
-  });
+    results[i] = { id: p.start.id, trace_id: p.start.trace_id };
+  }
+  return results;
 }
