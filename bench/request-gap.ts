@@ -52,6 +52,8 @@ const BODIES: Record<string, () => { body: Buffer; type: string }> = {
   '/v2/bench/gap/calls/complete': () => json(listBody('{"batch":[', ']}', (i) => JSON.stringify({ ...start(i), id: `k${i}`, ended_at: '2026-01-01T00:00:01Z', output: i, summary: {} }))),
   // One call whose inputs hold the whole body (the key `inputs` comes last in start()).
   '/call/start': () => json(listBody(`{"start":${JSON.stringify({ ...start(0), id: 'big', inputs: {} }).slice(0, -3)}{"list":[`, ']}}}', (i) => JSON.stringify({ i, text: FILLER }))),
+  // One end whose output holds the whole body (no start: it waits for its start, stored whole).
+  '/call/end': () => json(listBody(`{"end":{"project_id":"${P}","id":"big","ended_at":"2026-01-01T00:00:01Z","summary":{},"output":{"list":[`, ']}}}', (i) => JSON.stringify({ i, text: FILLER }))),
   '/obj/create': () => json(listBody(`{"obj":{"project_id":"${P}","object_id":"o","val":{"list":[`, ']}}}', (i) => JSON.stringify({ i, text: FILLER }))),
   '/feedback/batch/create': () => json(listBody('{"batch":[', ']}', (i) => JSON.stringify({ project_id: P, weave_ref: `weave:///${P}/call/c${i}`, feedback_type: 'note', payload: { note: FILLER } }))),
   '/file/create': () => {
@@ -89,14 +91,6 @@ const files = chosen.map((path, i) => {
 const srv = createTqServer({ engine, routes: allRoutes(), users: new Users([{ name: 'api', password: 'pw', projects: ['*'] }]) });
 const { port } = await srv.listen('127.0.0.1', 0);
 
-// Every gap over 20 ms, with its end time (epoch ms, comparable across processes).
-const gaps: Array<{ end: number; ms: number }> = [];
-let last = performance.now();
-setInterval(() => {
-  const now = performance.now();
-  if (now - last > 20) gaps.push({ end: performance.timeOrigin + now, ms: now - last });
-  last = now;
-}, 5);
 /**
  * CPU time of the event loop's thread alone (ms; Linux: /proc/self/task/PID/stat, 10 ms ticks),
  * which a loaded machine does not stretch the way it stretches a gap's wall time.
@@ -105,6 +99,18 @@ const loopThreadCpuMs = () => {
   const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 };
+// Every gap over 20 ms, with its end time (epoch ms, comparable across processes) and the
+// event-loop thread's CPU time inside it (the gap's own work, whatever the machine's load).
+const gaps: Array<{ end: number; ms: number; cpu: number }> = [];
+let last = performance.now();
+let lastCpu = loopThreadCpuMs();
+setInterval(() => {
+  const now = performance.now();
+  const cpu = loopThreadCpuMs();
+  if (now - last > 20) gaps.push({ end: performance.timeOrigin + now, ms: now - last, cpu: cpu - lastCpu });
+  last = now;
+  lastCpu = cpu;
+}, 5);
 const cpuMarks: Array<{ at: number; cpu: number; loopCpu: number }> = [];
 setInterval(() => cpuMarks.push({ at: performance.timeOrigin + performance.now(), cpu: (process.cpuUsage().user + process.cpuUsage().system) / 1000, loopCpu: loopThreadCpuMs() }), 100);
 
@@ -142,10 +148,11 @@ const results = JSON.parse(out) as Array<{ path: string; sent: number; answered:
 const markAt = (t: number) => cpuMarks.find((m) => m.at >= t) ?? cpuMarks[cpuMarks.length - 1];
 for (const r of results) {
   const inside = gaps.filter((g) => g.end > r.sent && g.end - g.ms < r.answered);
-  const longest = Math.max(0, ...inside.map((g) => g.ms));
+  const longestGap = inside.reduce((a, g) => (g.ms > a.ms ? g : a), { end: 0, ms: 0, cpu: 0 });
+  const longest = longestGap.ms;
   const mib = (files.find((f) => f.path === r.path)!.bytes / 2 ** 20).toFixed(1);
   console.log(
-    `${r.path.padEnd(30)} ${mib} MiB  answer ${r.answer.slice(0, 24).padEnd(24)}  wall ${(r.answered - r.sent).toFixed(0).padStart(6)} ms  longest loop gap ${longest.toFixed(0).padStart(5)} ms  gaps>200ms ${inside.filter((g) => g.ms > 200).length}  cpu: process ${(markAt(r.answered).cpu - markAt(r.sent).cpu).toFixed(0)} ms, event-loop thread ${markAt(r.answered).loopCpu - markAt(r.sent).loopCpu} ms`,
+    `${r.path.padEnd(30)} ${mib} MiB  answer ${r.answer.slice(0, 24).padEnd(24)}  wall ${(r.answered - r.sent).toFixed(0).padStart(6)} ms  longest loop gap ${longest.toFixed(0).padStart(5)} ms (loop CPU in it ${longestGap.cpu} ms)  gaps>200ms ${inside.filter((g) => g.ms > 200).length}  cpu: process ${(markAt(r.answered).cpu - markAt(r.sent).cpu).toFixed(0)} ms, event-loop thread ${markAt(r.answered).loopCpu - markAt(r.sent).loopCpu} ms`,
   );
 }
 rmSync(dir, { recursive: true, force: true });

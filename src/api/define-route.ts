@@ -96,17 +96,27 @@ export interface ParsedRouteSpec<R, A extends AnswerKind> extends Steps<R, A> {
   parse: (body: unknown, prefix: FieldPrefix, params: PathParams, userId: string) => R;
 }
 
+/** What a split route's `derive` reads besides the validated request. */
+export interface DeriveSource {
+  /** The body parsed losslessly (parsed on first read: a route that needs no digest never pays for it). */
+  readonly lossless: LosslessValue | undefined;
+  /** The JSON text stored for a part of the request, as RouteCall.storedText (undefined: JSON of its value). */
+  readonly storedText: ((part: unknown) => string) | undefined;
+}
+
 /**
  * A `lossless` model route split in two (Route.prepare / Route.runPrepared): `derive` computes,
- * from the validated request and the lossless body alone, what `run` stores (digests, stored
- * texts), so that it can run off the event loop. `derive` reads no store, draws no value, never
- * throws a client error (those belong to the model or to `run`), and returns plain data
- * (structured-clone safe; src/api/packed-strings.ts for many strings). `run` gets its result.
+ * from the validated (and refined) request and the body alone, what `run` stores (digests,
+ * stored texts), so that it can run off the event loop. `derive` reads no store, draws no value,
+ * never throws a client error (those belong to the model, `refine`, or `run`), and returns plain
+ * data (structured-clone safe; src/api/packed-strings.ts for many strings). `run` gets its result.
  */
-export interface DerivedRouteSpec<T, D, A extends AnswerKind> extends Omit<Steps<T, A>, 'run'> {
+export interface DerivedRouteSpec<T, R, D, A extends AnswerKind> extends Omit<Steps<R, A>, 'run'> {
   body: 'lossless';
   model: (prefix: FieldPrefix) => Schema<T>;
-  derive: (req: T, lossless: LosslessValue | undefined) => D;
+  /** Checks beyond the model (400s), made before authorization; gives the request `derive` wants. */
+  refine?: (req: T) => R;
+  derive: (req: R, source: DeriveSource) => D;
   run: (derived: D, call: RouteCall) => Answers[A];
 }
 
@@ -193,11 +203,12 @@ function routeShape(spec: Omit<Steps<unknown, AnswerKind>, 'project' | 'run' | '
 const defined = new WeakSet<Route>();
 export const isDefinedRoute = (route: Route): boolean => defined.has(route);
 
-export function defineRoute<T, D, A extends AnswerKind>(spec: DerivedRouteSpec<T, D, A>): Route;
+export function defineRoute<T, R, D, A extends AnswerKind>(spec: DerivedRouteSpec<T, R, D, A> & { refine: (req: T) => R }): Route;
+export function defineRoute<T, D, A extends AnswerKind>(spec: DerivedRouteSpec<T, T, D, A>): Route;
 export function defineRoute<T, R, A extends AnswerKind>(spec: ModelRouteSpec<T, R, A> & { refine: (req: T) => R }): Route;
 export function defineRoute<T, A extends AnswerKind>(spec: ModelRouteSpec<T, T, A>): Route;
 export function defineRoute<R, A extends AnswerKind>(spec: ParsedRouteSpec<R, A>): Route;
-export function defineRoute<T, R, A extends AnswerKind>(spec: ModelRouteSpec<T, R, A> | ParsedRouteSpec<R, A> | DerivedRouteSpec<T, R, A>): Route {
+export function defineRoute<T, R, A extends AnswerKind>(spec: ModelRouteSpec<T, R, A> | ParsedRouteSpec<R, A> | DerivedRouteSpec<T, R, unknown, A>): Route {
   if ('derive' in spec) return defineDerivedRoute(spec);
   const request: (value: unknown, prefix: FieldPrefix, params: PathParams, userId: string) => R =
     'parse' in spec
@@ -241,12 +252,21 @@ export function defineBodilessGet(path: string, run: (call: RouteCall) => unknow
   return defineRoute({ path, method: 'GET', body: 'none', mutates: false, answer: 'json', parse: () => undefined, project: () => [], run: (_req, call) => run(call) });
 }
 
-function defineDerivedRoute<T, D, A extends AnswerKind>(spec: DerivedRouteSpec<T, D, A>): Route {
+function defineDerivedRoute<T, R, D, A extends AnswerKind>(spec: DerivedRouteSpec<T, R, D, A>): Route {
   const prepare = (body: RequestBody, prefix: FieldPrefix, params: PathParams): PreparedRequest => {
-    const { value, lossless } = readBody(spec.body, body);
-    const req = validateBody(spec.model(prefix), value);
+    const { value, lossless, origins } = readBody(spec.body, body);
+    const valid = validateBody(spec.model(prefix), value);
+    const req = spec.refine ? spec.refine(valid) : (valid as unknown as R);
     const projects = spec.project(req, params);
-    return { projects: typeof projects === 'string' ? [projects] : projects, derived: spec.derive(req, lossless()) };
+    let exact: LosslessValue | undefined | null = null;
+    const source: DeriveSource = {
+      get lossless() {
+        if (exact === null) exact = lossless();
+        return exact;
+      },
+      storedText: origins !== undefined ? (part: unknown) => storedRowText(fromPlain(part, origins)) : undefined,
+    };
+    return { projects: typeof projects === 'string' ? [projects] : projects, derived: spec.derive(req, source) };
   };
   const runPrepared = (prepared: PreparedRequest, engine: Engine, ctx: RequestContext, params: PathParams): RouteResult => {
     for (const projectId of prepared.projects) ctx.authorize(projectId);

@@ -38,3 +38,37 @@ test('small writes acknowledged during a large prepared write replay to the same
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('call and object writes prepared off the event loop, ids drawn in the store step, replay to the same store', async () => {
+  const dir = tempDir('tq-offloop-calls-');
+  let server = await durableServer(dir);
+  try {
+    // About 4 MiB of calls, one in three without ids (drawn when stored, journaled with the write).
+    const batch = Array.from({ length: 4000 }, (_, i) => ({
+      mode: 'start',
+      req: { start: { project_id: P, ...(i % 3 ? { id: `c${i}`, trace_id: `t${i % 10}` } : {}), op_name: 'op', started_at: '2024-01-01T00:00:00Z', attributes: {}, inputs: { i, text: 'y'.repeat(1000) } } },
+    }));
+    const big = send(server.url, { path: '/call/upsert_batch', body: { batch } }).then((r) => ({ ...r, at: performance.now() }));
+    const bigObject = send(server.url, { path: '/obj/create', body: { obj: { project_id: P, object_id: 'big', val: { rows: batch } } } });
+    const small: Array<Promise<{ status: number; text: string; at: number }>> = [];
+    for (let i = 0; i < 5; i++) {
+      // Ends of calls in the big batch (the first may arrive before their start), and new starts.
+      small.push(send(server.url, { path: '/call/end', body: { end: { project_id: P, id: `c${3 * i + 1}`, ended_at: '2024-01-01T00:00:01Z', output: i, summary: {} } } }).then((r) => ({ ...r, at: performance.now() })));
+      small.push(send(server.url, { path: '/call/start', body: { start: { project_id: P, op_name: 'small', started_at: '2024-01-01T00:00:00Z', attributes: {}, inputs: { i } } } }).then((r) => ({ ...r, at: performance.now() })));
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const bigAnswer = await big;
+    assert.equal(bigAnswer.status, 200, bigAnswer.text.slice(0, 200));
+    assert.equal((await bigObject).status, 200);
+    const smallAnswers = await Promise.all(small);
+    for (const a of smallAnswers) assert.equal(a.status, 200, a.text);
+    assert.ok(smallAnswers.some((a) => a.at < bigAnswer.at), 'a small write was acknowledged while the large one was prepared');
+    const before = answers(server.engine);
+    await server.close();
+    server = await durableServer(dir);
+    assert.equal(answers(server.engine), before);
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

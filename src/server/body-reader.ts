@@ -75,3 +75,56 @@ export function readBody(req: IncomingMessage, limit: number, budget: BodyBudget
     req.on('close', onClose);
   });
 }
+
+/** How much of a body not read is discarded once its answer has been sent early. */
+export interface DrainBounds {
+  /** Bytes read and discarded at most. */
+  bytes: number;
+  /** Milliseconds at most, from the answer. */
+  ms: number;
+}
+
+/**
+ * The default: twice the largest body accepted, so every body the server would have taken (and
+ * one over the limit by as much again) is read to its end; 10 s, so a client sending at 6.4 MB/s
+ * or faster finishes a 64 MiB body, and the socket is free well before the request timeout.
+ */
+export const defaultDrainBounds = (maxBodyBytes: number): DrainBounds => ({ bytes: 2 * maxBodyBytes, ms: 10_000 });
+
+/** Is part of the request's body still to come (a body declared and not all received)? */
+export function bodyStillComing(req: IncomingMessage): boolean {
+  if (req.readableEnded) return false;
+  const declared = declaredLength(req);
+  return req.headers['transfer-encoding'] !== undefined || (declared !== undefined && declared > 0);
+}
+
+/**
+ * Reads the rest of the body and drops each chunk as it arrives (nothing is kept). Resolves true
+ * when the body ended within `bounds`, false when it passed them or the client went away.
+ */
+export function discardBody(req: IncomingMessage, bounds: DrainBounds): Promise<boolean> {
+  if (req.readableEnded) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    let discarded = 0;
+    const finish = (whole: boolean) => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      req.off('error', onClose);
+      resolve(whole);
+    };
+    const onData = (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded > bounds.bytes) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onClose = () => finish(false);
+    const timer = setTimeout(() => finish(false), bounds.ms);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('close', onClose);
+    req.on('error', onClose);
+    req.resume();
+  });
+}

@@ -179,7 +179,7 @@ test('OffLoop: a job the worker cannot run, or one cut by close, is OffLoopUnava
   const offLoop = new OffLoop();
   const bytes = Buffer.from(TABLE_SETUP);
   // Not a split route: the worker reports it instead of guessing.
-  await assert.rejects(offLoop.prepare('/call/start', bytes, 'svc_', {}), (e: unknown) => e instanceof OffLoopUnavailable && /not a split route/.test(e.message));
+  await assert.rejects(offLoop.prepare('/calls/delete', bytes, 'svc_', {}), (e: unknown) => e instanceof OffLoopUnavailable && /not a split route/.test(e.message));
   const prepared = await offLoop.prepare('/table/create', bytes, 'svc_', {});
   assert.deepEqual(prepared.projects, [P]);
   const refused = await offLoop.prepare('/table/create', Buffer.from('{"table":{}}'), 'svc_', {}).catch((e: unknown) => e);

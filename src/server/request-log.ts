@@ -92,16 +92,21 @@ const byteLength = (chunk: unknown) => (typeof chunk === 'string' ? Buffer.byteL
 /** Adds the body bytes written to `res` to `stats.bytes`. */
 export function countBytes(res: ServerResponse, stats: RequestStats): void {
   const write = res.write, end = res.end;
+  // Error bodies are whole JSON documents sent in one end() call, or in one write() when the
+  // answer goes out before the body was read (server.ts sendJson).
+  const noteReason = (res: ServerResponse, chunk: unknown) => {
+    if (res.statusCode >= 400 && res.statusCode < 500 && (typeof chunk === 'string' || chunk instanceof Uint8Array)) {
+      stats.reason = reasonOf(typeof chunk === 'string' ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8'));
+    }
+  };
   res.write = function (this: ServerResponse, chunk: Chunk, ...rest: unknown[]) {
     stats.bytes += byteLength(chunk);
+    noteReason(this, chunk);
     return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
   } as typeof res.write;
   res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
     if (typeof chunk !== 'function') stats.bytes += byteLength(chunk);
-    // Error bodies are whole JSON documents sent in one end() call.
-    if (this.statusCode >= 400 && this.statusCode < 500 && (typeof chunk === 'string' || chunk instanceof Uint8Array)) {
-      stats.reason = reasonOf(typeof chunk === 'string' ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8'));
-    }
+    noteReason(this, chunk);
     return (end as (...args: unknown[]) => ServerResponse).call(this, chunk, ...rest);
   } as typeof res.end;
 }

@@ -26,7 +26,7 @@ import { isTestControlPath } from '../write/test-control.ts';
 import { DOUBLE_SLASH_REASON, queryParams, schemaErrorBody, withoutTracesPrefix } from './weave-compat.ts';
 import type { WriteRunner } from '../journal/durable-writes.ts';
 import { WWW_AUTHENTICATE, type Users } from './basic-auth.ts';
-import { BUSY_RETRY_AFTER_SECONDS, ClientGoneError, readBody } from './body-reader.ts';
+import { bodyStillComing, BUSY_RETRY_AFTER_SECONDS, ClientGoneError, defaultDrainBounds, discardBody, readBody, type DrainBounds } from './body-reader.ts';
 import { BodyBudget, TakeTurns } from './body-budget.ts';
 import { pumpChunks } from './jsonl-stream.ts';
 import { MultipartError, multipartBoundary, parseMultipart } from './multipart.ts';
@@ -62,6 +62,12 @@ export interface TqServerOptions {
    * a request that does not fit is a 503 with Retry-After, answered before its body is read.
    */
   maxBodyBytesInFlight?: number;
+  /**
+   * An answer sent before the body was read (401, 403, 404, 413, 503, ...) is followed by reading
+   * and discarding the rest of the body within these bounds, so a client still sending receives
+   * it; past them the connection is cut (default: 2 × maxBodyBytes, 10 s; body-reader.ts).
+   */
+  earlyAnswerDrain?: DrainBounds;
   /** Answer CORS preflights and add CORS headers for allowed origins (src/server/cors.ts). */
   cors?: boolean;
   /** Origins allowed besides the loopback ones (`--cors-origin`). */
@@ -141,6 +147,7 @@ export function createTqServer(options: TqServerOptions): TqServer {
   const budget = new BodyBudget(options.maxBodyBytesInFlight ?? defaultMaxBodyBytesInFlight(maxBodyBytes));
   const turns = new TakeTurns();
   const offLoop = new OffLoop();
+  const drainBounds = options.earlyAnswerDrain ?? defaultDrainBounds(maxBodyBytes);
 
   /** Responses not yet complete; graceful close waits for them. */
   const inFlight = new Set<ServerResponse>();
@@ -170,8 +177,24 @@ export function createTqServer(options: TqServerOptions): TqServer {
   function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, serialised?: string): void {
     const text = serialised ?? JSON.stringify(body);
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    const req = res.req;
+    if (!bodyStillComing(req)) {
+      res.writeHead(status, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(text) });
+      res.end(text);
+      return;
+    }
+    // Answered before the body was read: closing now would make the kernel reset the connection
+    // under the unread bytes, and a client still sending would see EPIPE or ECONNRESET instead
+    // of this answer. So the answer goes out whole at once, the rest of the body is read and
+    // dropped within bounds, and only then is the response ended (and the connection closed).
+    res.setHeader('Connection', 'close');
     res.writeHead(status, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(text) });
-    res.end(text);
+    res.write(text);
+    void discardBody(req, drainBounds).then((whole) => {
+      res.end();
+      // Past the bounds (or gone): cut off.
+      if (!whole) res.destroy();
+    });
   }
 
   function sendError(res: ServerResponse, error: TqError, extra: Record<string, string> = {}): void {
@@ -246,6 +269,9 @@ export function createTqServer(options: TqServerOptions): TqServer {
           if (e instanceof OffLoopUnavailable) return runOnLoop();
           throw e;
         }
+        // Receiving the prepared request (its structured clone) took a turn of its own: requests
+        // waiting meanwhile are answered before the store step takes the next one.
+        await new Promise((resolve) => setImmediate(resolve));
         if (route.mutates && options.writes) return options.writes.runWrite(route, requestBodyOf(req, route, bytes), ctx, params, prepared);
         return runPreparedRoute(route, current, prepared, ctx, params);
       };
@@ -291,7 +317,7 @@ export function createTqServer(options: TqServerOptions): TqServer {
     const bare = withoutTracesPrefix(path);
     const found = routesForPath(routes, path) ?? (bare === undefined ? null : routesForPath(routes, bare));
     if (!found) {
-      // Not read: the body (if any) is discarded by Node after the response.
+      // Not read: the body (if any) is discarded within bounds after the answer (sendJson).
       return sendError(res, new TransportError('TQ_NOT_FOUND', { reason: path.includes('//') ? DOUBLE_SLASH_REASON : 'Not Found' }));
     }
     const candidates = found.routes;
@@ -337,10 +363,10 @@ export function createTqServer(options: TqServerOptions): TqServer {
       // Refused in the off-loop worker: its answer, already rendered.
       if (e instanceof PreparedRefusal) return sendJson(res, e.status, undefined, {}, e.text);
       if (e instanceof TqError) {
-        // Over the body limit: answer, then close the connection instead of reading the rest.
+        // Over the body limit, or no room: the connection is closed once the rest of the
+        // body has been discarded (sendJson), never kept for a next request.
         if (e.status === 413) res.setHeader('Connection', 'close');
         if (e.code === 'TQ_SERVER_BUSY') {
-          // Closed, as for a 413: draining a body not read would cost the very work refused.
           res.setHeader('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
           res.setHeader('Connection', 'close');
         }

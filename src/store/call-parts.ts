@@ -30,6 +30,8 @@ export interface CallStartPart {
   run_step: number | null;
   /** The JSON text to store for attributes and inputs, when the writer spelled it (else JSON of the values). */
   texts?: { attributes: string; inputs: string };
+  /** The refs in inputs, when the writer derived them already (src/write/prepared-calls.ts); else read from `inputs`. */
+  inputRefs?: string[];
 }
 
 /** A call end, engine-side. */
@@ -42,6 +44,9 @@ export interface CallEndPart {
   run_step_end: number | null;
   /** The JSON text to store for output and summary, when the writer spelled it (else JSON of the values). */
   texts?: { output: string; summary: string };
+  /** The refs in output and `summary.status_counts.error`, when the writer derived them already; else read from the values. */
+  outputRefs?: string[];
+  errorCount?: number;
 }
 
 /** A whole call as a fixture line gives it: start and (optional) end in one record. */

@@ -42,6 +42,33 @@ test('start then end merges into one row with the end fields and bodies', () => 
   assert.deepEqual(t.inputRefs.get(row), ['weave:///e/p/object/o:d1']);
 });
 
+test('startEnded stores a whole call as start() then end() would, in one body write', () => {
+  /** Everything a row holds that a query reads: columns, refs and the body text. */
+  const rowOf = (t: CallTable, row: number) => [
+    t.id(row), t.traceId(row), t.opName(row), t.startedAt.data[row], t.endedAt.data[row], t.exceptions.get(row), t.runStepEnd.get(row),
+    t.statusErrorCount.data[row], t.inputRefs.get(row), t.outputRefs.get(row), t.bodyPartTexts(row),
+  ];
+  const e = end('c1', { exception: 'boom', output: 'weave:///e/p/object/out:d2', summary: { status_counts: { error: 3 } }, run_step_end: 4 });
+  const merged = new CallTable();
+  merged.startEnded(start('c1'), e);
+  const stepwise = new CallTable();
+  stepwise.start(start('c1'));
+  stepwise.end(e);
+  assert.deepEqual(rowOf(merged, 0), rowOf(stepwise, 0));
+  assert.equal(merged.size, 1);
+  // An id already stored, or with an end waiting: start() then end(), the same row as stepwise.
+  merged.startEnded(start('c1', { op_name: 'again' }), end('c1', { exception: 'second' }));
+  stepwise.start(start('c1', { op_name: 'again' }));
+  stepwise.end(end('c1', { exception: 'second' }));
+  merged.end(end('c2'));
+  merged.startEnded(start('c2'), end('c2', { exception: 'third' }));
+  stepwise.end(end('c2'));
+  stepwise.start(start('c2'));
+  stepwise.end(end('c2', { exception: 'third' }));
+  assert.deepEqual([rowOf(merged, 0), rowOf(merged, 1)], [rowOf(stepwise, 0), rowOf(stepwise, 1)]);
+  assert.equal(merged.exceptions.get(1), 'third');
+});
+
 test('an end that arrives before its start waits for it (semantics.md#writes)', () => {
   const t = new CallTable();
   t.end(end('c1'));

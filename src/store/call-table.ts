@@ -180,14 +180,9 @@ export class CallTable {
     // Derived before the row is appended, so a throw appends nothing.
     const texts = bodyText === undefined ? startTexts(part) : null;
     const text = texts === null ? bodyText! : bodyOfTexts(texts.attributes, texts.inputs, 'null', 'null');
-    const row = this.appendRow(part, {
-      ended_at: null,
-      exception: null,
-      output: null,
-      summary: null,
-      run_step_end: null,
-      deleted_at: null,
-    });
+    const noEnd = { ended_at: null, exception: null, output: null, summary: null, run_step_end: null, deleted_at: null };
+    // A start has no end yet: no output refs, no error count (derivedColumns of these nulls).
+    const row = this.appendRow(part, noEnd, part.inputRefs === undefined ? undefined : { inputRefs: part.inputRefs, outputRefs: null, errorCount: NaN });
     this.bodies.setText(row, text);
     const pending = this.pendingEnds.get(part.id);
     if (pending) {
@@ -195,6 +190,33 @@ export class CallTable {
       this.end(pending);
     }
     return row;
+  }
+
+  /**
+   * A call's start and its end at once (a whole call, as `calls/complete` sends it): one row
+   * and one body text, where start() then end() would write the body twice. The same row as
+   * start() then end(), which it falls back to when the id is already stored or an end for it
+   * is waiting.
+   */
+  startEnded(s: CallStartPart, e: CallEndPart): void {
+    if (this.byId.has(s.id) || this.pendingEnds.has(s.id)) {
+      this.start(s);
+      this.end(e);
+      return;
+    }
+    // Derived before the row is appended, so a throw appends nothing.
+    const started = startTexts(s);
+    const ended = endTexts(e);
+    const text = bodyOfTexts(started.attributes, started.inputs, ended.output, ended.summary);
+    const derived: DerivedColumns = {
+      inputRefs: s.inputRefs ?? extractRefs(s.inputs),
+      outputRefs: e.outputRefs ?? extractRefs(wrapOutput(e.output)),
+      errorCount: e.errorCount ?? errorCount(e.summary),
+    };
+    // Output and summary are in `text` and `derived`: appendRow reads neither.
+    const end = { ended_at: e.ended_at, exception: e.exception, output: null, summary: null, run_step_end: e.run_step_end, deleted_at: null };
+    const row = this.appendRow(s, end, derived);
+    this.bodies.setText(row, text);
   }
 
   /** A call end (write path). Waits for the start when it is not there yet. */
@@ -209,8 +231,8 @@ export class CallTable {
     const [attributes, inputs] = this.bodyPartTexts(row);
     const ended = endTexts(part);
     const text = bodyOfTexts(attributes ?? '{}', inputs ?? '{}', ended.output, ended.summary);
-    const outputRefs = extractRefs(wrapOutput(part.output));
-    const errors = errorCount(part.summary);
+    const outputRefs = part.outputRefs ?? extractRefs(wrapOutput(part.output));
+    const errors = part.errorCount ?? errorCount(part.summary);
     this.endedAt.data[row] = part.ended_at;
     this.exceptions.set(row, part.exception);
     this.runStepEnd.set(row, part.run_step_end);
@@ -432,7 +454,7 @@ export class CallTable {
     const [, , output, summary] = this.bodyPartTexts(row);
     const started = startTexts(s);
     const text = bodyOfTexts(started.attributes, started.inputs, output ?? 'null', summary ?? 'null');
-    const inputRefs = extractRefs(s.inputs);
+    const inputRefs = s.inputRefs ?? extractRefs(s.inputs);
     this.indexes.buildAll(); // lazily built indexes read the columns this changes
     this.unindexRelations(row);
     this.byTrace.remove(this.traceId(row), row);

@@ -108,45 +108,6 @@ function endPart(end: CallEndInput, partText?: PartText): CallEndPart {
 }
 
 /**
- * `call_start_batch` (semantics.md#writes-upsert-batch): items in order; `{id, trace_id}` for
- * starts, `{}` for ends.
- */
-export function upsertBatch(engine: Engine, items: readonly BatchItem[], userId: string, partText?: PartText): { res: Array<CallStartResult | Record<string, never>> } {
-  // Every item's part (and generated id) first, in item order, so that a throw applies none.
-  const parts = items.map((item): PreparedPart =>
-    item.mode === 'start'
-      ? { projectId: item.start.project_id, start: startPart(engine, item.start, userId, partText) }
-      : { projectId: item.end.project_id, end: endPart(item.end, partText) },
-  );
-  return { res: applyParts(engine, parts) };
-}
-
-type PreparedPart = { projectId: string; start: CallStartPart; end?: undefined } | { projectId: string; end: CallEndPart; start?: undefined };
-
-/** Applies prepared parts in order (nothing here draws or derives: it cannot fail half-way). */
-function applyParts(engine: Engine, parts: readonly PreparedPart[]): Array<CallStartResult | Record<string, never>> {
-  return parts.map((p): CallStartResult | Record<string, never> => {
-    const calls = engine.store.projectForWrite(p.projectId).calls;
-    if (p.start === undefined) {
-      calls.end(p.end);
-      return {};
-    }
-    calls.start(p.start);
-    return { id: p.start.id, trace_id: p.start.trace_id };
-  });
-}
-
-/** `calls_complete` (v2): each call's start then its end, all prepared before any is applied. */
-export function completeCalls(engine: Engine, batch: ReadonlyArray<CallStartInput & Omit<CallEndInput, 'id'>>, userId: string, partText?: PartText): Record<string, never> {
-  const parts = batch.flatMap((c): PreparedPart[] => {
-    const start = startPart(engine, c, userId, partText);
-    return [{ projectId: c.project_id, start }, { projectId: c.project_id, end: endPart({ ...c, id: start.id }, partText) }];
-  });
-  applyParts(engine, parts);
-  return {};
-}
-
-/**
  * `call_update`: only `display_name` can change, and it must be given; the latest value wins
  * and the empty string clears it. An unknown call id changes nothing (no error, as Weave).
  */

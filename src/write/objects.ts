@@ -90,14 +90,43 @@ function checkNameTypeCollision(versions: readonly ObjectVersion[], objectId: st
   });
 }
 
+/** What a version derives from its value alone (Route.prepare of `/obj/create`: off the event loop for a large body). */
+export interface DerivedObjectVersion {
+  digest: string;
+  baseObjectClass: string | null;
+  leafObjectClass: string | null;
+  kind: 'op' | 'object';
+  /** The value's stored JSON text. */
+  valText: string;
+}
+
+/** The digest, classes, kind and stored text of a value: no store, no clock, no client error. */
+export function deriveObjectVersion(val: LosslessValue, builtinObjectClass: string | null): DerivedObjectVersion {
+  const { digest, baseObjectClass, leafObjectClass } = objectDigest(val, builtinObjectClass);
+  return { digest, baseObjectClass, leafObjectClass, kind: objectKind(val), valText: storedObjectText(val) };
+}
+
 /** `obj_create`: `{digest, object_id}`. */
 export function createObject(
   engine: Engine,
   input: ObjectCreateInput,
+  options: { validateId?: boolean } = {},
+): { digest: string; object_id: string } {
+  return storeObjectVersion(engine, input, deriveObjectVersion(input.val, input.builtinObjectClass ?? null), options);
+}
+
+/**
+ * The store step of `obj_create` (Route.runPrepared): the checks of the request against the
+ * derived version (expected digest, object id), then the version stored, in one step.
+ */
+export function storeObjectVersion(
+  engine: Engine,
+  input: Omit<ObjectCreateInput, 'val' | 'builtinObjectClass'>,
+  derived: DerivedObjectVersion,
   // Production's `obj_create_batch` (OTLP ops, src/otel/op-objects.ts) takes ids unvalidated.
   { validateId = true }: { validateId?: boolean } = {},
 ): { digest: string; object_id: string } {
-  const { digest, baseObjectClass, leafObjectClass } = objectDigest(input.val, input.builtinObjectClass ?? null);
+  const { digest, baseObjectClass, leafObjectClass, kind, valText } = derived;
   checkExpectedDigest(input.expectedDigest, digest, `obj ${pyStrRepr(input.objectId)}`);
   if (validateId) validateObjectId(input.objectId);
 
@@ -109,10 +138,8 @@ export function createObject(
     makeLatest(existing, same);
     return { digest, object_id: input.objectId };
   }
-  const kind = objectKind(input.val);
   // Checked before anything is written, so a refused version leaves no trace.
   checkNameTypeCollision(existing, input.objectId, kind, baseObjectClass);
-  const valText = storedObjectText(input.val);
   const version: StoredObjectVersion = {
     projectId: input.projectId,
     objectId: input.objectId,

@@ -11,13 +11,14 @@
 import type { RequestBody, Route } from '../api/types.ts';
 import { RequestSchemaError } from '../core/errors.ts';
 import type { LosslessObject, LosslessValue } from '../core/json/lossless.ts';
-import { batchItem, deleteCalls, endCall, startCall, updateCall, upsertBatch } from './calls.ts';
+import { batchItem, deleteCalls, updateCall } from './calls.ts';
+import { prepareCallWrites, projectsOfCallWrites, storeCallWrites, type CallWrite } from './prepared-calls.ts';
 import { createCosts } from './costs.ts';
 import { defineRoute } from '../api/define-route.ts';
 import { createFeedback } from './feedback.ts';
 import { createFile } from './files.ts';
 import { writeModels } from './models.ts';
-import { createObject } from './objects.ts';
+import { deriveObjectVersion, storeObjectVersion } from './objects.ts';
 import { readObject } from '../query/objects/read.ts';
 import { createTableFromDigests, deriveRows, deriveTableUpdates, storeCreatedTable, storeUpdatedTable, type TableUpdate } from './tables.ts';
 
@@ -28,6 +29,8 @@ function at(v: LosslessValue | undefined, ...keys: Array<string | number>): Loss
   return cur as LosslessValue;
 }
 
+// The call writes are split routes (Route.prepare): their parts' stored texts and derived
+// columns come from the body alone, off the event loop for a large body (prepared-calls.ts).
 export const callStartRoute = defineRoute({
   path: '/call/start',
   body: 'lossless',
@@ -35,9 +38,10 @@ export const callStartRoute = defineRoute({
   answer: 'json',
   model: (p) => writeModels(p).callStartReq,
   project: (req) => req.start.project_id,
-  run: (req, { engine, ctx, storedText }) => {
-    ctx.assertLegacyCallWrite?.(req.start.project_id);
-    return startCall(engine, req.start, ctx.userId, storedText);
+  derive: ({ start }, { storedText }) => ({ projectId: start.project_id, writes: prepareCallWrites([{ start }], storedText) }),
+  run: ({ projectId, writes }, { engine, ctx }) => {
+    ctx.assertLegacyCallWrite?.(projectId);
+    return storeCallWrites(engine, writes, ctx.userId)[0];
   },
 });
 
@@ -48,9 +52,11 @@ export const callEndRoute = defineRoute({
   answer: 'json',
   model: (p) => writeModels(p).callEndReq,
   project: (req) => req.end.project_id,
-  run: (req, { engine, ctx, storedText }) => {
-    ctx.assertLegacyCallWrite?.(req.end.project_id);
-    return endCall(engine, req.end, storedText);
+  derive: ({ end }, { storedText }) => ({ projectId: end.project_id, writes: prepareCallWrites([{ end }], storedText) }),
+  run: ({ projectId, writes }, { engine, ctx }) => {
+    ctx.assertLegacyCallWrite?.(projectId);
+    storeCallWrites(engine, writes, ctx.userId);
+    return {};
   },
 });
 
@@ -62,14 +68,16 @@ export const callUpsertBatchRoute = defineRoute({
   model: (p) => writeModels(p).callBatchReq,
   // An item's `mode` must agree with its shape (400), checked before any grant.
   refine: (req) =>
-    req.batch.map(({ member, value }) =>
-      member === 'CallBatchStartMode' ? batchItem(value.mode ?? 'start', value.req.start, null) : batchItem(value.mode ?? 'end', null, value.req.end),
-    ),
-  project: (items) => items.map((item) => (item.mode === 'start' ? item.start.project_id : item.end.project_id)),
-  run: (items, { engine, ctx, storedText }) => {
-    // Every item is checked before the first is written: a refused batch writes nothing.
-    for (const item of items) ctx.assertLegacyCallWrite?.(item.mode === 'start' ? item.start.project_id : item.end.project_id);
-    return upsertBatch(engine, items, ctx.userId, storedText);
+    req.batch.map(({ member, value }): CallWrite => {
+      const item = member === 'CallBatchStartMode' ? batchItem(value.mode ?? 'start', value.req.start, null) : batchItem(value.mode ?? 'end', null, value.req.end);
+      return item.mode === 'start' ? { start: item.start } : { end: item.end };
+    }),
+  project: (writes) => projectsOfCallWrites(writes),
+  derive: (writes, { storedText }) => ({ projects: projectsOfCallWrites(writes), writes: prepareCallWrites(writes, storedText) }),
+  run: ({ projects, writes }, { engine, ctx }) => {
+    // Every project is checked before the first item is written: a refused batch writes nothing.
+    for (const projectId of projects) ctx.assertLegacyCallWrite?.(projectId);
+    return { res: storeCallWrites(engine, writes, ctx.userId) };
   },
 });
 
@@ -83,6 +91,8 @@ export const callUpdateRoute = defineRoute({
   run: (req, { engine }) => updateCall(engine, req.project_id, req.call_id, req.display_name),
 });
 
+// A split route (Route.prepare): the digest and stored text come from the body alone, off the
+// event loop for a large body; the checks against the store and the write are the store step.
 export const objCreateRoute = defineRoute({
   path: '/obj/create',
   body: 'lossless',
@@ -90,15 +100,15 @@ export const objCreateRoute = defineRoute({
   answer: 'json',
   model: (p) => writeModels(p).objCreateReq,
   project: (req) => req.obj.project_id,
-  run: ({ obj }, { engine, ctx, lossless }) =>
-    createObject(engine, {
-      projectId: obj.project_id,
-      objectId: obj.object_id,
-      val: at(lossless, 'obj', 'val'),
-      builtinObjectClass: obj.builtin_object_class ?? obj.set_base_object_class ?? null,
-      expectedDigest: obj.expected_digest ?? null,
-      userId: obj.user_id ?? ctx.userId,
-    }),
+  derive: ({ obj }, { lossless }) => ({
+    projectId: obj.project_id,
+    objectId: obj.object_id,
+    expectedDigest: obj.expected_digest ?? null,
+    userId: obj.user_id ?? null,
+    version: deriveObjectVersion(at(lossless, 'obj', 'val'), obj.builtin_object_class ?? obj.set_base_object_class ?? null),
+  }),
+  run: ({ projectId, objectId, expectedDigest, userId, version }, { engine, ctx }) =>
+    storeObjectVersion(engine, { projectId, objectId, expectedDigest, userId: userId ?? ctx.userId }, version),
 });
 
 export const objReadRoute = defineRoute({
@@ -120,7 +130,7 @@ export const tableCreateRoute = defineRoute({
   answer: 'json',
   model: (p) => writeModels(p).tableCreateReq,
   project: (req) => req.table.project_id,
-  derive: ({ table }, lossless) => ({
+  derive: ({ table }, { lossless }) => ({
     projectId: table.project_id,
     expectedDigest: table.expected_digest ?? null,
     rows: deriveRows(at(lossless, 'table', 'rows') as LosslessObject[]),
@@ -135,7 +145,7 @@ export const tableUpdateRoute = defineRoute({
   answer: 'json',
   model: (p) => writeModels(p).tableUpdateReq,
   project: (req) => req.project_id,
-  derive: (req, lossless) => {
+  derive: (req, { lossless }) => {
     const updates = req.updates.map((u, i): TableUpdate => {
       if (u.member === 'TableAppendSpec') return { append: { row: at(lossless, 'updates', i, 'append', 'row') as LosslessObject } };
       if (u.member === 'TablePopSpec') return { pop: { index: u.value.pop.index } };

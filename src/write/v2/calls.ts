@@ -14,7 +14,7 @@ import type { FieldPrefix, Route } from '../../api/types.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import { perPrefix } from '../../core/request/per-prefix.ts';
 import { list, model } from '../../core/schema.ts';
-import { completeCalls, endCall, startCall } from '../calls.ts';
+import { prepareCallWrites, projectsOfCallWrites, storeCallWrites, type CallWrite } from '../prepared-calls.ts';
 import { defineRoute } from '../../api/define-route.ts';
 import { endedCallShape, startedCallShape, writeModels } from '../models.ts';
 
@@ -39,6 +39,7 @@ function sameProject(params: PathParams, bodyProjects: readonly string[]): void 
   }
 }
 
+// Split routes (Route.prepare), as the v1 call writes (src/write/prepared-calls.ts).
 export const v2CallRoutes: Route[] = [
   defineRoute({
     path: '/v2/{entity}/{project}/call/start',
@@ -48,9 +49,10 @@ export const v2CallRoutes: Route[] = [
     model: (p) => writeModels(p).callStartReq,
     project: (_req, params) => pathProject(params),
     pathProject,
-    run: ({ start }, { engine, ctx, params, storedText }) => {
-      sameProject(params, [start.project_id]);
-      return startCall(engine, start, ctx.userId, storedText);
+    derive: ({ start }, { storedText }) => ({ bodyProjects: [start.project_id], writes: prepareCallWrites([{ start }], storedText) }),
+    run: ({ bodyProjects, writes }, { engine, ctx, params }) => {
+      sameProject(params, bodyProjects);
+      return storeCallWrites(engine, writes, ctx.userId)[0];
     },
   }),
   defineRoute({
@@ -61,9 +63,11 @@ export const v2CallRoutes: Route[] = [
     model: (p) => writeModels(p).callEndReq,
     project: (_req, params) => pathProject(params),
     pathProject,
-    run: ({ end }, { engine, params, storedText }) => {
-      sameProject(params, [end.project_id]);
-      return endCall(engine, end, storedText);
+    derive: ({ end }, { storedText }) => ({ bodyProjects: [end.project_id], writes: prepareCallWrites([{ end }], storedText) }),
+    run: ({ bodyProjects, writes }, { engine, ctx, params }) => {
+      sameProject(params, bodyProjects);
+      storeCallWrites(engine, writes, ctx.userId);
+      return {};
     },
   }),
   defineRoute({
@@ -74,9 +78,15 @@ export const v2CallRoutes: Route[] = [
     model: completeModel,
     project: (_req, params) => pathProject(params),
     pathProject,
-    run: ({ batch }, { engine, ctx, params, storedText }) => {
-      sameProject(params, batch.map((c) => c.project_id));
-      return completeCalls(engine, batch, ctx.userId, storedText);
+    derive: ({ batch }, { storedText }) => {
+      // Each call's start, then its end under the start's id (drawn when the call has none).
+      const writes = batch.flatMap((c): CallWrite[] => [{ start: c }, { end: c, sameIdAsStart: true }]);
+      return { bodyProjects: projectsOfCallWrites(writes), writes: prepareCallWrites(writes, storedText) };
+    },
+    run: ({ bodyProjects, writes }, { engine, ctx, params }) => {
+      sameProject(params, bodyProjects);
+      storeCallWrites(engine, writes, ctx.userId);
+      return {};
     },
   }),
 ];
