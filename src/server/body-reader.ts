@@ -82,14 +82,22 @@ export interface DrainBounds {
   bytes: number;
   /** Milliseconds at most, from the answer. */
   ms: number;
+  /**
+   * Connections drained at once at most. Past it an early answer is sent and the connection
+   * closed at once, as without draining: under a storm of refused retries, reading every
+   * refused body would take the loop from the requests that were let in.
+   */
+  connections: number;
 }
 
 /**
  * The default: twice the largest body accepted, so every body the server would have taken (and
  * one over the limit by as much again) is read to its end; 10 s, so a client sending at 6.4 MB/s
- * or faster finishes a 64 MiB body, and the socket is free well before the request timeout.
+ * or faster finishes a 64 MiB body, and the socket is free well before the request timeout;
+ * 8 connections at once, so the few refused clients of ordinary use all get clean answers while
+ * a retry storm costs the loop at most 8 bodies being read.
  */
-export const defaultDrainBounds = (maxBodyBytes: number): DrainBounds => ({ bytes: 2 * maxBodyBytes, ms: 10_000 });
+export const defaultDrainBounds = (maxBodyBytes: number): DrainBounds => ({ bytes: 2 * maxBodyBytes, ms: 10_000, connections: 8 });
 
 /** Is part of the request's body still to come (a body declared and not all received)? */
 export function bodyStillComing(req: IncomingMessage): boolean {

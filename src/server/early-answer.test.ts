@@ -193,15 +193,33 @@ function sendForever(base: string, auth: string, pauseMs = 0): Promise<{ answer:
 
 test('a client that keeps sending past the drain bound is cut off: bytes, then time', { timeout: 20_000 }, async () => {
   const wrong = basic('api', 'wrong');
-  await withServer({ earlyAnswerDrain: { bytes: 4 * MIB, ms: 60_000 } }, async (base) => {
+  await withServer({ earlyAnswerDrain: { bytes: 4 * MIB, ms: 60_000, connections: 8 } }, async (base) => {
     const fast = await sendForever(base, wrong);
     assert.match(fast.answer, /^HTTP\/1\.1 401 [^]*\r\n\r\n\{"reason":"Invalid username or password"\}$/, 'the answer came before the cut');
     assert.ok(fast.sent >= 4 * MIB, `cut after ${fast.sent} bytes sent`);
     assert.ok(fast.closedAfterMs < 5000, `cut after ${fast.closedAfterMs} ms`);
   });
-  await withServer({ earlyAnswerDrain: { bytes: 64 * MIB, ms: 600 } }, async (base) => {
+  await withServer({ earlyAnswerDrain: { bytes: 64 * MIB, ms: 600, connections: 8 } }, async (base) => {
     const slow = await sendForever(base, wrong, 20);
     assert.match(slow.answer, /^HTTP\/1\.1 401 /);
     assert.ok(slow.closedAfterMs >= 600 && slow.closedAfterMs < 5000, `cut after ${slow.closedAfterMs} ms`);
+  });
+});
+
+test('past the bound on connections drained at once, an early answer closes the connection at once', { timeout: 20_000 }, async () => {
+  const wrong = basic('api', 'wrong');
+  await withServer({ earlyAnswerDrain: { bytes: 64 * MIB, ms: 3000, connections: 1 } }, async (base) => {
+    // The first refused client holds the one drain (a slow sender, cut after 3 s).
+    const first = sendForever(base, wrong, 20);
+    await new Promise((r) => setTimeout(r, 300));
+    const second = await sendForever(base, wrong, 20);
+    assert.match(second.answer, /^HTTP\/1\.1 401 [^]*\r\n\r\n\{"reason":"Invalid username or password"\}$/);
+    assert.ok(second.closedAfterMs < 2000, `the second closed after ${second.closedAfterMs} ms, not at once`);
+    const held = await first;
+    assert.match(held.answer, /^HTTP\/1\.1 401 /);
+    assert.ok(held.closedAfterMs >= 3000, `the drained one closed after ${held.closedAfterMs} ms`);
+    // The drain given back, the next refused client is drained again.
+    const third = await sendForever(base, wrong, 20);
+    assert.ok(third.closedAfterMs >= 3000, `the third closed after ${third.closedAfterMs} ms`);
   });
 });

@@ -148,6 +148,8 @@ export function createTqServer(options: TqServerOptions): TqServer {
   const turns = new TakeTurns();
   const offLoop = new OffLoop();
   const drainBounds = options.earlyAnswerDrain ?? defaultDrainBounds(maxBodyBytes);
+  /** Connections whose unread body is being discarded after an early answer. */
+  let draining = 0;
 
   /** Responses not yet complete; graceful close waits for them. */
   const inFlight = new Set<ServerResponse>();
@@ -189,8 +191,15 @@ export function createTqServer(options: TqServerOptions): TqServer {
     // dropped within bounds, and only then is the response ended (and the connection closed).
     res.setHeader('Connection', 'close');
     res.writeHead(status, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(text) });
+    if (draining >= drainBounds.connections) {
+      // Enough bodies are being drained already: answer and close at once.
+      res.end(text);
+      return;
+    }
+    draining++;
     res.write(text);
     void discardBody(req, drainBounds).then((whole) => {
+      draining--;
       res.end();
       // Past the bounds (or gone): cut off.
       if (!whole) res.destroy();
