@@ -162,3 +162,19 @@ test('a block scan gives the same prescan through either scanner, and a line of 
   assert.equal(wasm.scan(other, 0, other.length, 0), true);
   assert.equal(wasm.kinds[0], 1);
 });
+
+test('a block holding invalid UTF-8 is checked line by line: only the bad line is refused, as the JavaScript scan refuses it', () => {
+  const good = readFileSync(join(ROOT, 'fixtures', 'calls.jsonl')).subarray(0, 20_000);
+  const cut = good.lastIndexOf(0x0a) + 1;
+  const block = Buffer.concat([good.subarray(0, cut), bytes('{"id":"a'), Buffer.from([0xc3, 0x28]), bytes('","project_id":"e/p"}\n'), good.subarray(0, cut)]);
+  const viaWasm = new BlockScan();
+  viaWasm.scan(block, block.length, 1);
+  const viaJs = new BlockScan();
+  Object.defineProperty(viaJs, 'prescan', { value: new CallLinePrescan(4096) });
+  viaJs.scan(block, block.length, 1);
+  assert.deepEqual(viaWasm.copies(), viaJs.copies());
+  const ok = [...viaWasm.copies().prescan.ok];
+  const bad = (ok.length - 1) / 2;
+  assert.equal(ok[bad], 0);
+  assert.deepEqual([...ok.slice(0, bad), ...ok.slice(bad + 1)], new Array(ok.length - 1).fill(1));
+});

@@ -11,6 +11,7 @@
  * WebAssembly SIMD (Node 20+ does); TQ_LINE_SCANNER=js keeps the JavaScript scanner (to
  * compare the two).
  */
+import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { CALL_LINE_FIELDS, ERROR, FIELD, FIELD_COUNT, REF_PREFIXES, STATUS_COUNTS } from '../../load/calls/line-scan.ts';
@@ -72,6 +73,8 @@ export function wasmLineScanAvailable(): boolean {
 export class WasmCallLinePrescan extends CallLinePrescan {
   private readonly scanner: ScannerExports;
   private block: Uint8Array | null = null;
+  /** Whether the whole block is valid UTF-8: then so is each of its lines (split at a newline, an ASCII byte). */
+  private blockIsUtf8 = false;
   private memoryBytes!: Uint8Array;
   private resultKinds!: Uint8Array;
   private resultStarts!: Int32Array;
@@ -127,6 +130,12 @@ export class WasmCallLinePrescan extends CallLinePrescan {
     this.memoryBytes.set(new Uint8Array(block.buffer, block.byteOffset, length), INPUT);
     this.memoryBytes.fill(0, INPUT + length, need);
     this.block = block;
+    this.blockIsUtf8 = isUtf8(new Uint8Array(block.buffer, block.byteOffset, length));
+  }
+
+  /** One check of the whole block instead of one per line; a block that fails it is checked line by line. */
+  protected override isUtf8(buf: Uint8Array, start: number, end: number): boolean {
+    return (buf === this.block && this.blockIsUtf8) || super.isUtf8(buf, start, end);
   }
 
   /** CallLineScan.scan, in WebAssembly for a line of the block set last (any other buffer: the JavaScript scan). */
