@@ -53,6 +53,16 @@ const fixtureLines = (): Buffer[] =>
 test('the WebAssembly scanner runs here (Node 20+ has WebAssembly SIMD), and block scans use it', () => {
   assert.equal(wasmLineScanAvailable(), true);
   assert.ok(new BlockScan().prescan instanceof WasmCallLinePrescan);
+  // TQ_LINE_SCANNER=js keeps the JavaScript scanner (to compare the two in a bench).
+  process.env.TQ_LINE_SCANNER = 'js';
+  try {
+    assert.equal(wasmLineScanAvailable(), false);
+    const scan = new BlockScan();
+    assert.equal(scan.prescan instanceof WasmCallLinePrescan, false);
+    assert.ok(scan.prescan instanceof CallLinePrescan);
+  } finally {
+    delete process.env.TQ_LINE_SCANNER;
+  }
 });
 
 test('the committed line-scan.wasm is what wasm/line-scan.ts compiles to', { timeout: 120_000 }, () => {
