@@ -1,9 +1,10 @@
 /**
  * The prescan of a block of whole calls lines: every non-blank line's place in the block, its
  * number, and its prescan (load/calls/line-scan.ts + load/calls/scanned-call.ts) in slot i for
- * line i (the JSON scan in WebAssembly, wasm-line-scan.ts, when the runtime has it). The worker thread runs it on most blocks; the main thread runs the very same code on
- * the blocks the worker hands over unscanned (see worker.ts), so who scanned a block never
- * changes what is loaded.
+ * line i (the JSON scan in WebAssembly, wasm-line-scan.ts, when the runtime has it). The
+ * worker thread runs it on most blocks; the main thread runs the very same code on the blocks
+ * the worker hands over unscanned (see worker.ts), so who scanned a block never changes what
+ * is loaded.
  */
 import { CallLinePrescan, type CallLinePrescanArrays } from '../../load/calls/scanned-call.ts';
 import { hasBom } from '../utf8.ts';
