@@ -38,7 +38,8 @@ if (r.status !== 0) {
 }
 // tsc emits only compiled .ts: the plain .mjs modules (the compaction worker) are copied as
 // they are, so dist/ runs without the sources (before issue 22 --compact-at never compacted there).
-for (const file of ['journal/compact-worker.mjs', 'server/prepare-worker.mjs']) copyFileSync(join(root, 'src', file), join(next, file));
+// Likewise the WebAssembly line scanner, committed built (scripts/build-wasm.mjs compiles it).
+for (const file of ['journal/compact-worker.mjs', 'server/prepare-worker.mjs', 'io/load-calls/line-scan.wasm']) copyFileSync(join(root, 'src', file), join(next, file));
 try {
   await buildViewer(join(next, 'ui'));
 } catch (e) {

@@ -80,7 +80,7 @@ test('the packed tarball installs offline; its bin and library answer as the sou
     // 1. Pack as a publisher would: `prepare` builds dist/ first.
     const packed = JSON.parse(mustRun('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, env: userEnv() })) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const files = packed[0].files.map((f) => f.path);
-    for (const needed of ['bin/tq', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/ui/index.html', 'dist/ui/viewer.js', 'dist/ui/viewer.css', 'fixtures/calls.jsonl', 'spec-tests/cases.json', 'package.json', 'README.md', 'docs/library.md', 'docs/viewer.png']) {
+    for (const needed of ['bin/tq', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/ui/index.html', 'dist/ui/viewer.js', 'dist/ui/viewer.css', 'dist/io/load-calls/line-scan.wasm', 'fixtures/calls.jsonl', 'spec-tests/cases.json', 'package.json', 'README.md', 'docs/library.md', 'docs/viewer.png']) {
       assert.ok(files.includes(needed), `${needed} missing from the tarball`);
     }
     const strays = files.filter((f) => /\.test\.|\.testing\.|^src\/|^scripts\/|^bench\/|\.ts$/.test(f) && !f.endsWith('.d.ts'));

@@ -1,16 +1,19 @@
 /**
  * The prescan of a block of whole calls lines: every non-blank line's place in the block, its
  * number, and its prescan (load/calls/line-scan.ts + load/calls/scanned-call.ts) in slot i for
- * line i. The worker thread runs it on most blocks; the main thread runs the very same code on
- * the blocks the worker hands over unscanned (see worker.ts), so who scanned a block never
- * changes what is loaded.
+ * line i (the JSON scan in WebAssembly, wasm-line-scan.ts, when the runtime has it). The
+ * worker thread runs it on most blocks; the main thread runs the very same code on the blocks
+ * the worker hands over unscanned (see worker.ts), so who scanned a block never changes what
+ * is loaded.
  */
 import { CallLinePrescan, type CallLinePrescanArrays } from '../../load/calls/scanned-call.ts';
 import { hasBom } from '../utf8.ts';
 import { forEachLineIn } from './line-blocks.ts';
+import { WasmCallLinePrescan, wasmLineScanAvailable } from './wasm-line-scan.ts';
 
 export class BlockScan {
-  readonly prescan = new CallLinePrescan(4096);
+  /** The JSON scan runs in WebAssembly where it can (wasm-line-scan.ts): the same results, faster. */
+  readonly prescan: CallLinePrescan = wasmLineScanAvailable() ? new WasmCallLinePrescan(4096) : new CallLinePrescan(4096);
   /** Per slot: the line's start and end in the block (before any byte order mark is skipped), its 1-based number. */
   starts = new Int32Array(4096);
   ends = new Int32Array(4096);
@@ -25,6 +28,7 @@ export class BlockScan {
   scan(block: Uint8Array, length: number, firstLine: number): number {
     let count = 0;
     const prescan = this.prescan;
+    if (prescan instanceof WasmCallLinePrescan) prescan.setBlock(block, length);
     const next = forEachLineIn(block, length, firstLine, (start, end, line) => {
       if (count === this.starts.length) this.grow(2 * count, count);
       // As loadLine does: a byte order mark opens line 1 and is not part of the record.

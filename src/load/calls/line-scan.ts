@@ -91,9 +91,9 @@ for (const c of '0123456789abcdefABCDEF') HEX[c.charCodeAt(0)] = 1;
 const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 const FIELD_BYTES = CALL_LINE_FIELDS.map(ascii);
 /** Prefixes of the strings extractRefs may keep (every ref scheme). */
-const REF_PREFIXES = ['weave:///', 'weave-trace-internal:///', 'wandb-artifact:///'].map(ascii);
-const STATUS_COUNTS = ascii('status_counts');
-const ERROR = ascii('error');
+export const REF_PREFIXES = ['weave:///', 'weave-trace-internal:///', 'wandb-artifact:///'].map(ascii);
+export const STATUS_COUNTS = ascii('status_counts');
+export const ERROR = ascii('error');
 
 /** Scanning mode of a container: what, besides validation, is looked for inside it. */
 const PLAIN = 0, REFS = 1, SUMMARY = 2;

@@ -87,12 +87,17 @@ export class CallLinePrescan extends CallLineScan implements CallLinePrescanArra
    * may take it (valid UTF-8, a JSON object the scanner reads, datetimes that parse).
    */
   prescan(buf: Uint8Array, start: number, end: number, slot: number): boolean {
-    const ok = isUtf8(view(buf, start, end)) && this.scan(buf, start, end, slot) && this.readDatetimes(buf, slot);
+    const ok = this.isUtf8(buf, start, end) && this.scan(buf, start, end, slot) && this.readDatetimes(buf, slot);
     this.ok[slot] = ok ? 1 : 0;
     const flags = ok ? this.flags[slot] : 0;
     this.inputRefs[slot] = flags & FLAG.INPUTS_REFS ? this.refsOf(buf, slot, 0) : undefined;
     this.outputRefs[slot] = flags & FLAG.OUTPUT_REFS ? this.refsOf(buf, slot, 1) : undefined;
     return ok;
+  }
+
+  /** Whether `buf[start, end)` is valid UTF-8 (a block scan may know it for the whole block). */
+  protected isUtf8(buf: Uint8Array, start: number, end: number): boolean {
+    return isUtf8(view(buf, start, end));
   }
 
   /**
