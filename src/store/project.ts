@@ -51,6 +51,12 @@ export class ProjectStore {
   readonly rows = new Map<string, StoredRow>();
   /** Table digest → ordered row digests. */
   readonly tables = new Map<string, string[]>();
+  /**
+   * Table digest → its rows by position as they stood when the table was stored (undefined
+   * where no body was stored yet; storeTable): a first sort reads the rows by position instead
+   * of looking each digest up in `rows` (query/table/run.ts resolvedTable fills the gaps).
+   */
+  readonly tableRowsWhenStored = new Map<string, ReadonlyArray<StoredRow | undefined>>();
   /** Object id → versions in creation order. */
   readonly objects = new Map<string, ObjectVersion[]>();
   private readonly feedbackRows: FeedbackRow[] = [];
@@ -71,6 +77,16 @@ export class ProjectStore {
     if (this.pendingFeedback !== null) this.addPendingFeedback();
     return this.feedbackIndex;
   }
+  /** Stores a table's digest list (the same digest is the same list: the first is kept) and its rows by position. */
+  storeTable(digest: string, rowDigests: string[]): void {
+    if (this.tables.has(digest)) return;
+    this.tables.set(digest, rowDigests);
+    // Pushed, not `new Array(n)`: a large preallocated array is a slow dictionary.
+    const byPosition: Array<StoredRow | undefined> = [];
+    for (let i = 0; i < rowDigests.length; i++) byPosition.push(this.rows.get(rowDigests[i]));
+    this.tableRowsWhenStored.set(digest, byPosition);
+  }
+
   /** File digest → bytes. */
   readonly files = new Map<string, Uint8Array>();
 

@@ -193,6 +193,27 @@ test('readPlainStringSpan decodes plain strings (the same text twice for a repea
   for (let i = 0; i < 20000; i++) assert.equal(readPlainStringSpan(...placed(`"v${i}"`)), `v${i}`);
 });
 
+test('readPlainStringSpan: more distinct values than the cache holds, read over and over in any order, each read right', () => {
+  // 3 × 2^16 values (the cache has 2^16 slots): slots fill, probes run out, values are
+  // dropped and decoded again; lengths around the cached limit (48 bytes) and non-ASCII too.
+  const alphabet = ['a', 'b', 'Z', ' ', '-', 'é', '𝄞', '0', '.'];
+  const values: string[] = [];
+  for (let i = 0; i < 3 * 65536; i++) {
+    let v = i.toString(36);
+    const extra = (i * 7919) % 52;
+    for (let k = 0; v.length < extra; k++) v += alphabet[(i + k) % alphabet.length];
+    values.push(v);
+  }
+  for (let round = 0; round < 2; round++) {
+    for (let j = 0; j < values.length; j++) {
+      const v = values[(j * 40503 + round * 977) % values.length];
+      assert.equal(readPlainStringSpan(...placed(JSON.stringify(v))), v);
+    }
+  }
+  assert.equal(readPlainStringSpan(...placed(JSON.stringify('x'.repeat(48)))), 'x'.repeat(48));
+  assert.equal(readPlainStringSpan(...placed(JSON.stringify('x'.repeat(49)))), 'x'.repeat(49));
+});
+
 test('the table sort\'s byte reading writes the columns the text walk gives, on any document and path', () => {
   const cols = (): SortColumns => ({ present: new Uint8Array(1), tier: new Uint8Array(1), float: new Float64Array(1), text: [''] });
   const check = (text: string, parts: string[]) => {

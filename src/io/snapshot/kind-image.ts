@@ -135,7 +135,7 @@ const tablesCodec: KindCodec = {
         for (const [digest, indexes] of part.tables) {
           const list = new Array<string>(indexes.length);
           for (let i = 0; i < indexes.length; i++) list[i] = all[indexes[i]];
-          project.tables.set(digest, list);
+          project.storeTable(digest, list);
         }
       }
     }
