@@ -180,6 +180,89 @@ export function locatePathBytes(b: Uint8Array, from: number, to: number, steps: 
   return true;
 }
 
+/**
+ * One walk of an object's members for several keys at once: a query reading two paths below one
+ * part (`inputs.model` and `inputs.max_tokens` in one `$expr`) walks each row's part once, not
+ * once per path. After `walk`, `start[k]`/`end[k]` span the value of the last member named by
+ * key k (JSON.parse keeps the last), or `start[k]` is -1: what locatePathBytes gives for that
+ * key as a one-step path. The span of the last walk is remembered (`walked`), so a second path
+ * on the same row reads it without walking again.
+ */
+export class MemberSpans {
+  private readonly keys: PathStep[] = [];
+  start = new Int32Array(4);
+  end = new Int32Array(4);
+  /** What was walked last: the bytes and the span (a new key forgets it). */
+  private lastBytes: Uint8Array | null = null;
+  private lastFrom = -1;
+  private lastTo = -1;
+
+  /** The index of `step`'s key (a key step), added if new. */
+  add(step: PathStep): number {
+    if (step.keyBytes === null) throw new Error('MemberSpans.add: a key step');
+    const known = this.keys.findIndex((k) => k.key === step.key);
+    if (known >= 0) return known;
+    this.keys.push(step);
+    if (this.keys.length > this.start.length) {
+      this.start = new Int32Array(2 * this.keys.length);
+      this.end = new Int32Array(2 * this.keys.length);
+    }
+    this.lastBytes = null;
+    return this.keys.length - 1;
+  }
+
+  /** The members of the JSON value `b[from, to)` (none unless an object), unless that was the last walk. */
+  walk(b: Uint8Array, from: number, to: number): void {
+    if (b === this.lastBytes && from === this.lastFrom && to === this.lastTo) return;
+    this.lastBytes = b;
+    this.lastFrom = from;
+    this.lastTo = to;
+    const keys = this.keys, n = keys.length, start = this.start, end = this.end;
+    for (let k = 0; k < n; k++) start[k] = -1;
+    let i = from;
+    while (i < to && b[i] <= SPACE) i++;
+    if (b[i] !== OPEN_OBJ) return;
+    i++;
+    for (;;) {
+      while (i < to && b[i] <= SPACE) i++;
+      if (i >= to || b[i] !== QUOTE) break;
+      sawEscape = false;
+      const keyEnd = skipStringBytes(b, i, to);
+      const escaped = sawEscape;
+      const keyStart = i;
+      i = keyEnd;
+      while (i < to && b[i] !== COLON) i++;
+      i++;
+      while (i < to && b[i] <= SPACE) i++;
+      const valueEnd = skipValueBytes(b, i, to);
+      if (escaped) {
+        const key = JSON.parse(decoder.decode(b.subarray(keyStart, keyEnd))) as string;
+        for (let k = 0; k < n; k++) {
+          if (keys[k].key === key) {
+            start[k] = i;
+            end[k] = valueEnd;
+          }
+        }
+      } else {
+        const len = keyEnd - keyStart - 2;
+        for (let k = 0; k < n; k++) {
+          const want = keys[k].keyBytes!;
+          if (want.length !== len) continue;
+          let q = 0;
+          while (q < len && b[keyStart + 1 + q] === want[q]) q++;
+          if (q === len) {
+            start[k] = i;
+            end[k] = valueEnd;
+          }
+        }
+      }
+      i = valueEnd;
+      while (i < to && b[i] <= SPACE) i++;
+      if (b[i] === COMMA) i++;
+    }
+  }
+}
+
 /** Node's native Latin-1 slice (ASCII is Latin-1), where there is one: no view allocated. */
 const latin1Slice = typeof Buffer === 'function' ? (Buffer.prototype.latin1Slice as ((this: Uint8Array, start: number, end: number) => string) | undefined) : undefined;
 
