@@ -77,13 +77,20 @@ export class ProjectStore {
     if (this.pendingFeedback !== null) this.addPendingFeedback();
     return this.feedbackIndex;
   }
-  /** Stores a table's digest list (the same digest is the same list: the first is kept) and its rows by position. */
-  storeTable(digest: string, rowDigests: string[]): void {
+  /**
+   * Stores a table's digest list (the same digest is the same list: the first is kept) and its
+   * rows by position: `byPosition` when the caller holds them (each the stored row of its
+   * digest), else each looked up.
+   */
+  storeTable(digest: string, rowDigests: string[], byPosition?: ReadonlyArray<StoredRow | undefined>): void {
     if (this.tables.has(digest)) return;
     this.tables.set(digest, rowDigests);
-    // Pushed, not `new Array(n)`: a large preallocated array is a slow dictionary.
-    const byPosition: Array<StoredRow | undefined> = [];
-    for (let i = 0; i < rowDigests.length; i++) byPosition.push(this.rows.get(rowDigests[i]));
+    if (byPosition === undefined || byPosition.length !== rowDigests.length) {
+      // Pushed, not `new Array(n)`: a large preallocated array is a slow dictionary.
+      const found: Array<StoredRow | undefined> = [];
+      for (let i = 0; i < rowDigests.length; i++) found.push(this.rows.get(rowDigests[i]));
+      byPosition = found;
+    }
     this.tableRowsWhenStored.set(digest, byPosition);
   }
 

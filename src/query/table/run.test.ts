@@ -302,6 +302,12 @@ test('resolvedTable: the rows a table held when stored are read by position, and
   const after = resolvedTable(caches, project.tables.get('T')!, project.rows, whenStored);
   assert.deepEqual([...after.positions], [0, 1, 2]);
   assert.equal(after.rows[1], project.rows.get('b'));
+  // Rows the caller holds (a snapshot's restore) are kept as given; a list of another length is looked up.
+  const held = { digest: 'a', text: '{"x":1}' };
+  project.storeTable('U', ['a'], [held]);
+  assert.equal(project.tableRowsWhenStored.get('U')![0], held);
+  project.storeTable('V', ['a', 'b'], [held]);
+  assert.deepEqual(project.tableRowsWhenStored.get('V'), [project.rows.get('a'), project.rows.get('b')]);
   // A list of another length than the table's (not its rows) is not read by position.
   const other = resolvedTable(new TableCaches(), ['b'], project.rows, whenStored);
   assert.equal(other.rows[0], project.rows.get('b'));
