@@ -51,6 +51,12 @@ export class ProjectStore {
   readonly rows = new Map<string, StoredRow>();
   /** Table digest → ordered row digests. */
   readonly tables = new Map<string, string[]>();
+  /**
+   * Table digest → its rows by position as they stood when the table was stored (undefined
+   * where no body was stored yet; storeTable): a first sort reads the rows by position instead
+   * of looking each digest up in `rows` (query/table/run.ts resolvedTable fills the gaps).
+   */
+  readonly tableRowsWhenStored = new Map<string, ReadonlyArray<StoredRow | undefined>>();
   /** Object id → versions in creation order. */
   readonly objects = new Map<string, ObjectVersion[]>();
   private readonly feedbackRows: FeedbackRow[] = [];
@@ -71,6 +77,23 @@ export class ProjectStore {
     if (this.pendingFeedback !== null) this.addPendingFeedback();
     return this.feedbackIndex;
   }
+  /**
+   * Stores a table's digest list (the same digest is the same list: the first is kept) and its
+   * rows by position: `byPosition` when the caller holds them (each the stored row of its
+   * digest), else each looked up.
+   */
+  storeTable(digest: string, rowDigests: string[], byPosition?: ReadonlyArray<StoredRow | undefined>): void {
+    if (this.tables.has(digest)) return;
+    this.tables.set(digest, rowDigests);
+    if (byPosition === undefined || byPosition.length !== rowDigests.length) {
+      // Pushed, not `new Array(n)`: a large preallocated array is a slow dictionary.
+      const found: Array<StoredRow | undefined> = [];
+      for (let i = 0; i < rowDigests.length; i++) found.push(this.rows.get(rowDigests[i]));
+      byPosition = found;
+    }
+    this.tableRowsWhenStored.set(digest, byPosition);
+  }
+
   /** File digest → bytes. */
   readonly files = new Map<string, Uint8Array>();
 

@@ -49,8 +49,8 @@ export const SNAPSHOT_COVERAGE = {
   ProjectStore: {
     imaged: ['calls', 'feedbackRows'],
     identity: ['projectId'],
-    /** Rebuilt from the feedback rows (addFeedback). */
-    rebuilt: ['feedbackIndex'],
+    /** Rebuilt from the feedback rows (addFeedback), and from the restored tables and rows (storeTable). */
+    rebuilt: ['feedbackIndex', 'tableRowsWhenStored'],
     /** The snapshot's feedback rows until first used (deferFeedback). */
     bookkeeping: ['pendingFeedback'],
     /** Filled by the tables and objects files, each restored from a snapshot of its own (io/snapshot/kind-image.ts). */

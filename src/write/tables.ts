@@ -86,7 +86,7 @@ function storeRows(project: ProjectStore, texts: ReadonlyArray<[string, string]>
 
 /** Stores the table's digest list (idempotent: the same digest is the same list). */
 function storeTable(project: ProjectStore, digest: string, rowDigests: string[]): void {
-  if (!project.tables.has(digest)) project.tables.set(digest, rowDigests);
+  project.storeTable(digest, rowDigests);
 }
 
 /**

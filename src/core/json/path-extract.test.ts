@@ -7,7 +7,7 @@ import { rowSortSteps, rowSortValue, rowSortValueOfText, setSortColumns, setSort
 import { exactPlain, parseExact } from './exact.ts';
 import { LosslessNumber, parseLossless } from './lossless.ts';
 import { jsonValueString, toFloat64OrNull } from '../ch/values.ts';
-import { locatePathBytes, locatePathText, pathSteps, readJsonSpanBytes, readJsonSpanText, readPlainStringSpan, readSpanFloat, SPAN_FLOAT_NULL, SPAN_FLOAT_UNDECIDED, SPAN_FLOAT_VALUE } from './path-extract.ts';
+import { locatePathBytes, locatePathText, MemberSpans, pathSteps, readJsonSpanBytes, readJsonSpanText, readPlainStringSpan, readSpanFloat, SPAN_FLOAT_NULL, SPAN_FLOAT_UNDECIDED, SPAN_FLOAT_VALUE } from './path-extract.ts';
 
 const encoder = new TextEncoder();
 
@@ -193,6 +193,27 @@ test('readPlainStringSpan decodes plain strings (the same text twice for a repea
   for (let i = 0; i < 20000; i++) assert.equal(readPlainStringSpan(...placed(`"v${i}"`)), `v${i}`);
 });
 
+test('readPlainStringSpan: more distinct values than the cache holds, read over and over in any order, each read right', () => {
+  // 3 × 2^16 values (the cache has 2^16 slots): slots fill, probes run out, values are
+  // dropped and decoded again; lengths around the cached limit (48 bytes) and non-ASCII too.
+  const alphabet = ['a', 'b', 'Z', ' ', '-', 'é', '𝄞', '0', '.'];
+  const values: string[] = [];
+  for (let i = 0; i < 3 * 65536; i++) {
+    let v = i.toString(36);
+    const extra = (i * 7919) % 52;
+    for (let k = 0; v.length < extra; k++) v += alphabet[(i + k) % alphabet.length];
+    values.push(v);
+  }
+  for (let round = 0; round < 2; round++) {
+    for (let j = 0; j < values.length; j++) {
+      const v = values[(j * 40503 + round * 977) % values.length];
+      assert.equal(readPlainStringSpan(...placed(JSON.stringify(v))), v);
+    }
+  }
+  assert.equal(readPlainStringSpan(...placed(JSON.stringify('x'.repeat(48)))), 'x'.repeat(48));
+  assert.equal(readPlainStringSpan(...placed(JSON.stringify('x'.repeat(49)))), 'x'.repeat(49));
+});
+
 test('the table sort\'s byte reading writes the columns the text walk gives, on any document and path', () => {
   const cols = (): SortColumns => ({ present: new Uint8Array(1), tier: new Uint8Array(1), float: new Float64Array(1), text: [''] });
   const check = (text: string, parts: string[]) => {
@@ -209,4 +230,55 @@ test('the table sort\'s byte reading writes the columns the text walk gives, on 
   check('{"a":"x\uDC00y"}', ['a']);
   check('{"a":NaN,"b":[Infinity,-Infinity]}', ['b', '1']);
   check('{"a":"' + 'z'.repeat(70000) + '","b":{"c":-0}}', ['b', 'c']);
+});
+
+test('MemberSpans: one walk finds, for each of several keys, the span locatePathBytes finds for that key alone, on any document', () => {
+  const keys = fc.uniqueArray(fc.constantFrom(...names), { minLength: 1, maxLength: 4 });
+  fc.assert(
+    fc.property(fc.array(document, { minLength: 1, maxLength: 3 }), keys, fc.integer({ min: 0, max: 3 }), (texts, wanted, late) => {
+      const members = new MemberSpans();
+      // Some keys are added after a first walk: the walk is taken again with every key.
+      const steps = wanted.map((k) => pathSteps([k], () => false)![0]);
+      const index = new Map<number, number>();
+      const b = encoder.encode(`[${texts.join(',')}]`);
+      let from = 1;
+      for (const text of texts) {
+        const to = from + encoder.encode(text).length;
+        steps.forEach((step, j) => {
+          if (j >= late) index.set(j, members.add(step));
+        });
+        members.walk(b, from, to);
+        steps.forEach((step, j) => {
+          if (!index.has(j)) index.set(j, members.add(step));
+          members.walk(b, from, to);
+          const alone = new Int32Array(2);
+          const found = locatePathBytes(b, from, to, [step], alone);
+          const k = index.get(j)!;
+          assert.equal(members.start[k] >= 0, found, `${text} @ ${wanted[j]}`);
+          if (found) assert.deepEqual([members.start[k], members.end[k]], [alone[0], alone[1]], `${text} @ ${wanted[j]}`);
+        });
+        from = to + 1;
+      }
+    }),
+    { numRuns: 2000 },
+  );
+});
+
+test('MemberSpans: repeated and escaped keys (the last wins), a key added twice, and no members in a non-object', () => {
+  const members = new MemberSpans();
+  const [a, b] = [pathSteps(['a'], isIndexPart)![0], pathSteps(['é'], isIndexPart)![0]];
+  assert.equal(members.add(a), 0);
+  assert.equal(members.add(b), 1);
+  assert.equal(members.add(pathSteps(['a'], isIndexPart)![0]), 0);
+  const text = '{"a":1, "\u00e9" : "x" ,"a":{"a":2},"b":[3]}';
+  const bytes = encoder.encode(text);
+  members.walk(bytes, 0, bytes.length);
+  assert.equal(new TextDecoder().decode(bytes.subarray(members.start[0], members.end[0])), '{"a":2}');
+  assert.equal(new TextDecoder().decode(bytes.subarray(members.start[1], members.end[1])), '"x"');
+  for (const other of ['[{"a":1}]', '"a"', 'null', ' 7 ']) {
+    const o = encoder.encode(other);
+    members.walk(o, 0, o.length);
+    assert.deepEqual([members.start[0], members.start[1]], [-1, -1], other);
+  }
+  assert.throws(() => members.add(pathSteps(['0'], isIndexPart)![0]), /a key step/);
 });

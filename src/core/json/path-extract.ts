@@ -180,12 +180,98 @@ export function locatePathBytes(b: Uint8Array, from: number, to: number, steps: 
   return true;
 }
 
+/**
+ * One walk of an object's members for several keys at once: a query reading two paths below one
+ * part (`inputs.model` and `inputs.max_tokens` in one `$expr`) walks each row's part once, not
+ * once per path. After `walk`, `start[k]`/`end[k]` span the value of the last member named by
+ * key k (JSON.parse keeps the last), or `start[k]` is -1: what locatePathBytes gives for that
+ * key as a one-step path. The span of the last walk is remembered (`walked`), so a second path
+ * on the same row reads it without walking again.
+ */
+export class MemberSpans {
+  private readonly keys: PathStep[] = [];
+  start = new Int32Array(4);
+  end = new Int32Array(4);
+  /** What was walked last: the bytes and the span (a new key forgets it). */
+  private lastBytes: Uint8Array | null = null;
+  private lastFrom = -1;
+  private lastTo = -1;
+
+  /** The index of `step`'s key (a key step), added if new. */
+  add(step: PathStep): number {
+    if (step.keyBytes === null) throw new Error('MemberSpans.add: a key step');
+    const known = this.keys.findIndex((k) => k.key === step.key);
+    if (known >= 0) return known;
+    this.keys.push(step);
+    if (this.keys.length > this.start.length) {
+      this.start = new Int32Array(2 * this.keys.length);
+      this.end = new Int32Array(2 * this.keys.length);
+    }
+    this.lastBytes = null;
+    return this.keys.length - 1;
+  }
+
+  /** The members of the JSON value `b[from, to)` (none unless an object), unless that was the last walk. */
+  walk(b: Uint8Array, from: number, to: number): void {
+    if (b === this.lastBytes && from === this.lastFrom && to === this.lastTo) return;
+    this.lastBytes = b;
+    this.lastFrom = from;
+    this.lastTo = to;
+    const keys = this.keys, n = keys.length, start = this.start, end = this.end;
+    for (let k = 0; k < n; k++) start[k] = -1;
+    let i = from;
+    while (i < to && b[i] <= SPACE) i++;
+    if (b[i] !== OPEN_OBJ) return;
+    i++;
+    for (;;) {
+      while (i < to && b[i] <= SPACE) i++;
+      if (i >= to || b[i] !== QUOTE) break;
+      sawEscape = false;
+      const keyEnd = skipStringBytes(b, i, to);
+      const escaped = sawEscape;
+      const keyStart = i;
+      i = keyEnd;
+      while (i < to && b[i] !== COLON) i++;
+      i++;
+      while (i < to && b[i] <= SPACE) i++;
+      const valueEnd = skipValueBytes(b, i, to);
+      if (escaped) {
+        const key = JSON.parse(decoder.decode(b.subarray(keyStart, keyEnd))) as string;
+        for (let k = 0; k < n; k++) {
+          if (keys[k].key === key) {
+            start[k] = i;
+            end[k] = valueEnd;
+          }
+        }
+      } else {
+        const len = keyEnd - keyStart - 2;
+        for (let k = 0; k < n; k++) {
+          const want = keys[k].keyBytes!;
+          if (want.length !== len) continue;
+          let q = 0;
+          while (q < len && b[keyStart + 1 + q] === want[q]) q++;
+          if (q === len) {
+            start[k] = i;
+            end[k] = valueEnd;
+          }
+        }
+      }
+      i = valueEnd;
+      while (i < to && b[i] <= SPACE) i++;
+      if (b[i] === COMMA) i++;
+    }
+  }
+}
+
+/** Node's native Latin-1 slice (ASCII is Latin-1), where there is one: no view allocated. */
+const latin1Slice = typeof Buffer === 'function' ? (Buffer.prototype.latin1Slice as ((this: Uint8Array, start: number, end: number) => string) | undefined) : undefined;
+
 /** Text of `b[start, end)`: ASCII spelled out directly (short values), else UTF-8 decoded. */
 function textOfBytes(b: Uint8Array, start: number, end: number): string {
   if (end - start <= 64) {
     let ascii = true;
     for (let i = start; i < end; i++) if (b[i] >= 0x80) ascii = false;
-    if (ascii) return String.fromCharCode.apply(null, b.subarray(start, end) as unknown as number[]);
+    if (ascii) return latin1Slice !== undefined ? latin1Slice.call(b, start, end) : String.fromCharCode.apply(null, b.subarray(start, end) as unknown as number[]);
   }
   return decoder.decode(b.subarray(start, end));
 }
@@ -284,16 +370,23 @@ export function readSpanFloat(b: Uint8Array, start: number, end: number, out: Fl
   return SPAN_FLOAT_VALUE;
 }
 
-/** Short strings decoded before, by a hash of their bytes: a path's few distinct values (a model name) are decoded once. */
-const INTERN_SLOTS = 4096;
-const internBytes: Array<Uint8Array | undefined> = new Array(INTERN_SLOTS);
-const internText: string[] = new Array(INTERN_SLOTS).fill('');
+/**
+ * Short strings decoded before, by a hash of their bytes: a path's distinct values (a model
+ * name, a label) are decoded once. The bytes sit in one pool (slot × INTERN_MAX_BYTES), so a
+ * miss allocates only its string: about 5 MiB in all, shared by every engine.
+ */
+const INTERN_SLOTS = 1 << 16;
 const INTERN_MAX_BYTES = 48;
+const INTERN_PROBES = 4;
+const internPool = new Uint8Array(INTERN_SLOTS * INTERN_MAX_BYTES);
+/** Byte length + 1 of the string in each slot (0: empty). */
+const internLength = new Uint8Array(INTERN_SLOTS);
+const internText: string[] = new Array<string>(INTERN_SLOTS).fill('');
 
 /**
  * The decoded content of the JSON string `b[start, end)` (quotes included) when it holds no
- * escape, else undefined (the caller parses it). Short strings come from a small cache of
- * recent ones, compared byte for byte, so a low-cardinality path allocates few strings.
+ * escape, else undefined (the caller parses it). Short strings come from a cache of recent
+ * ones, compared byte for byte, so a path of few distinct values allocates few strings.
  */
 export function readPlainStringSpan(b: Uint8Array, start: number, end: number): string | undefined {
   const from = start + 1, to = end - 1;
@@ -308,20 +401,32 @@ export function readPlainStringSpan(b: Uint8Array, start: number, end: number): 
     if (c === BACKSLASH) return undefined;
     h = Math.imul(h ^ c, 0x01000193);
   }
-  const slot = (h >>> 0) & (INTERN_SLOTS - 1);
-  const seen = internBytes[slot];
-  if (seen !== undefined && seen.length === len) {
+  // Up to INTERN_PROBES slots from the hash's: a value found there is reused; a new one takes
+  // the first empty slot, or the hash's own one when all are taken (the older value is dropped).
+  const home = (h ^ (h >>> 16)) & (INTERN_SLOTS - 1);
+  let free = -1;
+  for (let p = 0; p < INTERN_PROBES; p++) {
+    const slot = (home + p) & (INTERN_SLOTS - 1);
+    const held = internLength[slot];
+    if (held === 0) {
+      if (free < 0) free = slot;
+      continue;
+    }
+    if (held !== len + 1) continue;
+    const at = slot * INTERN_MAX_BYTES;
     let same = true;
     for (let k = 0; k < len; k++) {
-      if (seen[k] !== b[from + k]) {
+      if (internPool[at + k] !== b[from + k]) {
         same = false;
         break;
       }
     }
     if (same) return internText[slot];
   }
+  const slot = free >= 0 ? free : home;
   const text = textOfBytes(b, from, to);
-  internBytes[slot] = b.slice(from, to);
+  internPool.set(b.subarray(from, to), slot * INTERN_MAX_BYTES);
+  internLength[slot] = len + 1;
   internText[slot] = text;
   return text;
 }

@@ -119,23 +119,29 @@ const tablesCodec: KindCodec = {
   },
   apply(store, parts) {
     // The digests of each project's rows in their order, for the tables' indexes.
-    const digestsOf = new Map<string, string[]>();
+    const digestsOf = new Map<string, { digests: string[]; rows: StoredRow[] }>();
     for (const part of parts as TablesPart[]) {
       const project = store.projectForWrite(part.project);
       let all = digestsOf.get(part.project);
-      if (all === undefined) digestsOf.set(part.project, (all = []));
+      if (all === undefined) digestsOf.set(part.project, (all = { digests: [], rows: [] }));
       if ('digests' in part) {
         const { digests, texts } = part;
         for (let i = 0; i < digests.length; i++) {
           const row: StoredRow = { digest: digests[i], text: texts[i] };
           project.rows.set(digests[i], row);
-          all.push(digests[i]);
+          all.digests.push(digests[i]);
+          all.rows.push(row);
         }
       } else {
         for (const [digest, indexes] of part.tables) {
           const list = new Array<string>(indexes.length);
-          for (let i = 0; i < indexes.length; i++) list[i] = all[indexes[i]];
-          project.tables.set(digest, list);
+          // Pushed, not `new Array(n)`: a large preallocated array is a slow dictionary.
+          const byPosition: StoredRow[] = [];
+          for (let i = 0; i < indexes.length; i++) {
+            list[i] = all.digests[indexes[i]];
+            byPosition.push(all.rows[indexes[i]]);
+          }
+          project.storeTable(digest, list, byPosition);
         }
       }
     }

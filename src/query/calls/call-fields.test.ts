@@ -4,6 +4,9 @@ import { createEngine } from '../../engine.ts';
 import { TqError } from '../../core/errors.ts';
 import { parseCallRecord } from '../../load/calls/call-record.ts';
 import { CallFieldResolver } from './call-fields.ts';
+import { MISSING, readPath } from './json-path.ts';
+import { parseExact } from '../../core/json/exact.ts';
+import { jsonValueString } from '../../core/ch/values.ts';
 
 function resolver() {
   const engine = createEngine();
@@ -55,4 +58,38 @@ test('readsJson: paths under a dynamic root or feedback parse JSON per row; colu
   const r = resolver();
   for (const path of ['inputs', 'inputs.x', 'output', 'attributes.env', 'summary', 'summary.usage', 'summary.weave', 'feedback.[*].payload.x']) assert.equal(r.readsJson(path), true, path);
   for (const path of ['id', 'op_name', 'summary.weave.status', 'inputsx.y', 'started_at', 'outputs']) assert.equal(r.readsJson(path), false, path);
+});
+
+test('paths below one part share one walk per row and each reads what parsing the part gives (repeated and escaped keys, nesting, missing, non-objects)', () => {
+  const engine = createEngine();
+  const project = engine.store.projectForWrite('e/p');
+  const inputsTexts = [
+    '{"model":"a","max_tokens":1,"model":"b"}',
+    '{ "m\\u006fdel" : "esc", "max_tokens" : "512" , "cfg":{"x":{"y":[1,2]},"x":{"y":"last"}}}',
+    '{"cfg":{"x":null},"n":[{"model":"deep"}]}',
+    '{}',
+    'null',
+    '{"model":{"inner":1},"max_tokens":-1.5e3,"é":"clef 𝄞"}',
+  ];
+  inputsTexts.forEach((inputs, i) => {
+    const text = `{"id":"c${i}","project_id":"e/p","op_name":"weave:///e/p/op/f:abc","trace_id":"t","started_at":"2024-01-01T00:00:00Z","inputs":${inputs}}`;
+    const { record } = parseCallRecord(JSON.parse(text), 'svc_');
+    const bytes = Buffer.from(text);
+    project.calls.load(record, bytes, 0, bytes.length);
+  });
+  const r = new CallFieldResolver({ store: engine.store, project, fieldPrefix: 'svc_', expandColumns: [], canRead: () => true });
+  const paths = ['inputs.model', 'inputs.max_tokens', 'inputs.cfg.x.y', 'inputs.cfg.x', 'inputs.é', 'inputs.n.0.model'];
+  const accessors = paths.map((p) => r.resolve(p));
+  const expected = (inputs: string, path: string): string => {
+    const v = readPath(parseExact(inputs), path.split('.').slice(1), 'json-value');
+    const s = v === MISSING ? '' : jsonValueString(v);
+    return s === 'null' ? '' : s;
+  };
+  // Rows read in turn, every path per row (the shared walk), then again backwards.
+  const got: string[][] = inputsTexts.map(() => []);
+  for (let row = 0; row < inputsTexts.length; row++) for (const [j, a] of accessors.entries()) got[row][j] = a.kind === 'json' ? a.str(row) : 'not json';
+  assert.deepEqual(got, inputsTexts.map((inputs) => paths.map((p) => expected(inputs, p))));
+  assert.deepEqual(got.map((g) => g.slice(0, 3)), [['b', '1', ''], ['esc', '512', 'last'], ['', '', ''], ['', '', ''], ['', '', ''], ['{"inner":1}', '-1500', '']]);
+  const floats = inputsTexts.map((_, row) => (accessors[1].kind === 'json' ? accessors[1].float(row) : NaN));
+  assert.deepEqual(floats, [1, 512, null, null, null, -1500]);
 });

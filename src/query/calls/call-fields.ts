@@ -9,7 +9,7 @@
  */
 import { fieldNotAllowed, InvalidFieldError, type ErrorPath } from '../../core/errors.ts';
 import { parseLossless, type LosslessValue } from '../../core/json/lossless.ts';
-import { locatePathBytes, pathSteps, readJsonSpanBytes } from '../../core/json/path-extract.ts';
+import { locatePathBytes, MemberSpans, pathSteps, readJsonSpanBytes } from '../../core/json/path-extract.ts';
 import { callRefUri } from '../../core/refs.ts';
 import { BODY_PARTS, type CallBody, type CallTable } from '../../store/call-table.ts';
 import type { FeedbackRow, ProjectStore } from '../../store/project.ts';
@@ -59,16 +59,35 @@ export interface CallFieldOptions {
  * lacks, or JSON null, is missing below it, as `{}` / null are when parsed. Null when the path
  * cannot be walked over bytes.
  */
-function pathBytesLocator(t: CallTable, part: keyof CallBody, parts: readonly string[]): SpanLocator | null {
+function pathBytesLocator(t: CallTable, part: keyof CallBody, parts: readonly string[], members: MemberSpans): SpanLocator | null {
   const steps = pathSteps(parts, isIndexPart);
   if (steps === null) return null;
   const k = BODY_PARTS.indexOf(part);
   const spans = new Int32Array(8);
+  if (steps[0].keyBytes === null) {
+    return (row, found) => {
+      const bytes = t.bodyChunkBytes(row);
+      t.partByteSpans(row, spans);
+      const start = spans[2 * k];
+      return start >= 0 && locatePathBytes(bytes, start, spans[2 * k + 1], steps, found) ? bytes : null;
+    };
+  }
+  // The first key is read through the part's shared member walk (MemberSpans): every path of
+  // the query below this part is found in one walk of the row's part.
+  const key = members.add(steps[0]);
+  const rest = steps.slice(1);
   return (row, found) => {
     const bytes = t.bodyChunkBytes(row);
     t.partByteSpans(row, spans);
     const start = spans[2 * k];
-    return start >= 0 && locatePathBytes(bytes, start, spans[2 * k + 1], steps, found) ? bytes : null;
+    if (start < 0) return null;
+    members.walk(bytes, start, spans[2 * k + 1]);
+    const s = members.start[key];
+    if (s < 0) return null;
+    if (rest.length > 0) return locatePathBytes(bytes, s, members.end[key], rest, found) ? bytes : null;
+    found[0] = s;
+    found[1] = members.end[key];
+    return bytes;
   };
 }
 
@@ -95,6 +114,8 @@ export class CallFieldResolver implements FieldResolver {
   /** One parsed body at a time: successive accessors usually read the same row. */
   private lastRow = -1;
   private lastBody: ReturnType<CallTable['body']> | null = null;
+  /** Per body part, the member walk its paths share (pathBytesLocator). */
+  private readonly memberWalks = new Map<string, MemberSpans>();
 
   constructor(private readonly opts: CallFieldOptions) {
     const t = (this.table = opts.project.calls);
@@ -185,10 +206,16 @@ export class CallFieldResolver implements FieldResolver {
     const negative = hasNegativeIndex(rest);
     // JSON_VALUE readings walk the stored bytes to the value (decoding only it); a numeric
     // reading or existence is then often decided from the bytes alone (path-memo.ts).
-    const locate = negative || rest.length === 0 ? null : pathBytesLocator(this.table, root as keyof CallBody, rest);
+    const locate = negative || rest.length === 0 ? null : pathBytesLocator(this.table, root as keyof CallBody, rest, this.membersOf(root));
     const value = locate !== null ? pathBytesReader(locate) : this.rootReader(root, rest, negative ? 'hops' : 'json-value');
     const existence = !negative && rest.some(isIndexPart) ? this.rootReader(root, rest, 'hops') : undefined;
     return jsonAccessor(value, pathMemos(this.opts.store).memo(this.table, path), this.table.size, existence, locate ?? undefined);
+  }
+
+  private membersOf(root: string): MemberSpans {
+    let members = this.memberWalks.get(root);
+    if (members === undefined) this.memberWalks.set(root, (members = new MemberSpans()));
+    return members;
   }
 
   /** Reading these parses JSON per row: a dynamic root's body part or a feedback payload. */

@@ -6,7 +6,8 @@ import { TqError } from '../../core/errors.ts';
 import { parseLossless } from '../../core/json/lossless.ts';
 import { createEngine } from '../../engine.ts';
 import { tableQueryRoute, tableQueryStatsRoute, tableQueryStreamRoute, tableRoutes } from './route.ts';
-import { candidatePositions, TableCaches } from './run.ts';
+import { candidatePositions, resolvedTable, TableCaches } from './run.ts';
+import { ProjectStore } from '../../store/project.ts';
 
 const PROJECT = 'acme/evals';
 
@@ -276,9 +277,38 @@ test('candidatePositions: unfiltered positions are cached per table until the pr
   const first = candidatePositions(caches, digests, rows, null);
   assert.deepEqual([...first], [0, 2, 3]);
   assert.equal(candidatePositions(caches, digests, rows, null), first);
-  assert.equal(caches.bytes(), first.byteLength);
+  // The positions and the rows by position (a reference each).
+  assert.equal(caches.bytes(), first.byteLength + 8 * digests.length);
   assert.deepEqual([...candidatePositions(caches, digests, rows, new Set(['a']))], [0, 3]);
   // The gap at 1 fills once its row is stored: the cached list is not reused.
   rows.set('b', { digest: 'b', text: '{"x":2}' });
   assert.deepEqual([...candidatePositions(caches, digests, rows, null)], [0, 1, 2, 3]);
+});
+
+test('resolvedTable: the rows a table held when stored are read by position, and a gap is looked up once its body is stored', () => {
+  const project = new ProjectStore('p/t');
+  project.rows.set('a', { digest: 'a', text: '{"x":1}' });
+  project.storeTable('T', ['a', 'b', 'a']);
+  const whenStored = project.tableRowsWhenStored.get('T')!;
+  assert.deepEqual(whenStored.map((r) => r?.digest), ['a', undefined, 'a']);
+  // Stored again under the same digest: the first list and its rows are kept.
+  project.storeTable('T', ['b']);
+  assert.deepEqual(project.tables.get('T'), ['a', 'b', 'a']);
+  const caches = new TableCaches();
+  const before = resolvedTable(caches, project.tables.get('T')!, project.rows, whenStored);
+  assert.deepEqual([...before.positions], [0, 2]);
+  assert.equal(before.rows[0], project.rows.get('a'));
+  project.rows.set('b', { digest: 'b', text: '{"x":2}' });
+  const after = resolvedTable(caches, project.tables.get('T')!, project.rows, whenStored);
+  assert.deepEqual([...after.positions], [0, 1, 2]);
+  assert.equal(after.rows[1], project.rows.get('b'));
+  // Rows the caller holds (a snapshot's restore) are kept as given; a list of another length is looked up.
+  const held = { digest: 'a', text: '{"x":1}' };
+  project.storeTable('U', ['a'], [held]);
+  assert.equal(project.tableRowsWhenStored.get('U')![0], held);
+  project.storeTable('V', ['a', 'b'], [held]);
+  assert.deepEqual(project.tableRowsWhenStored.get('V'), [project.rows.get('a'), project.rows.get('b')]);
+  // A list of another length than the table's (not its rows) is not read by position.
+  const other = resolvedTable(new TableCaches(), ['b'], project.rows, whenStored);
+  assert.equal(other.rows[0], project.rows.get('b'));
 });

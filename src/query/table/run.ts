@@ -80,13 +80,15 @@ export function queryTableRows(engine: Engine, req: TableQuery): Iterable<TableR
 
   // Candidates as positions in the table; only the selected ones become hits.
   const caches = tableCaches(engine.store);
-  const positions = candidatePositions(caches, digests, rows, wanted);
-  const columns = req.sort_by.map((term) => tableSortColumns(caches, digests, rows, term.path));
+  const whenStored = project.tableRowsWhenStored.get(req.digest);
+  const positions = candidatePositions(caches, digests, rows, wanted, whenStored);
+  const byPosition = resolvedTable(caches, digests, rows, whenStored).rows;
+  const columns = req.sort_by.map((term) => tableSortColumns(caches, digests, byPosition, term.path));
   const k = limit === null ? positions.length : Math.min(positions.length, offset + limit);
   // Only rows that can reach the first k on the first term's readings are ranked in full.
   const ranked = firstKeyCandidates(columns[0], req.sort_by[0].order === 'desc', positions, k) ?? positions;
   const cmp = columnsComparator(columns, req.sort_by.map((t) => t.order), ranked);
-  return selectWindow(ranked.length, offset, k, cmp).map((j) => ({ row: rows.get(digests[ranked[j]])!, original_index: ranked[j] }));
+  return selectWindow(ranked.length, offset, k, cmp).map((j) => ({ row: byPosition[ranked[j]]!, original_index: ranked[j] }));
 }
 
 /** Tables whose positions and sort readings are kept (least recently used goes first). */
@@ -100,7 +102,7 @@ const SORT_PATHS_PER_TABLE = 8;
  * positions and the sort readings of a path stay right while the project's rows are the same.
  */
 export class TableCaches implements DerivedCache {
-  readonly positions = new Map<readonly string[], { rowCount: number; positions: Int32Array }>();
+  readonly positions = new Map<readonly string[], ResolvedTable>();
   readonly sorts = new Map<readonly string[], Map<string, SortColumns>>();
 
   clear(): void {
@@ -110,7 +112,7 @@ export class TableCaches implements DerivedCache {
 
   bytes(): number {
     let n = 0;
-    for (const p of this.positions.values()) n += p.positions.byteLength;
+    for (const p of this.positions.values()) n += p.positions.byteLength + 8 * p.rows.length;
     for (const perPath of this.sorts.values()) {
       for (const [key, c] of perPath) {
         n += stringBytes(key) + c.present.byteLength + c.tier.byteLength + c.float.byteLength + 8 * c.text.length;
@@ -140,34 +142,54 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V, limit: number): void {
   map.set(key, value);
 }
 
+/** A table's rows resolved by position (undefined where no body is stored), and the positions that have one. */
+interface ResolvedTable {
+  rowCount: number;
+  rows: Array<StoredRow | undefined>;
+  positions: Int32Array;
+}
+
 /**
- * The positions whose digest has a stored row (and is wanted). Unfiltered, they are cached per
- * table: rows are only ever added, so the list stays right while the project's row count is
- * the same (a sort of a million rows then does no lookup per row).
+ * The table's rows by position, one digest lookup each, cached per table: rows are only ever
+ * added, so the list stays right while the project's row count is the same. A first sort looks
+ * each digest up once here (a lookup in a million-entry map misses the caches several times),
+ * then reads rows by position.
  */
-export function candidatePositions(caches: TableCaches, digests: readonly string[], rows: ReadonlyMap<string, StoredRow>, wanted: ReadonlySet<string> | null): Int32Array {
-  const cached = wanted === null ? touch(caches.positions, digests) : undefined;
-  if (cached && cached.rowCount === rows.size) return cached.positions;
-  const found = new Int32Array(digests.length);
-  let n = 0;
-  if (wanted === null) {
-    for (let i = 0; i < digests.length; i++) if (rows.has(digests[i])) found[n++] = i;
-  } else {
-    for (let i = 0; i < digests.length; i++) {
-      const d = digests[i];
-      if (wanted.has(d) && rows.has(d)) found[n++] = i;
-    }
+export function resolvedTable(caches: TableCaches, digests: readonly string[], rows: ReadonlyMap<string, StoredRow>, whenStored?: ReadonlyArray<StoredRow | undefined>): ResolvedTable {
+  const cached = touch(caches.positions, digests);
+  if (cached && cached.rowCount === rows.size) return cached;
+  const n = digests.length;
+  // The rows as the table was stored (ProjectStore.storeTable): only its gaps are looked up.
+  const stored = whenStored !== undefined && whenStored.length === n ? whenStored : null;
+  // Pushed, not `new Array(n)`: a large preallocated array is a slow dictionary.
+  const resolved: Array<StoredRow | undefined> = [];
+  const found = new Int32Array(n);
+  let present = 0;
+  for (let i = 0; i < n; i++) {
+    const row = stored?.[i] ?? rows.get(digests[i]);
+    resolved.push(row);
+    if (row !== undefined) found[present++] = i;
   }
-  const positions = n === found.length ? found : found.slice(0, n);
-  if (wanted === null) remember(caches.positions, digests, { rowCount: rows.size, positions }, CACHED_TABLES);
-  return positions;
+  const table = { rowCount: rows.size, rows: resolved, positions: present === n ? found : found.slice(0, present) };
+  remember(caches.positions, digests, table, CACHED_TABLES);
+  return table;
+}
+
+/** The positions whose digest has a stored row (and is wanted). */
+export function candidatePositions(caches: TableCaches, digests: readonly string[], rows: ReadonlyMap<string, StoredRow>, wanted: ReadonlySet<string> | null, whenStored?: ReadonlyArray<StoredRow | undefined>): Int32Array {
+  const table = resolvedTable(caches, digests, rows, whenStored);
+  if (wanted === null) return table.positions;
+  const found = new Int32Array(table.positions.length);
+  let n = 0;
+  for (const i of table.positions) if (wanted.has(digests[i])) found[n++] = i;
+  return found.slice(0, n);
 }
 
 /**
  * Sort readings of one path for every position of a table, cached: a repeated sort reads
  * typed arrays instead of parsing rows.
  */
-function tableSortColumns(caches: TableCaches, digests: readonly string[], rows: ReadonlyMap<string, StoredRow>, path: readonly string[]): SortColumns {
+function tableSortColumns(caches: TableCaches, digests: readonly string[], rows: ReadonlyArray<StoredRow | undefined>, path: readonly string[]): SortColumns {
   let perPath = touch(caches.sorts, digests);
   if (!perPath) remember(caches.sorts, digests, (perPath = new Map()), CACHED_TABLES);
   const key = JSON.stringify(path);
@@ -181,7 +203,7 @@ function tableSortColumns(caches: TableCaches, digests: readonly string[], rows:
   const steps = rowSortSteps(path);
   let complete = true;
   for (let i = 0; i < n; i++) {
-    const row = rows.get(digests[i]);
+    const row = rows[i];
     if (row === undefined) {
       complete = false; // the row may be stored later: do not cache a gap
       continue;
