@@ -30,13 +30,16 @@ function declaredLength(req: IncomingMessage): number | undefined {
 /**
  * Reads the whole body, holding its bytes in `reservation` (taken from `budget`): the declared
  * Content-Length before the first byte is read, a chunked body's bytes as they arrive.
+ * `beforeReading` is called once the declared length has passed both checks, before the first
+ * byte is read (the server sends `100 Continue` there).
  * @throws TransportError 413 over `limit` bytes; TQ_SERVER_BUSY (503) when the bytes do not fit
  *   in the budget; ClientGoneError when the client disconnects.
  */
-export function readBody(req: IncomingMessage, limit: number, budget: BodyBudget, reservation: BodyReservation): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limit: number, budget: BodyBudget, reservation: BodyReservation, beforeReading?: () => void): Promise<Buffer> {
   const declared = declaredLength(req);
   if (declared !== undefined && declared > limit) return Promise.reject(tooLarge());
   if (declared !== undefined && !reservation.grow(declared)) return Promise.reject(busy(budget));
+  beforeReading?.();
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -98,6 +101,11 @@ export interface DrainBounds {
  * a retry storm costs the loop at most 8 bodies being read.
  */
 export const defaultDrainBounds = (maxBodyBytes: number): DrainBounds => ({ bytes: 2 * maxBodyBytes, ms: 10_000, connections: 8 });
+
+/** Does the client hold its body back until it is told `100 Continue`? */
+export function expectsContinue(req: IncomingMessage): boolean {
+  return req.headers.expect?.toLowerCase() === '100-continue';
+}
 
 /** Is part of the request's body still to come (a body declared and not all received)? */
 export function bodyStillComing(req: IncomingMessage): boolean {

@@ -223,3 +223,45 @@ test('past the bound on connections drained at once, an early answer closes the 
     assert.ok(third.closedAfterMs >= 3000, `the third closed after ${third.closedAfterMs} ms`);
   });
 });
+
+/**
+ * A client that sends `Expect: 100-continue` and holds its body back until told to continue (as
+ * curl does for large bodies): sends the body only after `100 Continue`; resolves with all it
+ * read, the body bytes it sent, and when the server closed the connection.
+ */
+function expectContinue(base: string, head: string, body: string): Promise<{ answer: string; sentBody: number; closedAfterMs: number }> {
+  const port = Number(new URL(base).port);
+  const started = performance.now();
+  return new Promise((resolve) => {
+    let answer = '';
+    let sentBody = 0;
+    const socket = connect(port, '127.0.0.1', () => socket.write(`${head}Expect: 100-continue\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`));
+    socket.on('data', (d) => {
+      answer += d;
+      if (sentBody === 0 && answer.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) {
+        sentBody = Buffer.byteLength(body);
+        socket.write(body);
+      }
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => resolve({ answer, sentBody, closedAfterMs: performance.now() - started }));
+  });
+}
+
+test('Expect: 100-continue: a refused client is answered without sending its body; an accepted one is told to continue', { timeout: 20_000 }, async () => {
+  await withServer({}, async (base) => {
+    const big = 'x'.repeat(MIB);
+    const refused = await expectContinue(base, `POST /table/create HTTP/1.1\r\nHost: x\r\nAuthorization: ${basic('api', 'wrong')}\r\n`, big);
+    assert.match(refused.answer, /^HTTP\/1\.1 401 [^]*\r\n\r\n\{"reason":"Invalid username or password"\}$/);
+    assert.equal(refused.sentBody, 0);
+    assert.ok(refused.closedAfterMs < 2000, `closed after ${refused.closedAfterMs} ms`);
+
+    const tooLarge = await expectContinue(base, `POST /table/create HTTP/1.1\r\nHost: x\r\nAuthorization: ${API_AUTH}\r\n`, 'y'.repeat(17 * MIB));
+    assert.match(tooLarge.answer, /^HTTP\/1\.1 413 /);
+    assert.equal(tooLarge.sentBody, 0);
+
+    const accepted = await expectContinue(base, `POST /calls/query_stats HTTP/1.1\r\nHost: x\r\nAuthorization: ${API_AUTH}\r\n`, JSON.stringify({ project_id: 'acme/support-bot' }));
+    assert.ok(accepted.sentBody > 0, 'the body was sent after 100 Continue');
+    assert.match(accepted.answer, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 [^]*\r\n\r\n\{"count":77,"total_storage_size_bytes":null\}$/);
+  });
+});

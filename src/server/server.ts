@@ -26,7 +26,7 @@ import { isTestControlPath } from '../write/test-control.ts';
 import { DOUBLE_SLASH_REASON, queryParams, schemaErrorBody, withoutTracesPrefix } from './weave-compat.ts';
 import type { WriteRunner } from '../journal/durable-writes.ts';
 import { WWW_AUTHENTICATE, type Users } from './basic-auth.ts';
-import { bodyStillComing, BUSY_RETRY_AFTER_SECONDS, ClientGoneError, defaultDrainBounds, discardBody, readBody, type DrainBounds } from './body-reader.ts';
+import { bodyStillComing, BUSY_RETRY_AFTER_SECONDS, ClientGoneError, defaultDrainBounds, discardBody, expectsContinue, readBody, type DrainBounds } from './body-reader.ts';
 import { BodyBudget, TakeTurns } from './body-budget.ts';
 import { pumpChunks } from './jsonl-stream.ts';
 import { MultipartError, multipartBoundary, parseMultipart } from './multipart.ts';
@@ -150,6 +150,8 @@ export function createTqServer(options: TqServerOptions): TqServer {
   const drainBounds = options.earlyAnswerDrain ?? defaultDrainBounds(maxBodyBytes);
   /** Connections whose unread body is being discarded after an early answer. */
   let draining = 0;
+  /** Requests with `Expect: 100-continue` that were told `100 Continue` (their body is coming). */
+  const continued = new WeakSet<IncomingMessage>();
 
   /** Responses not yet complete; graceful close waits for them. */
   const inFlight = new Set<ServerResponse>();
@@ -191,8 +193,10 @@ export function createTqServer(options: TqServerOptions): TqServer {
     // dropped within bounds, and only then is the response ended (and the connection closed).
     res.setHeader('Connection', 'close');
     res.writeHead(status, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(text) });
-    if (draining >= drainBounds.connections) {
-      // Enough bodies are being drained already: answer and close at once.
+    // A client waiting for `100 Continue` (which it will not get) holds its body back: nothing
+    // is left unread. Past the drain bound, enough bodies are being drained already. Either way:
+    // answer and close at once.
+    if ((expectsContinue(req) && !continued.has(req)) || draining >= drainBounds.connections) {
       res.end(text);
       return;
     }
@@ -260,7 +264,14 @@ export function createTqServer(options: TqServerOptions): TqServer {
     const reservation = budget.reserve();
     let result;
     try {
-      const bytes = route.body === 'none' ? Buffer.alloc(0) : await readBody(req, maxBodyBytes, budget, reservation);
+      const bytes = route.body === 'none' ? Buffer.alloc(0) : await readBody(req, maxBodyBytes, budget, reservation, () => {
+            // Only now, with the credentials, the route and the declared size accepted, is a
+            // client that asked `Expect: 100-continue` told to send its body.
+            if (expectsContinue(req) && !continued.has(req)) {
+              continued.add(req);
+              res.writeContinue();
+            }
+          });
       const runOnLoop = () => {
         const body = requestBodyOf(req, route, bytes);
         return route.mutates && options.writes ? options.writes.runWrite(route, body, ctx, params) : runRoute(route, engine, body, ctx, params);
@@ -394,6 +405,10 @@ export function createTqServer(options: TqServerOptions): TqServer {
     ? (createTlsServer({ ...socketServerOptions(socketLimits), cert: options.tls.cert, key: options.tls.key }, onRequest) as unknown as Server)
     : createServer(socketServerOptions(socketLimits), onRequest);
   applySocketLimits(server, socketLimits);
+  // With a listener here Node no longer answers `Expect: 100-continue` by itself: the request
+  // goes through every 'request' listener, and `100 Continue` is sent only when its body is
+  // wanted (respond), so a refused client never sends it.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
 
   return {
     server,

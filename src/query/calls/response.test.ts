@@ -101,6 +101,10 @@ test('DatetimeBytes: the bytes of datetimeJsonFormatter for whole, fractional an
   const r = rng(11);
   const samples = [NaN, 0, -1, 0.5, 1.25, 123456.78901234567, -0.000001, 5e-324, 2.5e17, 253402300799999999, Date.UTC(2025, 0, 1) * 1000 + 0.1, 1, 10, 999_999, 1_000_001, 86_399_999_999, Date.UTC(2025, 0, 1) * 1000 + 100_000];
   for (let i = 0; i < 500; i++) samples.push((r() - 0.3) * 4e15, Math.floor((r() - 0.3) * 4e15), r() * 2.5e17);
+  // Days revisited out of order, more of them than the kept date parts, some sharing a slot
+  // (64 days apart), before and after 1970: each must be spelled with its own date.
+  const day = 86_400_000_000;
+  for (let i = 0; i < 600; i++) samples.push((Math.floor(r() * 140) - 70) * day + Math.floor(r() * day), ((i % 5) - 2) * 64 * day + 1_000_000);
   for (const us of samples) {
     const w = new JsonLineWriter();
     bytes.write(w, us);
