@@ -285,6 +285,25 @@ test('candidatePositions: unfiltered positions are cached per table until the pr
   assert.deepEqual([...candidatePositions(caches, digests, rows, null)], [0, 1, 2, 3]);
 });
 
+test('candidatePositions: a digest filter gives exactly the positions of the wanted digests, keys shared or not', () => {
+  // Digests sharing their first six characters share a prefilter key: the string decides.
+  const names = ['AAAAAAx', 'AAAAAAy', 'AAAAAA', 'AAAAA', 'BBBBBBz', 'a', '', 'é€😀xyz'];
+  for (let i = 0; i < 300; i++) names.push(`d${(i * 7919) % 1000}-${i % 13}`);
+  const rows = new Map(names.filter((_, i) => i % 5 !== 4).map((d) => [d, { digest: d, text: '{}' }] as const));
+  let seed = 7;
+  const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+  const digests = Array.from({ length: 2000 }, () => names[rand(names.length)]);
+  const caches = new TableCaches();
+  for (let round = 0; round < 48; round++) {
+    const wanted = new Set(Array.from({ length: 1 + rand(30) }, () => (rand(4) === 0 ? `absent${rand(9)}` : names[rand(names.length)])));
+    // Every round also wants one of the digests that share a key, and never its twins.
+    for (const twin of names.slice(0, 3)) wanted.delete(twin);
+    wanted.add(names[round % 3]);
+    const expected = digests.flatMap((d, i) => (rows.has(d) && wanted.has(d) ? [i] : []));
+    assert.deepEqual([...candidatePositions(caches, digests, rows, wanted)], expected, [...wanted].join(','));
+  }
+});
+
 test('resolvedTable: the rows a table held when stored are read by position, and a gap is looked up once its body is stored', () => {
   const project = new ProjectStore('p/t');
   project.rows.set('a', { digest: 'a', text: '{"x":1}' });
