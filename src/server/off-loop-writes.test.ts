@@ -7,16 +7,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
 import { runRoute } from '../api/run-route.ts';
 import type { Engine, RequestContext } from '../api/types.ts';
-import { CallsCompleteModeRequiredError, RequestSchemaError, TqError, tqError } from '../core/errors.ts';
+import { CallsCompleteModeRequiredError, tqError } from '../core/errors.ts';
 import { createEngine } from '../engine.ts';
 import { findRoute } from '../routes.ts';
 import { Store } from '../store/store.ts';
 import { DEFAULT_MAX_BODY_BYTES, TAKE_TURNS_FROM_BYTES } from './server.ts';
-import { API_AUTH, startDemoServer } from './serving.testing.ts';
-import { schemaErrorBody } from './weave-compat.ts';
+import { startDemoServer } from './serving.testing.ts';
+import { ALL_ACCESS, assertLoopFreeDuring, listBody, post, syncAnswer } from './off-loop.testing.ts';
 import { Users } from './basic-auth.ts';
 
 const P = 'acme/calls';
@@ -24,17 +23,6 @@ const P = 'acme/calls';
 const COMPLETE_ONLY = 'acme/complete-only';
 const FILLER = 'x'.repeat(900);
 
-function listBody(bytes: number, head: string, tail: string, item: (i: number) => string): string {
-  const items: string[] = [];
-  let size = head.length + tail.length;
-  for (let i = 0; ; i++) {
-    const text = item(i);
-    if (size + text.length + 1 > bytes) break;
-    items.push(text);
-    size += text.length + 1;
-  }
-  return head + items.join(',') + tail;
-}
 
 /** Engines whose ids are drawn from the same counter sequence, so generated ids agree. */
 function countingEngine(): Engine {
@@ -62,7 +50,6 @@ const completeBody = (bytes: number, project = P, bodyProject = (i: number) => p
 const bigStart = (bytes: number) => listBody(bytes, `{"start":${JSON.stringify({ ...start(1), id: 'big' }).slice(0, -1)},"extra":[`, ']}}', (i) => JSON.stringify({ i, text: FILLER }));
 const bigEnd = (bytes: number) => listBody(bytes, `{"end":${JSON.stringify({ ...end(1), id: 'big' }).slice(0, -1)},"extra":[`, ']}}', (i) => JSON.stringify({ i, f: 2.5, text: FILLER }).replace('2.5', '2.0'));
 
-const ALL: RequestContext = { userId: 'api', authorize() {}, canRead: () => true };
 /** As the server's user `bob`: every project but acme/secret. */
 const BOB: RequestContext = {
   userId: 'bob',
@@ -75,34 +62,11 @@ const BOB: RequestContext = {
   },
 };
 
-/** What the synchronous path answers on `engine`: status and text. */
-function syncAnswer(engine: Engine, path: string, text: string, ctx: RequestContext, params = {}): { status: number; text: string } {
-  try {
-    const r = runRoute(findRoute(path)!, engine, { kind: 'text', text }, ctx, params);
-    assert.equal(r.kind, 'json');
-    return { status: 200, text: r.kind === 'json' ? (r.text ?? JSON.stringify(r.body)) : '' };
-  } catch (e) {
-    if (!(e instanceof TqError)) throw e;
-    return { status: e.status, text: JSON.stringify(e instanceof RequestSchemaError ? schemaErrorBody(e, 'svc_') : e.body()) };
-  }
-}
 
-function post(base: string, path: string, body: string | Buffer, auth = API_AUTH, onSent?: () => void): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(base + path, { method: 'POST', agent: false, headers: { Authorization: auth, 'Content-Length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', reject);
-    req.on('finish', () => onSent?.());
-    req.end(body);
-  });
-}
 
 /** Every call of a project as the store holds it: the query answer, bodies and columns included. */
 function storedCalls(engine: Engine, project: string): string {
-  const r = runRoute(findRoute('/calls/stream_query')!, engine, { kind: 'text', text: JSON.stringify({ project_id: project }) }, ALL);
+  const r = runRoute(findRoute('/calls/stream_query')!, engine, { kind: 'text', text: JSON.stringify({ project_id: project }) }, ALL_ACCESS);
   assert.equal(r.kind, 'stream');
   return r.kind === 'stream' ? Buffer.concat([...r.chunks]).toString('utf8') : '';
 }
@@ -214,34 +178,7 @@ for (const path of Object.keys(MAX_BODIES)) {
       const body = Buffer.from(MAX_BODIES[path]());
       // Warm the worker so that the measured request is the work itself.
       assert.equal((await post(base, '/call/upsert_batch', batchBody(TAKE_TURNS_FROM_BYTES + 1024))).status, 200);
-      let sent = 0;
-      let answered: number | undefined;
-      let longestGap = 0;
-      let last = performance.now();
-      const ticker = setInterval(() => {
-        const now = performance.now();
-        if (sent > 0 && answered === undefined) longestGap = Math.max(longestGap, now - last);
-        last = now;
-      }, 2);
-      const healthAnswered: number[] = [];
-      const big = post(base, path, body, API_AUTH, () => {
-        sent = performance.now();
-        last = sent;
-      }).then((r) => {
-        answered = performance.now();
-        return r;
-      });
-      while (answered === undefined) {
-        const r = await fetch(`${base}/health`);
-        await r.text();
-        if (sent > 0 && answered === undefined) healthAnswered.push(performance.now());
-      }
-      clearInterval(ticker);
-      const result = await big;
-      assert.equal(result.status, 200, result.text.slice(0, 200));
-      const window = answered - sent;
-      assert.ok(healthAnswered.length >= 3, `only ${healthAnswered.length} /health answered in the ${window.toFixed(0)} ms of the big request`);
-      assert.ok(longestGap < window / 2, `longest event-loop gap ${longestGap.toFixed(0)} ms of a ${window.toFixed(0)} ms request`);
+      await assertLoopFreeDuring(base, path, body);
     } finally {
       await srv.close();
     }

@@ -6,15 +6,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
-import { runRoute } from '../api/run-route.ts';
 import type { Engine } from '../api/types.ts';
-import { RequestSchemaError, TqError } from '../core/errors.ts';
 import { createEngine } from '../engine.ts';
-import { findRoute } from '../routes.ts';
 import { DEFAULT_MAX_BODY_BYTES, TAKE_TURNS_FROM_BYTES } from './server.ts';
-import { API_AUTH, startDemoServer } from './serving.testing.ts';
-import { schemaErrorBody } from './weave-compat.ts';
+import { startDemoServer } from './serving.testing.ts';
+import { assertLoopFreeDuring, listBody, post, syncAnswer } from './off-loop.testing.ts';
 import { Users } from './basic-auth.ts';
 import { OffLoop, OffLoopUnavailable, PreparedRefusal } from './off-loop.ts';
 
@@ -22,17 +18,6 @@ const P = 'acme/offloop';
 const FILLER = 'x'.repeat(900);
 
 /** JSON text `head` + items + `tail`, items `item(0)`, `item(1)`, … while the whole stays under `bytes`. */
-function listBody(bytes: number, head: string, tail: string, item: (i: number) => string): string {
-  const items: string[] = [];
-  let size = head.length + tail.length;
-  for (let i = 0; ; i++) {
-    const text = item(i);
-    if (size + text.length + 1 > bytes) break;
-    items.push(text);
-    size += text.length + 1;
-  }
-  return head + items.join(',') + tail;
-}
 
 const createBody = (bytes: number, row: (i: number) => unknown = (i) => ({ i, text: FILLER })) =>
   listBody(bytes, `{"table":{"project_id":"${P}","rows":[`, ']}}', (i) => JSON.stringify(row(i)));
@@ -44,31 +29,7 @@ function updateBody(bytes: number, base: string): string {
   );
 }
 
-/** What the synchronous path answers for a body on `engine`: status and text. */
-function syncAnswer(engine: Engine, path: string, text: string): { status: number; text: string } {
-  try {
-    const r = runRoute(findRoute(path)!, engine, { kind: 'text', text }, { userId: 'api', authorize() {}, canRead: () => true });
-    assert.equal(r.kind, 'json');
-    return { status: 200, text: r.kind === 'json' ? (r.text ?? JSON.stringify(r.body)) : '' };
-  } catch (e) {
-    if (!(e instanceof TqError)) throw e;
-    return { status: e.status, text: JSON.stringify(e instanceof RequestSchemaError ? schemaErrorBody(e, 'svc_') : e.body()) };
-  }
-}
 
-/** POST with node:http (the client adds no work of its own to this event loop). */
-function post(base: string, path: string, body: string | Buffer, auth = API_AUTH, onSent?: () => void): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(base + path, { method: 'POST', agent: false, headers: { Authorization: auth, 'Content-Length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', reject);
-    req.on('finish', () => onSent?.());
-    req.end(body);
-  });
-}
 
 const TABLE_SETUP = `{"table":{"project_id":"${P}","rows":[{"a":1},{"b":2}]}}`;
 
@@ -140,35 +101,7 @@ for (const path of ['/table/create', '/table/update']) {
       const body = Buffer.from(path === '/table/create' ? createBody(DEFAULT_MAX_BODY_BYTES - 1024) : updateBody(DEFAULT_MAX_BODY_BYTES - 1024, baseDigest));
       // Warm the worker (its start loads the routes) so that the measured request is the work itself.
       await post(base, '/table/create', createBody(TAKE_TURNS_FROM_BYTES + 1024));
-      let sent = 0;
-      let answered: number | undefined;
-      let longestGap = 0;
-      let last = performance.now();
-      const ticker = setInterval(() => {
-        const now = performance.now();
-        if (sent > 0 && answered === undefined) longestGap = Math.max(longestGap, now - last);
-        last = now;
-      }, 2);
-      const healthAnswered: number[] = [];
-      const big = post(base, path, body, API_AUTH, () => {
-        sent = performance.now();
-        last = sent;
-      }).then((r) => {
-        answered = performance.now();
-        return r;
-      });
-      // /health one after another until the big answer arrives.
-      while (answered === undefined) {
-        const r = await fetch(`${base}/health`);
-        await r.text();
-        if (sent > 0 && answered === undefined) healthAnswered.push(performance.now());
-      }
-      clearInterval(ticker);
-      const result = await big;
-      assert.equal(result.status, 200, result.text.slice(0, 200));
-      const window = answered - sent;
-      assert.ok(healthAnswered.length >= 3, `only ${healthAnswered.length} /health answered in the ${window.toFixed(0)} ms of the big request`);
-      assert.ok(longestGap < window / 2, `longest event-loop gap ${longestGap.toFixed(0)} ms of a ${window.toFixed(0)} ms request`);
+      await assertLoopFreeDuring(base, path, body);
     } finally {
       await srv.close();
     }
