@@ -14,7 +14,7 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
-import { CALL_LINE_FIELDS, ERROR, FIELD, FIELD_COUNT, REF_PREFIXES, STATUS_COUNTS } from '../../load/calls/line-scan.ts';
+import { CALL_LINE_FIELDS, ERROR, FIELD, FIELD_COUNT, latin1, REF_PREFIXES, STATUS_COUNTS } from '../../load/calls/line-scan.ts';
 import { CallLinePrescan } from '../../load/calls/scanned-call.ts';
 
 /** Where the input starts in the module's memory, and the readable bytes it needs past its end (see wasm/line-scan.ts). */
@@ -160,11 +160,4 @@ export class WasmCallLinePrescan extends CallLinePrescan {
     this.refTo[1] = w[R_REF_TO / 4 + 1];
     return ok;
   }
-}
-
-/** The text of the ASCII number `buf[from, to)`. */
-function latin1(buf: Uint8Array, from: number, to: number): string {
-  let s = '';
-  for (let k = from; k < to; k++) s += String.fromCharCode(buf[k]);
-  return s;
 }

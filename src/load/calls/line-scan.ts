@@ -478,7 +478,8 @@ export class CallLineScan implements CallLineScanArrays {
   }
 }
 
-function latin1(buf: Uint8Array, from: number, to: number): string {
+/** The text of `buf[from, to)`, a byte a character (the ASCII digits of an error count). */
+export function latin1(buf: Uint8Array, from: number, to: number): string {
   let s = '';
   for (let k = from; k < to; k++) s += String.fromCharCode(buf[k]);
   return s;
