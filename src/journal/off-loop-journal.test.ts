@@ -11,28 +11,40 @@ import { tempDir } from '../io/temp-dir.testing.ts';
 
 const P = 'acme/one';
 
+type Answer = { status: number; text: string };
+type DurableServer = Awaited<ReturnType<typeof durableServer>>;
+/** An answer with the moment it arrived. */
+const timed = (answer: Promise<Answer>) => answer.then((r) => ({ ...r, at: performance.now() }));
+
+/**
+ * The large write and every small one answered 200, a small one before the large one, and
+ * the server restarted from its journal answers as before. Returns the restarted server.
+ */
+async function assertAcknowledgedAndReplayed(server: DurableServer, dir: string, big: Answer & { at: number }, small: Array<Answer & { at: number }>): Promise<DurableServer> {
+  assert.equal(big.status, 200, big.text.slice(0, 200));
+  for (const a of small) assert.equal(a.status, 200, a.text);
+  assert.ok(small.some((a) => a.at < big.at), 'a small write was acknowledged while the large one was prepared');
+  const before = answers(server.engine);
+  await server.close();
+  const restarted = await durableServer(dir);
+  assert.equal(answers(restarted.engine), before);
+  return restarted;
+}
+
 test('small writes acknowledged during a large prepared write replay to the same store', async () => {
   const dir = tempDir('tq-offloop-');
   let server = await durableServer(dir);
   try {
     // About 4 MiB of rows, the first few also written by the small writes below.
     const rows = Array.from({ length: 4000 }, (_, i) => ({ i: i % 2000, text: 'y'.repeat(1000) }));
-    const big = send(server.url, { path: '/table/create', body: { table: { project_id: P, rows } } }).then((r) => ({ ...r, at: performance.now() }));
-    const small: Array<Promise<{ status: number; text: string; at: number }>> = [];
+    const big = timed(send(server.url, { path: '/table/create', body: { table: { project_id: P, rows } } }));
+    const small: Array<Promise<Answer & { at: number }>> = [];
     for (let i = 0; i < 5; i++) {
-      small.push(send(server.url, { path: '/table/create', body: { table: { project_id: P, rows: [rows[i], { small: i }] } } }).then((r) => ({ ...r, at: performance.now() })));
-      small.push(send(server.url, { path: '/obj/create', body: { obj: { project_id: P, object_id: 'o', val: { i } } } }).then((r) => ({ ...r, at: performance.now() })));
+      small.push(timed(send(server.url, { path: '/table/create', body: { table: { project_id: P, rows: [rows[i], { small: i }] } } })));
+      small.push(timed(send(server.url, { path: '/obj/create', body: { obj: { project_id: P, object_id: 'o', val: { i } } } })));
       await new Promise((r) => setTimeout(r, 5));
     }
-    const bigAnswer = await big;
-    const smallAnswers = await Promise.all(small);
-    assert.equal(bigAnswer.status, 200, bigAnswer.text.slice(0, 200));
-    for (const a of smallAnswers) assert.equal(a.status, 200, a.text);
-    assert.ok(smallAnswers.some((a) => a.at < bigAnswer.at), 'a small write was acknowledged while the large one was prepared');
-    const before = answers(server.engine);
-    await server.close();
-    server = await durableServer(dir);
-    assert.equal(answers(server.engine), before);
+    server = await assertAcknowledgedAndReplayed(server, dir, await big, await Promise.all(small));
   } finally {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
@@ -48,25 +60,18 @@ test('call and object writes prepared off the event loop, ids drawn in the store
       mode: 'start',
       req: { start: { project_id: P, ...(i % 3 ? { id: `c${i}`, trace_id: `t${i % 10}` } : {}), op_name: 'op', started_at: '2024-01-01T00:00:00Z', attributes: {}, inputs: { i, text: 'y'.repeat(1000) } } },
     }));
-    const big = send(server.url, { path: '/call/upsert_batch', body: { batch } }).then((r) => ({ ...r, at: performance.now() }));
+    const big = timed(send(server.url, { path: '/call/upsert_batch', body: { batch } }));
     const bigObject = send(server.url, { path: '/obj/create', body: { obj: { project_id: P, object_id: 'big', val: { rows: batch } } } });
-    const small: Array<Promise<{ status: number; text: string; at: number }>> = [];
+    const small: Array<Promise<Answer & { at: number }>> = [];
     for (let i = 0; i < 5; i++) {
       // Ends of calls in the big batch (the first may arrive before their start), and new starts.
-      small.push(send(server.url, { path: '/call/end', body: { end: { project_id: P, id: `c${3 * i + 1}`, ended_at: '2024-01-01T00:00:01Z', output: i, summary: {} } } }).then((r) => ({ ...r, at: performance.now() })));
-      small.push(send(server.url, { path: '/call/start', body: { start: { project_id: P, op_name: 'small', started_at: '2024-01-01T00:00:00Z', attributes: {}, inputs: { i } } } }).then((r) => ({ ...r, at: performance.now() })));
+      small.push(timed(send(server.url, { path: '/call/end', body: { end: { project_id: P, id: `c${3 * i + 1}`, ended_at: '2024-01-01T00:00:01Z', output: i, summary: {} } } })));
+      small.push(timed(send(server.url, { path: '/call/start', body: { start: { project_id: P, op_name: 'small', started_at: '2024-01-01T00:00:00Z', attributes: {}, inputs: { i } } } })));
       await new Promise((r) => setTimeout(r, 5));
     }
     const bigAnswer = await big;
-    assert.equal(bigAnswer.status, 200, bigAnswer.text.slice(0, 200));
     assert.equal((await bigObject).status, 200);
-    const smallAnswers = await Promise.all(small);
-    for (const a of smallAnswers) assert.equal(a.status, 200, a.text);
-    assert.ok(smallAnswers.some((a) => a.at < bigAnswer.at), 'a small write was acknowledged while the large one was prepared');
-    const before = answers(server.engine);
-    await server.close();
-    server = await durableServer(dir);
-    assert.equal(answers(server.engine), before);
+    server = await assertAcknowledgedAndReplayed(server, dir, bigAnswer, await Promise.all(small));
   } finally {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
