@@ -24,7 +24,7 @@ import { loadFixtures } from '../src/io/load-fixtures.ts';
 import { Users } from '../src/server/basic-auth.ts';
 import { createTqServer, type TqServer } from '../src/server/server.ts';
 import { planExport } from '../src/otel/export.ts';
-import { applyOpRefs, planOpRefs } from '../src/otel/op-objects.ts';
+import { opNamesOf, storeOpObjects } from '../src/otel/op-objects.ts';
 import { encodeOtlpJsonAsProtobuf, fromOtlpJson } from '../src/otel/model.ts';
 import { median } from './stats.ts';
 
@@ -87,8 +87,10 @@ function upsertBodies(otlp: unknown[]): string[] {
   // The op refs the export stores (semantics.md#otel-op-objects), decided on a scratch engine.
   const scratch = createEngine();
   return otlp.map((e) => {
-    const plan = planExport(fromOtlpJson(e), undefined, 'bench');
-    applyOpRefs(scratch, planOpRefs(scratch, plan.calls), 'bench');
+    const plan = planExport(fromOtlpJson(e), undefined);
+    const { plan: ops, callNames } = opNamesOf(plan.calls);
+    const refs = storeOpObjects(scratch, ops, 'bench');
+    for (const [i, { start }] of plan.calls.entries()) start.op_name = refs.get(start.project_id)!.get(callNames[i])!;
     const batch = plan.calls.flatMap(({ start, end }) => [
       {
         mode: 'start',

@@ -120,6 +120,21 @@ export interface DerivedRouteSpec<T, R, D, A extends AnswerKind> extends Omit<St
   run: (derived: D, call: RouteCall) => Answers[A];
 }
 
+/**
+ * A parser route split in two, as DerivedRouteSpec splits a model route: `parse` reads the body
+ * as received (a binary body's bytes and headers; all its refusals: 4xx) and `derive` computes
+ * from the parsed request what `run` stores, so both can run off the event loop. Unlike
+ * ParsedRouteSpec's, this `parse` is not told who asks: neither half may depend on the user,
+ * read a store or draw a value, and `derive` throws no client error (a refusal that must come
+ * after authorization travels in its result, for `run` to give). `run` gets that result after
+ * the projects `project` names from the parsed request are authorized.
+ */
+export interface DerivedParsedRouteSpec<R, D, A extends AnswerKind> extends Omit<Steps<R, A>, 'run'> {
+  parse: (body: unknown, prefix: FieldPrefix, params: PathParams) => R;
+  derive: (req: R) => D;
+  run: (derived: D, call: RouteCall) => Answers[A];
+}
+
 const HTTP_BODY: Record<BodyKind, Route['body']> = { plain: 'json', lossless: 'json', spelled: 'json', query: 'json', none: 'none', multipart: 'multipart', binary: 'binary' };
 
 /** JSON.parse of a body, or NOT_NATIVE when it does not parse (the exact path then reports it). */
@@ -207,9 +222,12 @@ export function defineRoute<T, R, D, A extends AnswerKind>(spec: DerivedRouteSpe
 export function defineRoute<T, D, A extends AnswerKind>(spec: DerivedRouteSpec<T, T, D, A>): Route;
 export function defineRoute<T, R, A extends AnswerKind>(spec: ModelRouteSpec<T, R, A> & { refine: (req: T) => R }): Route;
 export function defineRoute<T, A extends AnswerKind>(spec: ModelRouteSpec<T, T, A>): Route;
+export function defineRoute<R, D, A extends AnswerKind>(spec: DerivedParsedRouteSpec<R, D, A>): Route;
 export function defineRoute<R, A extends AnswerKind>(spec: ParsedRouteSpec<R, A>): Route;
-export function defineRoute<T, R, A extends AnswerKind>(spec: ModelRouteSpec<T, R, A> | ParsedRouteSpec<R, A> | DerivedRouteSpec<T, R, unknown, A>): Route {
-  if ('derive' in spec) return defineDerivedRoute(spec);
+export function defineRoute<T, R, A extends AnswerKind>(
+  spec: ModelRouteSpec<T, R, A> | ParsedRouteSpec<R, A> | DerivedRouteSpec<T, R, unknown, A> | DerivedParsedRouteSpec<R, unknown, A>,
+): Route {
+  if ('derive' in spec) return 'model' in spec ? defineDerivedRoute(spec) : defineDerivedParsedRoute(spec);
   const request: (value: unknown, prefix: FieldPrefix, params: PathParams, userId: string) => R =
     'parse' in spec
       ? spec.parse
@@ -268,6 +286,23 @@ function defineDerivedRoute<T, R, D, A extends AnswerKind>(spec: DerivedRouteSpe
     };
     return { projects: typeof projects === 'string' ? [projects] : projects, derived: spec.derive(req, source) };
   };
+  return splitRoute(spec, prepare);
+}
+
+function defineDerivedParsedRoute<R, D, A extends AnswerKind>(spec: DerivedParsedRouteSpec<R, D, A>): Route {
+  const prepare = (body: RequestBody, prefix: FieldPrefix, params: PathParams): PreparedRequest => {
+    const req = spec.parse(readBody(spec.body, body).value, prefix, params);
+    const projects = spec.project(req, params);
+    return { projects: typeof projects === 'string' ? [projects] : projects, derived: spec.derive(req) };
+  };
+  return splitRoute(spec, prepare);
+}
+
+/** A split route from its first half: the second authorizes the projects, then runs. */
+function splitRoute<D, A extends AnswerKind>(
+  spec: Omit<Steps<unknown, A>, 'run' | 'project'> & { run: (derived: D, call: RouteCall) => Answers[A] },
+  prepare: NonNullable<Route['prepare']>,
+): Route {
   const runPrepared = (prepared: PreparedRequest, engine: Engine, ctx: RequestContext, params: PathParams): RouteResult => {
     for (const projectId of prepared.projects) ctx.authorize(projectId);
     const call: RouteCall = { engine, ctx, params, lossless: undefined, storedText: undefined };

@@ -4,15 +4,19 @@
  * resource's project is resolved and authorized, and every span converted, all before the
  * first call is written; a rejected span (production's partial success) is reported, never
  * half-stored. The HTTP route and the OTLP fixture loader both come here.
+ *
+ * In two halves (issue 22 §4): everything up to `prepareExport` reads the body alone (no store,
+ * no clock, no id, not even who asks), so the route runs it off the event loop for a large
+ * body; `storeExport` reads the store for the op objects and writes, in one step.
  */
 import { gunzipSync, inflateSync } from 'node:zlib';
 import type { Engine } from '../api/types.ts';
 import { tqError } from '../core/errors.ts';
-import { endCall, startCall } from '../write/calls.ts';
+import { prepareCallWrites, storeCallWrites, type CallWrite, type PreparedCallWrites } from '../write/prepared-calls.ts';
 import { spanToCall, RejectedSpan, type ConvertedCall } from './convert.ts';
 import { decodeProtobuf, fromOtlpJson, OtlpFormatError, type TracesRequest } from './model.ts';
 import { ExportTraceServiceResponse } from './otlp-proto.ts';
-import { applyOpRefs, planOpRefs } from './op-objects.ts';
+import { opNamesOf, storeOpObjects, type OpNamePlan } from './op-objects.ts';
 import { AttributePathConflict, getAttribute, unflattenKeyValues } from './values.ts';
 
 /** The most a compressed body may inflate to: tq serve's default body limit. */
@@ -102,8 +106,11 @@ function projectOf(request: TracesRequest, index: number, headerProject: string 
   throw tqError('TQ_OTLP_NO_PROJECT', { index });
 }
 
-/** Converts every span (no writes). @throws TqError for what fails the whole export. */
-export function planExport(request: TracesRequest, headerProject: string | undefined, userId: string | null): ExportPlan {
+/**
+ * Converts every span (no writes). The calls carry no user: the store step gives them the
+ * authenticated one (none for fixtures). @throws TqError for what fails the whole export.
+ */
+export function planExport(request: TracesRequest, headerProject: string | undefined): ExportPlan {
   const plan: ExportPlan = { calls: [], projects: [], rejectedSpans: 0, errors: [] };
   // Each project once, in first-seen order, without a search of the list per resource.
   const seen = new Set<string>();
@@ -116,7 +123,7 @@ export function planExport(request: TracesRequest, headerProject: string | undef
     }
     rs.spans.forEach((span, s) => {
       try {
-        plan.calls.push(spanToCall(span, projectId, userId, `resourceSpans[${r}].spans[${s}]`));
+        plan.calls.push(spanToCall(span, projectId, null, `resourceSpans[${r}].spans[${s}]`));
       } catch (e) {
         if (e instanceof RejectedSpan) {
           plan.rejectedSpans++;
@@ -130,18 +137,36 @@ export function planExport(request: TracesRequest, headerProject: string | undef
 }
 
 /**
- * Stores the planned calls: first the op objects their op names refer to (op-objects.ts), then
- * start and end per span in order (an upsert, as production's insert). The op refs are decided
- * before the first write, so a refused export stores nothing.
+ * What the store step needs of a plan, from the plan alone (store-free, structured-clone safe):
+ * the op names per project, and the calls (start, then end, per span) as prepared-calls.ts
+ * hands them over (one JSON text and one packed string: a loop reads them back fast), each
+ * start's op_name the safe op name its ref is made of.
  */
-export function applyExport(engine: Engine, plan: ExportPlan, userId: string | null): void {
-  const opRefs = planOpRefs(engine, plan.calls);
-  applyOpRefs(engine, opRefs, userId);
-  for (const call of plan.calls) {
-    // A null user (fixtures) stays null: the converted start already carries the user it wants.
-    startCall(engine, call.start, userId as string);
-    endCall(engine, call.end);
+export interface PreparedExport {
+  ops: OpNamePlan;
+  calls: PreparedCallWrites;
+}
+
+export function prepareExport(plan: ExportPlan): PreparedExport {
+  const { plan: ops, callNames } = opNamesOf(plan.calls);
+  const writes: CallWrite[] = new Array(2 * plan.calls.length);
+  for (let i = 0; i < plan.calls.length; i++) {
+    const { start, end } = plan.calls[i];
+    writes[2 * i] = { start: { ...start, op_name: callNames[i] } };
+    writes[2 * i + 1] = { end };
   }
+  return { ops, calls: prepareCallWrites(writes) };
+}
+
+/**
+ * Stores a prepared export: first the op objects its op names refer to (op-objects.ts, which
+ * refuses a name that cannot be a ref before anything is written), then start and end per span
+ * in order (an upsert, as production's insert), each start's op_name its op's ref; a start
+ * without a user gets `userId` (null: fixtures).
+ */
+export function storeExport(engine: Engine, prepared: PreparedExport, userId: string | null): void {
+  const refs = storeOpObjects(engine, prepared.ops, userId);
+  storeCallWrites(engine, prepared.calls, userId as string, (projectId, name) => refs.get(projectId)!.get(name)!);
 }
 
 /** Production joins at most 20 rejection messages (`build_otel_export_response`). */

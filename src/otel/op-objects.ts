@@ -6,8 +6,9 @@
  * (`build_op_val` over the placeholder source file `obj.py`). The source file itself is written
  * only when none of the export's names had an op yet, as production does.
  *
- * Everything that can refuse the export is checked by `planOpRefs` before anything is written;
- * `applyOpRefs` only writes.
+ * `opNamesOf` decides from the calls alone (off the event loop for a large export) which names
+ * each project needs and whether one cannot be a ref; `storeOpObjects` reads the store for the
+ * existing ops and writes the placeholders, everything that can refuse or be drawn first.
  */
 import type { Engine } from '../api/types.ts';
 import { bytesDigest } from '../core/digest.ts';
@@ -41,19 +42,47 @@ function placeholderOpVal(fileDigest: string): LosslessObject {
 /** The external form of production's `InternalOpRef(...).uri()`. */
 const opRefUri = (projectId: string, name: string, digest: string) => `weave:///${projectId}/op/${name}:${digest}`;
 
-/** One project's part of an export: which names reuse an op, and which get a placeholder. */
-interface ProjectOpPlan {
+/** The op names of one project's calls: each distinct safe name once, in first-seen order. */
+export interface ProjectOpNames {
   projectId: string;
-  /** The calls of this project, and the safe name each one's op is under. */
-  calls: Array<{ call: ConvertedCall; name: string }>;
-  /** Safe name → ref of the project's latest live op of that id. */
-  existing: Map<string, string>;
-  /** Safe names with no op yet, in first-seen order (a Set: an export may name many spans). */
-  missing: Set<string>;
+  names: string[];
 }
 
-export interface OpRefPlan {
-  projects: ProjectOpPlan[];
+/** What an export's calls need of op objects, decided from the calls alone (no store). */
+export interface OpNamePlan {
+  projects: ProjectOpNames[];
+  /**
+   * The first safe name holding `:`, which cannot be a ref name (production's `InternalOpRef`
+   * validation, a ValueError: 400), or null. Refused by `storeOpObjects` (after authorization,
+   * before anything is read or stored).
+   */
+  badName: string | null;
+}
+
+/**
+ * The safe op name of every call (`callNames`, in call order) and each project's names
+ * (store-free: it may run off the event loop).
+ */
+export function opNamesOf(calls: readonly ConvertedCall[]): { plan: OpNamePlan; callNames: string[] } {
+  const byProject = new Map<string, { plan: ProjectOpNames; seen: Set<string> }>();
+  const callNames: string[] = new Array(calls.length);
+  let badName: string | null = null;
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i];
+    const name = safeObjectName(call.start.op_name);
+    callNames[i] = name;
+    if (badName === null && name.includes(':')) badName = name;
+    let project = byProject.get(call.projectId);
+    if (project === undefined) {
+      project = { plan: { projectId: call.projectId, names: [] }, seen: new Set() };
+      byProject.set(call.projectId, project);
+    }
+    if (!project.seen.has(name)) {
+      project.seen.add(name);
+      project.plan.names.push(name);
+    }
+  }
+  return { plan: { projects: [...byProject.values()].map((p) => p.plan), badName }, callNames };
 }
 
 /** The latest live op version of an object id, if the project has one (`objs_query` with latest_only, is_op). */
@@ -64,44 +93,36 @@ function latestOpDigest(engine: Engine, projectId: string, objectId: string): st
 }
 
 /**
- * Decides every call's op ref without writing. A safe name holding `:` cannot be a ref name
- * (production's `InternalOpRef` validation, a ValueError: 400); tq refuses the whole export
- * before anything is stored.
+ * The ref of every op name of a plan, per project (project id → safe name → ref): a name with a
+ * live op refers to its latest version, every other name gets a placeholder op created for it
+ * (and the source file, when none of the project's names had an op). Everything that can refuse
+ * or be drawn (the bad name, each project's creation time) comes before the first write.
  */
-export function planOpRefs(engine: Engine, calls: readonly ConvertedCall[]): OpRefPlan {
-  const byProject = new Map<string, ProjectOpPlan>();
-  for (const call of calls) {
-    const name = safeObjectName(call.start.op_name);
-    if (name.includes(':')) throw tqError('TQ_OTLP_OP_NAME', { name: name.slice(0, 200) });
-    let project = byProject.get(call.projectId);
-    if (project === undefined) {
-      project = { projectId: call.projectId, calls: [], existing: new Map(), missing: new Set() };
-      byProject.set(call.projectId, project);
+export function storeOpObjects(engine: Engine, plan: OpNamePlan, userId: string | null): Map<string, Map<string, string>> {
+  if (plan.badName !== null) throw tqError('TQ_OTLP_OP_NAME', { name: plan.badName.slice(0, 200) });
+  const decided = plan.projects.map(({ projectId, names }) => {
+    const refs = new Map<string, string>();
+    const missing: string[] = [];
+    for (const name of names) {
+      const digest = latestOpDigest(engine, projectId, name);
+      if (digest === null) missing.push(name);
+      else refs.set(name, opRefUri(projectId, name, digest));
     }
-    project.calls.push({ call, name });
-    if (project.existing.has(name) || project.missing.has(name)) continue;
-    const digest = latestOpDigest(engine, call.projectId, name);
-    if (digest === null) project.missing.add(name);
-    else project.existing.set(name, opRefUri(call.projectId, name, digest));
-  }
-  return { projects: [...byProject.values()] };
-}
-
-/** Creates the placeholder ops (and source file) a plan needs, and points each call's op_name at its op. */
-export function applyOpRefs(engine: Engine, plan: OpRefPlan, userId: string | null): void {
-  for (const project of plan.projects) {
-    const refs = new Map(project.existing);
-    if (project.missing.size > 0) {
-      // One creation time for the batch, drawn before the first write (all or nothing).
-      const createdAtUs = engine.options.now();
+    // One creation time per project's batch, all drawn before the first write (all or nothing).
+    return { projectId, refs, missing, createdAtUs: missing.length > 0 ? engine.options.now() : 0 };
+  });
+  const byProject = new Map<string, Map<string, string>>();
+  for (const { projectId, refs, missing, createdAtUs } of decided) {
+    if (missing.length > 0) {
       // `_create_or_get_placeholder_ops_digest`: the file is written only when no name had an op.
-      const fileDigest = project.existing.size === 0 ? createFile(engine, project.projectId, PLACEHOLDER_BYTES).digest : bytesDigest(PLACEHOLDER_BYTES);
-      for (const name of project.missing) {
+      const fileDigest = refs.size === 0 ? createFile(engine, projectId, PLACEHOLDER_BYTES).digest : bytesDigest(PLACEHOLDER_BYTES);
+      for (const name of missing) {
         // `obj_create_batch` takes the id as it is: no object-id validation, as production.
-        const { digest } = createObject(engine, { projectId: project.projectId, objectId: name, val: placeholderOpVal(fileDigest), userId, createdAtUs }, { validateId: false });
-        refs.set(name, opRefUri(project.projectId, name, digest));
+        const { digest } = createObject(engine, { projectId, objectId: name, val: placeholderOpVal(fileDigest), userId, createdAtUs }, { validateId: false });
+        refs.set(name, opRefUri(projectId, name, digest));
       }
     }
-    for (const { call, name } of project.calls) call.start.op_name = refs.get(name) as string;
+    byProject.set(projectId, refs);
   }
+  return byProject;
 }

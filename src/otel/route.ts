@@ -9,13 +9,19 @@
  */
 import { defineRoute } from '../api/define-route.ts';
 import type { RequestBody, RouteResult } from '../api/types.ts';
-import { applyExport, decodeBody, exportResponse, formatOf, inflateBody, MAX_INFLATED_BYTES, planExport } from './export.ts';
+import { decodeBody, exportResponse, formatOf, inflateBody, MAX_INFLATED_BYTES, planExport, prepareExport, storeExport } from './export.ts';
 
 const OTEL_TRACES_PATH = '/otel/v1/traces';
 
-/** The request headers the route reads (and the journal keeps). */
+/** The request headers the route reads (and the journal keeps, and the off-loop worker gets). */
 const HEADERS = ['content-type', 'content-encoding', 'project_id'] as const;
 
+/**
+ * A split route (define-route.ts DerivedParsedRouteSpec): for a large body the server runs
+ * `parse` and `derive` (inflate, decode, convert every span, the answer) in its worker
+ * (src/server/off-loop.ts), and only `run` (the grant checks, the op objects, the stores) on
+ * the event loop.
+ */
 export const otelTracesRoute = defineRoute({
   path: OTEL_TRACES_PATH,
   body: 'binary',
@@ -23,7 +29,7 @@ export const otelTracesRoute = defineRoute({
   apiKeyHeader: true,
   mutates: true,
   answer: 'result',
-  parse(raw, _prefix, _params, userId) {
+  parse(raw) {
     const body = raw as RequestBody;
     // Front ends that only send text (the library's runPath, the CLI) reach here with OTLP/JSON.
     const text = body.kind === 'text' ? body.text : body.kind === 'value' ? JSON.stringify(body.value) : '';
@@ -32,12 +38,13 @@ export const otelTracesRoute = defineRoute({
     const format = formatOf(headers['content-type']);
     const inflated = inflateBody(bytes, headers['content-encoding'], MAX_INFLATED_BYTES);
     const request = decodeBody(inflated, format);
-    return { format, plan: planExport(request, headers.project_id, userId) };
+    return { format, plan: planExport(request, headers.project_id) };
   },
   project: ({ plan }) => plan.projects,
-  run({ format, plan }, { engine, ctx }): RouteResult {
-    applyExport(engine, plan, ctx.userId);
-    const answer = exportResponse(plan, format);
+  // The answer is decided by the body alone: rejected spans are known before anything is stored.
+  derive: ({ format, plan }) => ({ answer: exportResponse(plan, format), prepared: prepareExport(plan) }),
+  run({ answer, prepared }, { engine, ctx }): RouteResult {
+    storeExport(engine, prepared, ctx.userId);
     return 'json' in answer ? { kind: 'json', body: answer.json } : { kind: 'bytes', bytes: answer.bytes, contentType: 'application/x-protobuf' };
   },
 });

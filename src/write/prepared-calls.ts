@@ -119,9 +119,11 @@ export function projectsOfCallWrites(writes: readonly CallWrite[]): string[] {
 /**
  * Stores prepared writes: missing ids drawn first (each start's id, then its trace id, in part
  * order), then every part applied in order (semantics.md#writes-upsert-batch). One result per
- * write: `{id, trace_id}` for a start, `{}` for an end.
+ * write: `{id, trace_id}` for a start, `{}` for an end. `opName`, when given, gives each start's
+ * stored op name from its project and prepared one (the OTLP export prepares the name its op
+ * ref is made of: the ref depends on the store).
  */
-export function storeCallWrites(engine: Engine, prepared: PreparedCallWrites, userId: string): Array<CallStartResult | Record<string, never>> {
+export function storeCallWrites(engine: Engine, prepared: PreparedCallWrites, userId: string, opName?: (projectId: string, prepared: string) => string): Array<CallStartResult | Record<string, never>> {
   const heads = JSON.parse(prepared.head) as Array<StartHead | EndHead>;
   const texts = unpackStrings(prepared.texts);
   const parts: Array<{ projectId: string; start?: CallStartPart; end?: CallEndPart }> = new Array(heads.length);
@@ -132,7 +134,7 @@ export function storeCallWrites(engine: Engine, prepared: PreparedCallWrites, us
       const id = h[2] ?? engine.options.newId();
       const traceId = h[5] ?? engine.options.newId();
       lastStartId = id;
-      const start = new StoredStartPart(id, h[3], h[4], traceId, h[6], h[7], h[8], h[9], h[10] ?? userId, h[11], h[12], { attributes: texts[2 * i], inputs: texts[2 * i + 1] }, h[13]);
+      const start = new StoredStartPart(id, opName === undefined ? h[3] : opName(h[1], h[3]), h[4], traceId, h[6], h[7], h[8], h[9], h[10] ?? userId, h[11], h[12], { attributes: texts[2 * i], inputs: texts[2 * i + 1] }, h[13]);
       parts[i] = { projectId: h[1], start };
     } else {
       const end = new StoredEndPart(h[2] ?? lastStartId, h[3], h[4], h[5], { output: texts[2 * i], summary: texts[2 * i + 1] }, h[6], countIn(h[7]));
