@@ -41,14 +41,14 @@ export class OffLoop {
   readonly #pending = new Map<number, { resolve: (p: PreparedRequest) => void; reject: (e: Error) => void }>();
 
   /**
-   * Prepares a request in the worker.
+   * Prepares a request in the worker. `headers`: for a binary route, the request headers it reads.
    * @throws PreparedRefusal when the route refuses the body (422, 400, ...);
    *   OffLoopUnavailable when the worker cannot run it.
    */
-  prepare(path: string, bytes: Uint8Array, prefix: FieldPrefix, params: Record<string, string>): Promise<PreparedRequest> {
+  prepare(path: string, bytes: Uint8Array, prefix: FieldPrefix, params: Record<string, string>, headers?: Record<string, string>): Promise<PreparedRequest> {
     const worker = this.#started();
     const id = this.#nextId++;
-    const job: PrepareJob = { id, path, bytes, prefix, params };
+    const job: PrepareJob = { id, path, bytes, prefix, params, ...(headers ? { headers } : {}) };
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       // Copied, not transferred: the event loop keeps the bytes (the journal records them).

@@ -281,10 +281,10 @@ export function createTqServer(options: TqServerOptions): TqServer {
         const current = engine;
         // A large body of a split route is parsed, validated and digested in the worker; only
         // its store step runs here. (findRoute: the worker knows the routes by their path.)
-        if (route.prepare === undefined || route.body !== 'json' || findRoute(route.path) !== route) return runOnLoop();
+        if (route.prepare === undefined || (route.body !== 'json' && route.body !== 'binary') || findRoute(route.path) !== route) return runOnLoop();
         let prepared;
         try {
-          prepared = await offLoop.prepare(route.path, bytes, current.options.fieldPrefix, params);
+          prepared = await offLoop.prepare(route.path, bytes, current.options.fieldPrefix, params, route.body === 'binary' ? headersFor(req, route) : undefined);
         } catch (e) {
           if (e instanceof OffLoopUnavailable) return runOnLoop();
           throw e;
