@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runRoute } from './run-route.ts';
 import { lineStream } from './line-stream.ts';
-import type { FieldPrefix, RequestContext, Route } from './types.ts';
-import { invalidRequest, TqError } from '../core/errors.ts';
+import type { FieldPrefix, RequestBody, RequestContext, Route } from './types.ts';
+import { invalidRequest, TqError, tqError } from '../core/errors.ts';
 import { LosslessObject, type LosslessValue } from '../core/json/lossless.ts';
 import { alias, any, list, maybe, model, str } from '../core/schema.ts';
 import { defineRoute, isDefinedRoute } from './define-route.ts';
@@ -190,4 +190,58 @@ test("a 'lossless' route stores a part as the body spelled it (storedText), a re
   });
   const result = runRoute(route, testEngine(), { kind: 'text', text: '{"project_id":"e/p","kept":{"z":1.0,"a":2},"rebuilt":null}' }, testContext());
   assert.deepEqual(result.kind === 'json' ? result.body : undefined, { kept: '{"z":1.0,"a":2}', rebuilt: '{"n":5}' });
+});
+
+test('a parse-based split route: parse and derive from the body alone (its 4xx first, nothing derived), then authorize every project in order (403), then run', () => {
+  const steps: string[] = [];
+  // A binary body `project,project,…` whose content-type header must be text/csv (415 otherwise).
+  const route = defineRoute({
+    path: '/split-probe',
+    body: 'binary',
+    headers: ['content-type'],
+    mutates: true,
+    answer: 'json',
+    parse: (raw) => {
+      const body = raw as RequestBody;
+      assert.equal(body.kind, 'binary');
+      steps.push('parse');
+      if (body.kind !== 'binary' || body.headers['content-type'] !== 'text/csv') throw tqError('TQ_OTLP_CONTENT_TYPE', { type: 'other' });
+      return Buffer.from(body.bytes).toString('utf8').split(',');
+    },
+    project: (projects) => projects,
+    derive: (projects) => {
+      steps.push('derive');
+      return { count: projects.length, packed: new Uint32Array([projects.length]) };
+    },
+    run: (derived, { ctx }) => {
+      steps.push('run');
+      return { count: derived.count, packed: derived.packed[0], user: ctx.userId };
+    },
+  });
+  assert.ok(isDefinedRoute(route) && route.prepare !== undefined && route.runPrepared !== undefined);
+  const body = (text: string, type = 'text/csv'): RequestBody => ({ kind: 'binary', bytes: new TextEncoder().encode(text), headers: { 'content-type': type } });
+
+  // The first half needs no engine and no user; what it gives survives a structured clone (the worker's hand-back).
+  const prepared = structuredClone(route.prepare!(body('e/a,e/b'), 'svc_', {}));
+  assert.deepEqual(prepared, { projects: ['e/a', 'e/b'], derived: { count: 2, packed: new Uint32Array([2]) } });
+  assert.deepEqual(steps, ['parse', 'derive']);
+  const ctx = testContext('bob');
+  const done = route.runPrepared!(prepared, testEngine('svc_'), ctx, {});
+  assert.deepEqual(done, { kind: 'json', body: { count: 2, packed: 2, user: 'bob' } });
+  assert.deepEqual(ctx.authorized, ['e/a', 'e/b']);
+
+  // A refusal of parse: nothing derived, nothing authorized.
+  steps.length = 0;
+  assert.throws(() => route.prepare!(body('e/a', 'text/plain'), 'svc_', {}), { status: 415 });
+  assert.deepEqual(steps, ['parse']);
+  // A project without a grant: refused before run, the projects before it authorized in order.
+  steps.length = 0;
+  const denied = testContext();
+  assert.throws(() => runRoute(route, testEngine('svc_'), body('e/a,x/forbidden,e/b'), denied), { status: 403 });
+  assert.deepEqual(denied.authorized, ['e/a']);
+  assert.deepEqual(steps, ['parse', 'derive']);
+  // `run` in one go is the two halves.
+  steps.length = 0;
+  assert.deepEqual(runRoute(route, testEngine('svc_'), body('e/c'), testContext('carol')), { kind: 'json', body: { count: 1, packed: 1, user: 'carol' } });
+  assert.deepEqual(steps, ['parse', 'derive', 'run']);
 });

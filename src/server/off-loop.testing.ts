@@ -41,10 +41,10 @@ export function syncAnswer(engine: Engine, path: string, text: string, ctx: Requ
   }
 }
 
-/** POST with node:http (the client adds no work of its own to this event loop); `onSent` once the body is written. */
-export function post(base: string, path: string, body: string | Buffer, auth = API_AUTH, onSent?: () => void): Promise<{ status: number; text: string }> {
+/** POST with node:http (the client adds no work of its own to this event loop); `onSent` once the body is written; `headers` added. */
+export function post(base: string, path: string, body: string | Buffer, auth = API_AUTH, onSent?: () => void, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(base + path, { method: 'POST', agent: false, headers: { Authorization: auth, 'Content-Length': Buffer.byteLength(body) } }, (res) => {
+    const req = request(base + path, { method: 'POST', agent: false, headers: { Authorization: auth, 'Content-Length': Buffer.byteLength(body), ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8') }));
@@ -56,10 +56,10 @@ export function post(base: string, path: string, body: string | Buffer, auth = A
 }
 
 /**
- * Sends `body` to `path` and asks `/health` one request after another until it is answered
+ * Sends `body` to `path` (with `headers`) and asks `/health` one request after another until it is answered
  * (200): at least 3 answered meanwhile, and no gap of the event loop as long as half the request.
  */
-export async function assertLoopFreeDuring(base: string, path: string, body: Buffer): Promise<void> {
+export async function assertLoopFreeDuring(base: string, path: string, body: Buffer, headers: Record<string, string> = {}): Promise<void> {
   let sent = 0;
   let answered: number | undefined;
   let longestGap = 0;
@@ -73,7 +73,7 @@ export async function assertLoopFreeDuring(base: string, path: string, body: Buf
   const big = post(base, path, body, API_AUTH, () => {
     sent = performance.now();
     last = sent;
-  }).then((r) => {
+  }, headers).then((r) => {
     answered = performance.now();
     return r;
   });
