@@ -56,6 +56,8 @@ const WRITES: Array<[string, unknown | RequestBody]> = [
   ['/file/create', { kind: 'multipart', fields: new Map([['project_id', P]]), files: new Map([['file', new Uint8Array([1, 2, 3])]]) }],
   ['/files/create', { kind: 'multipart', fields: new Map([['project_id', 'acme/new']]), files: new Map([['file', new Uint8Array([4])]]) }],
   ['/otel/v1/traces', { kind: 'binary', bytes: protobufOf(otlpExport([{ 'wandb.entity': 'acme', 'wandb.project': 'otel' }, [{ id: '00000000000000a1' }, { id: '00000000000000a2', parent: '00000000000000a1' }]])), headers: { 'content-type': 'application/x-protobuf' } }],
+  // Two projects, each with a new op name: both creation times are drawn before the first write.
+  ['/otel/v1/traces', { kind: 'binary', bytes: protobufOf(otlpExport([{ 'wandb.entity': 'acme', 'wandb.project': 'otel1' }, [{ id: '00000000000000b1', name: 'one' }]], [{ 'wandb.entity': 'acme', 'wandb.project': 'otel2' }, [{ id: '00000000000000b2', name: 'two' }]])), headers: { 'content-type': 'application/x-protobuf' } }],
   ['/test/reset', { kind: 'text', text: '' }],
 ];
 
