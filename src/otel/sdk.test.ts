@@ -18,11 +18,13 @@ import { context, SpanStatusCode, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { randomBytes } from 'node:crypto';
 import { createEngine } from '../engine.ts';
 import { allRoutes } from '../routes.ts';
 import { Users } from '../server/basic-auth.ts';
-import { createTqServer, type TqServer } from '../server/server.ts';
+import { OffLoop } from '../server/off-loop.ts';
+import { createTqServer, TAKE_TURNS_FROM_BYTES, type TqServer } from '../server/server.ts';
 
 const TQ = fileURLToPath(new URL('../../bin/tq', import.meta.url));
 const PROJECT = 'acme/sdk';
@@ -69,6 +71,9 @@ async function queryCalls(): Promise<Call[]> {
   assert.equal(res.status, 200);
   return (await res.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Call);
 }
+
+/** The exporter's `CompressionAlgorithm.GZIP` (its enum lives in a package tq does not depend on directly). */
+const GZIP = 'gzip' as NonNullable<NonNullable<ConstructorParameters<typeof OTLPTraceExporter>[0]>['compression']>;
 
 describe('the OpenTelemetry JS SDK exporting to tq serve', () => {
   it('nested GenAI/OpenInference spans and an error span become production\'s calls; an OTLP JSON file of the same spans answers the same', async () => {
@@ -150,5 +155,39 @@ describe('the OpenTelemetry JS SDK exporting to tq serve', () => {
     assert.deepEqual(fromFile.map((f) => f.svc_user_id), [null, null, null]);
     const withoutUser = (list: Call[]) => list.map(({ svc_user_id: _, ...rest }) => rest);
     assert.deepEqual(withoutUser(fromFile), withoutUser(calls));
+  });
+
+  it('a gzipped batch of over 1 MiB is converted off the event loop (src/server/off-loop.ts) and stored whole', async () => {
+    const sizes: number[] = [];
+    const original = OffLoop.prototype.prepare;
+    OffLoop.prototype.prepare = function (this: OffLoop, ...args: Parameters<OffLoop['prepare']>) {
+      sizes.push(args[1].byteLength);
+      return original.apply(this, args);
+    };
+    try {
+      const exporter = new OTLPTraceExporter({ url: `${base}/otel/v1/traces`, headers: { 'wandb-api-key': 'sdk-key' }, compression: GZIP });
+      const provider = new BasicTracerProvider({
+        resource: resourceFromAttributes({ 'wandb.entity': 'acme', 'wandb.project': 'sdk-big' }),
+        spanProcessors: [new BatchSpanProcessor(exporter, { maxExportBatchSize: 2000, maxQueueSize: 4000, scheduledDelayMillis: 60_000 })],
+      });
+      const tracer = provider.getTracer('tq-test');
+      // Incompressible inputs, so that the gzipped body stays over the worker's threshold.
+      for (let i = 0; i < 2000; i++) tracer.startSpan(`step ${i % 3}`, { attributes: { 'input.value': randomBytes(750).toString('base64') } }).end();
+      await provider.forceFlush();
+      await provider.shutdown();
+    } finally {
+      OffLoop.prototype.prepare = original;
+    }
+    assert.equal(sizes.length, 1);
+    assert.ok(sizes[0] >= TAKE_TURNS_FROM_BYTES, `${sizes[0]} bytes`);
+    const res = await fetch(`${base}/calls/stream_query`, {
+      method: 'POST',
+      headers: { Authorization: 'Basic ' + Buffer.from('api:sdk-key').toString('base64') },
+      body: JSON.stringify({ project_id: 'acme/sdk-big', columns: ['op_name', 'svc_user_id'] }),
+    });
+    const calls = (await res.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { op_name: string; svc_user_id: string });
+    assert.equal(calls.length, 2000);
+    assert.deepEqual(new Set(calls.map((c) => c.op_name)), new Set([0, 1, 2].map((i) => `weave:///acme/sdk-big/op/step_${i}:${PLACEHOLDER_OP_DIGEST}`)));
+    assert.deepEqual(new Set(calls.map((c) => c.svc_user_id)), new Set(['api']));
   });
 });
