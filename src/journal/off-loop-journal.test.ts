@@ -6,8 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { answers, durableServer, send } from './journal.testing.ts';
 import { tempDir } from '../io/temp-dir.testing.ts';
+import { otlpExport, protobufOf } from '../otel/otlp.testing.ts';
 
 const P = 'acme/one';
 
@@ -72,6 +75,30 @@ test('call and object writes prepared off the event loop, ids drawn in the store
     const bigAnswer = await big;
     assert.equal((await bigObject).status, 200);
     server = await assertAcknowledgedAndReplayed(server, dir, bigAnswer, await Promise.all(small));
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an OTLP export prepared off the event loop (gzip, op objects created in the store step) replays to the same store', async () => {
+  const dir = tempDir('tq-offloop-otel-');
+  let server = await durableServer(dir);
+  try {
+    // About 2 MiB gzipped: 4000 spans of incompressible inputs, three op names (placeholder ops drawn at store time).
+    const spans = Array.from({ length: 4000 }, (_, i) => ({ id: (0x100 + i).toString(16).padStart(16, '0'), name: `step ${i % 3}`, attrs: { 'input.value': randomBytes(400).toString('base64') } }));
+    const body = gzipSync(protobufOf(otlpExport([{ 'wandb.entity': 'acme', 'wandb.project': 'otel' }, spans])));
+    assert.ok(body.length > 1024 * 1024);
+    const headers = { Authorization: 'Basic ' + Buffer.from('root:pw').toString('base64'), 'Content-Type': 'application/x-protobuf', 'Content-Encoding': 'gzip' };
+    const big = timed(fetch(server.url + '/otel/v1/traces', { method: 'POST', headers, body }).then(async (r) => ({ status: r.status, text: await r.text() })));
+    const small: Array<Promise<Answer & { at: number }>> = [];
+    for (let i = 0; i < 5; i++) {
+      // An op of one of the export's names, created while the export is prepared: the export's calls refer to it.
+      small.push(timed(send(server.url, { path: '/obj/create', body: { obj: { project_id: 'acme/otel', object_id: `step_${i % 3}`, val: { _type: 'CustomWeaveType', weave_type: { type: 'Op' }, i } } } })));
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    server = await assertAcknowledgedAndReplayed(server, dir, await big, await Promise.all(small));
+    assert.equal(server.engine.store.project('acme/otel')!.calls.size, 4000);
   } finally {
     await server.close();
     rmSync(dir, { recursive: true, force: true });

@@ -4,7 +4,8 @@
  * spans with OpenInference and GenAI attributes and an error span to tq serve; the calls read
  * back as production's conversion makes them. The same spans, written as an OTLP JSON lines
  * file by the SDK's own JSON serializer (what a Collector file exporter holds), give the same
- * calls through `tq calls --fixtures` (bar the user, which only an HTTP export has).
+ * calls through `tq calls --fixtures` (bar the user, which only an HTTP export has). A gzipped
+ * batch over 1 MiB takes the server's off-loop path (src/server/off-loop.ts) and is stored whole.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
