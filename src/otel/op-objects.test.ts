@@ -82,6 +82,21 @@ describe('OTLP op objects', () => {
     assert.equal(engine.store.project('acme/ops'), undefined);
   });
 
+  it('a name another class holds refuses the whole export before any op object of any project is written', () => {
+    const engine = createEngine();
+    // `taken`: an op of class Model, then a non-op latest version (so no live op is its latest).
+    runPath(engine, '/obj/create', { obj: { project_id: 'acme/b', object_id: 'taken', val: { _type: 'CustomWeaveType', weave_type: { type: 'Op' }, _class_name: 'M', _bases: ['Model', 'Object', 'BaseModel'] } } }, ctx);
+    runPath(engine, '/obj/create', { obj: { project_id: 'acme/b', object_id: 'taken', val: { a: 1 } } }, ctx);
+    const before = JSON.stringify([...engine.store.project('acme/b')!.objects]);
+    assert.throws(
+      () => runPath(engine, '/otel/v1/traces', otlpExport([{ 'wandb.entity': 'acme', 'wandb.project': 'a' }, [{ id: '00000000000000e1', name: 'fresh' }]], [{ 'wandb.entity': 'acme', 'wandb.project': 'b' }, [{ id: '00000000000000e2', name: 'Taken' }]]), ctx),
+      { status: 400, message: "Cannot publish 'taken' as a generic (untyped) object: that name is already used by a Model in this project. Object versions cannot share types, publish this object under a different name." },
+    );
+    assert.equal(engine.store.project('acme/a'), undefined);
+    assert.equal(JSON.stringify([...engine.store.project('acme/b')!.objects]), before);
+    assert.equal(engine.store.project('acme/b')!.calls.size, 0);
+  });
+
   it("an OTLP fixture file brings the objects file with it, so a fixture op is reused as on the server", async () => {
     const dir = tempDir('tq-otel-ops-');
     const val = { _type: 'CustomWeaveType', weave_type: { type: 'Op' }, load_op: 'NO_LOAD_OP' };

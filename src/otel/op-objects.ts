@@ -15,7 +15,7 @@ import { bytesDigest } from '../core/digest.ts';
 import { tqError } from '../core/errors.ts';
 import { LosslessObject } from '../core/json/lossless.ts';
 import { createFile } from '../write/files.ts';
-import { createObject } from '../write/objects.ts';
+import { checkObjectVersion, deriveObjectVersion, storeObjectVersion } from '../write/objects.ts';
 import type { ConvertedCall } from './convert.ts';
 
 /** The source production stores for an op whose code it never saw (`PLACEHOLDER_OP_SOURCE`). */
@@ -96,17 +96,24 @@ function latestOpDigest(engine: Engine, projectId: string, objectId: string): st
  * The ref of every op name of a plan, per project (project id → safe name → ref): a name with a
  * live op refers to its latest version, every other name gets a placeholder op created for it
  * (and the source file, when none of the project's names had an op). Everything that can refuse
- * or be drawn (the bad name, each project's creation time) comes before the first write.
+ * or be drawn (the bad name, a name another class holds, each project's creation time) comes
+ * before the first write.
  */
 export function storeOpObjects(engine: Engine, plan: OpNamePlan, userId: string | null): Map<string, Map<string, string>> {
   if (plan.badName !== null) throw tqError('TQ_OTLP_OP_NAME', { name: plan.badName.slice(0, 200) });
+  // The same placeholder for every name: the file digest does not depend on the project.
+  const placeholder = deriveObjectVersion(placeholderOpVal(bytesDigest(PLACEHOLDER_BYTES)), null);
   const decided = plan.projects.map(({ projectId, names }) => {
     const refs = new Map<string, string>();
     const missing: string[] = [];
     for (const name of names) {
       const digest = latestOpDigest(engine, projectId, name);
-      if (digest === null) missing.push(name);
-      else refs.set(name, opRefUri(projectId, name, digest));
+      if (digest !== null) refs.set(name, opRefUri(projectId, name, digest));
+      else {
+        // `obj_create_batch` takes the id as it is: no object-id validation, as production.
+        checkObjectVersion(engine, { projectId, objectId: name }, placeholder, { validateId: false });
+        missing.push(name);
+      }
     }
     // One creation time per project's batch, all drawn before the first write (all or nothing).
     return { projectId, refs, missing, createdAtUs: missing.length > 0 ? engine.options.now() : 0 };
@@ -115,11 +122,10 @@ export function storeOpObjects(engine: Engine, plan: OpNamePlan, userId: string 
   for (const { projectId, refs, missing, createdAtUs } of decided) {
     if (missing.length > 0) {
       // `_create_or_get_placeholder_ops_digest`: the file is written only when no name had an op.
-      const fileDigest = refs.size === 0 ? createFile(engine, projectId, PLACEHOLDER_BYTES).digest : bytesDigest(PLACEHOLDER_BYTES);
+      if (refs.size === 0) createFile(engine, projectId, PLACEHOLDER_BYTES);
       for (const name of missing) {
-        // `obj_create_batch` takes the id as it is: no object-id validation, as production.
-        const { digest } = createObject(engine, { projectId, objectId: name, val: placeholderOpVal(fileDigest), userId, createdAtUs }, { validateId: false });
-        refs.set(name, opRefUri(projectId, name, digest));
+        storeObjectVersion(engine, { projectId, objectId: name, userId, createdAtUs }, placeholder, { validateId: false });
+        refs.set(name, opRefUri(projectId, name, placeholder.digest));
       }
     }
     byProject.set(projectId, refs);

@@ -116,6 +116,25 @@ export function createObject(
 }
 
 /**
+ * Every refusal storeObjectVersion can give (expected digest, object id, a name taken by another
+ * class), without storing: a caller that stores several versions (the OTLP op objects) makes
+ * all its checks before its first write.
+ */
+export function checkObjectVersion(
+  engine: Engine,
+  input: Pick<ObjectCreateInput, 'projectId' | 'objectId' | 'expectedDigest'>,
+  derived: DerivedObjectVersion,
+  { validateId = true }: { validateId?: boolean } = {},
+): void {
+  checkExpectedDigest(input.expectedDigest, derived.digest, `obj ${pyStrRepr(input.objectId)}`);
+  if (validateId) validateObjectId(input.objectId);
+  const existing = engine.store.project(input.projectId)?.objects.get(input.objectId) ?? [];
+  // Writing a live version again only makes it the latest: no collision.
+  if (existing.some((v) => v.digest === derived.digest && v.deletedAtUs === null)) return;
+  checkNameTypeCollision(existing, input.objectId, derived.kind, derived.baseObjectClass);
+}
+
+/**
  * The store step of `obj_create` (Route.runPrepared): the checks of the request against the
  * derived version (expected digest, object id), then the version stored, in one step.
  */
@@ -127,8 +146,8 @@ export function storeObjectVersion(
   { validateId = true }: { validateId?: boolean } = {},
 ): { digest: string; object_id: string } {
   const { digest, baseObjectClass, leafObjectClass, kind, valText } = derived;
-  checkExpectedDigest(input.expectedDigest, digest, `obj ${pyStrRepr(input.objectId)}`);
-  if (validateId) validateObjectId(input.objectId);
+  // Checked before anything is written, so a refused version leaves no trace.
+  checkObjectVersion(engine, input, derived, { validateId });
 
   // Everything derived before the first change (all or nothing): nothing below the version's
   // construction can throw.
@@ -138,8 +157,6 @@ export function storeObjectVersion(
     makeLatest(existing, same);
     return { digest, object_id: input.objectId };
   }
-  // Checked before anything is written, so a refused version leaves no trace.
-  checkNameTypeCollision(existing, input.objectId, kind, baseObjectClass);
   const version: StoredObjectVersion = {
     projectId: input.projectId,
     objectId: input.objectId,
