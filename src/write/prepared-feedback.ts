@@ -73,7 +73,7 @@ function takeSpelledNumbers(v: unknown, path: Array<string | number>, out: Spell
     path.push(k);
     const before = obj[k];
     const after = takeSpelledNumbers(before, path, out);
-    // An own property, whatever its name (`__proto__` included: semantics.md#writes-hostile-keys).
+    // An own property, whatever its name (`__proto__` included: every key is data).
     if (after !== before) Object.defineProperty(obj, k, { value: after, writable: true, enumerable: true, configurable: true });
     path.pop();
   }
