@@ -48,6 +48,7 @@ const INTERNAL: Record<string, string> = {
   JsonSyntaxError: 'api/body.ts: the 422 json_invalid; load/records.ts and cli/request-body.ts: their own messages',
   OffLoopUnavailable: 'server/off-loop.ts → server/server.ts: the route runs on the event loop instead',
   PreparedRefusal: 'server/off-loop.ts → server/server.ts: the status and JSON text the worker rendered are sent',
+  FeedbackRefused: 'write/feedback.ts → write/prepared-feedback.ts and createFeedback: a 400 (TQ_INVALID_REQUEST), once the projects are authorized',
 };
 
 const SRC = fileURLToPath(new URL('..', import.meta.url));

@@ -104,3 +104,34 @@ test('an OTLP export prepared off the event loop (gzip, op objects created in th
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('feedback prepared off the event loop, ids and times drawn in the store step, replays to the same store, spellings kept', async () => {
+  const dir = tempDir('tq-offloop-feedback-');
+  let server = await durableServer(dir);
+  try {
+    // About 4 MiB of feedback: one in three without an id, reactions, payloads spelling 1.0 and big integers.
+    const items = Array.from({ length: 4000 }, (_, i) =>
+      JSON.stringify({
+        project_id: P,
+        weave_ref: `weave:///${P}/call/c${i % 50}`,
+        ...(i % 3 ? { id: `f${i}` } : {}),
+        ...(i % 4 === 0 ? { feedback_type: 'wandb.reaction.1', payload: { emoji: '👍🏽', text: 'y'.repeat(1000) } } : { feedback_type: 'score', payload: { i, f: '@F', big: '@BIG', text: 'y'.repeat(1000) } }),
+      }),
+    );
+    const body = `{"batch":[${items.join(',')}]}`.replaceAll('"@F"', '1.0').replaceAll('"@BIG"', '12345678901234567890123');
+    const big = timed(send(server.url, { path: '/feedback/batch/create', body }));
+    const small: Array<Promise<Answer & { at: number }>> = [];
+    for (let i = 0; i < 5; i++) {
+      small.push(timed(send(server.url, { path: '/feedback/create', body: `{"project_id":"${P}","weave_ref":"weave:///${P}/call/c${i}","feedback_type":"score","payload":{"small":${i}.0}}` })));
+      small.push(timed(send(server.url, { path: '/call/start', body: { start: { project_id: P, id: `c${i}`, op_name: 'small', started_at: '2024-01-01T00:00:00Z', attributes: {}, inputs: { i } } } })));
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const bigAnswer = await big;
+    assert.match(bigAnswer.text, /"payload":\{"i":1,"f":1\.0,"big":12345678901234567890123,/);
+    server = await assertAcknowledgedAndReplayed(server, dir, bigAnswer, await Promise.all(small));
+    assert.equal(server.engine.store.project(P)!.feedback.length, 4005);
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

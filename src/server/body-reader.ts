@@ -32,10 +32,15 @@ function declaredLength(req: IncomingMessage): number | undefined {
  * Content-Length before the first byte is read, a chunked body's bytes as they arrive.
  * `beforeReading` is called once the declared length has passed both checks, before the first
  * byte is read (the server sends `100 Continue` there).
+ *
+ * A body of `sharedFrom` bytes or more is read into memory a SharedArrayBuffer holds: the server
+ * hands it to the off-loop worker (off-loop.ts) without a copy (posting 32 MiB copied it on the
+ * event loop), and keeps reading it for the journal. A declared length is allocated before the
+ * first byte, and each chunk copied in as it arrives (the copy Buffer.concat made at the end).
  * @throws TransportError 413 over `limit` bytes; TQ_SERVER_BUSY (503) when the bytes do not fit
  *   in the budget; ClientGoneError when the client disconnects.
  */
-export function readBody(req: IncomingMessage, limit: number, budget: BodyBudget, reservation: BodyReservation, beforeReading?: () => void): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limit: number, budget: BodyBudget, reservation: BodyReservation, beforeReading?: () => void, sharedFrom = Infinity): Promise<Buffer> {
   const declared = declaredLength(req);
   if (declared !== undefined && declared > limit) return Promise.reject(tooLarge());
   if (declared !== undefined && !reservation.grow(declared)) return Promise.reject(busy(budget));
@@ -43,15 +48,25 @@ export function readBody(req: IncomingMessage, limit: number, budget: BodyBudget
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    // The declared length, when it is to be shared: every chunk goes straight into it.
+    const shared = declared !== undefined && declared >= sharedFrom ? sharedBytes(declared) : undefined;
     const finish = (error?: Error) => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
       req.off('close', onClose);
       if (error) reject(error);
+      else if (shared !== undefined) resolve(shared.subarray(0, size));
+      else if (size >= sharedFrom) resolve(sharedCopy(chunks, size));
       else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
     };
     const onData = (chunk: Buffer) => {
+      if (shared !== undefined) {
+        // Node's parser delivers the declared length, never more.
+        chunk.copy(shared, size);
+        size += chunk.length;
+        return;
+      }
       size += chunk.length;
       if (size > limit) {
         chunks.length = 0;
@@ -77,6 +92,20 @@ export function readBody(req: IncomingMessage, limit: number, budget: BodyBudget
     req.on('error', onError);
     req.on('close', onClose);
   });
+}
+
+/** `n` bytes in a SharedArrayBuffer (a worker given them shares them: nothing is copied). */
+const sharedBytes = (n: number): Buffer => Buffer.from(new SharedArrayBuffer(n));
+
+/** `chunks` (`size` bytes in all) copied into shared bytes. */
+function sharedCopy(chunks: readonly Buffer[], size: number): Buffer {
+  const out = sharedBytes(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    chunk.copy(out, at);
+    at += chunk.length;
+  }
+  return out;
 }
 
 /** How much of a body not read is discarded once its answer has been sent early. */

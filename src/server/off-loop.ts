@@ -51,7 +51,9 @@ export class OffLoop {
     const job: PrepareJob = { id, path, bytes, prefix, params, ...(headers ? { headers } : {}) };
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      // Copied, not transferred: the event loop keeps the bytes (the journal records them).
+      // Not transferred: the event loop keeps the bytes (the journal records them). The server
+      // reads a large body into shared memory (body-reader.ts), which is posted without a copy;
+      // other bytes are copied.
       worker.postMessage(job);
     });
   }

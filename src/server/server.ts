@@ -263,6 +263,10 @@ export function createTqServer(options: TqServerOptions): TqServer {
     // answered (parsing and validating them is what costs memory).
     const reservation = budget.reserve();
     let result;
+    // A large body of a split route is parsed, validated and digested in the worker; only
+    // its store step runs here. (findRoute: the worker knows the routes by their path.) Its
+    // bytes are read into shared memory, so handing them to the worker copies nothing.
+    const splitRoute = route.prepare !== undefined && (route.body === 'json' || route.body === 'binary') && findRoute(route.path) === route;
     try {
       const bytes = route.body === 'none' ? Buffer.alloc(0) : await readBody(req, maxBodyBytes, budget, reservation, () => {
             // Only now, with the credentials, the route and the declared size accepted, is a
@@ -271,7 +275,7 @@ export function createTqServer(options: TqServerOptions): TqServer {
               continued.add(req);
               res.writeContinue();
             }
-          });
+          }, splitRoute ? TAKE_TURNS_FROM_BYTES : Infinity);
       const runOnLoop = () => {
         const body = requestBodyOf(req, route, bytes);
         return route.mutates && options.writes ? options.writes.runWrite(route, body, ctx, params) : runRoute(route, engine, body, ctx, params);
@@ -279,9 +283,7 @@ export function createTqServer(options: TqServerOptions): TqServer {
       const run = async () => {
         // The engine of the request's turn: it finishes there, even if swapEngine runs meanwhile.
         const current = engine;
-        // A large body of a split route is parsed, validated and digested in the worker; only
-        // its store step runs here. (findRoute: the worker knows the routes by their path.)
-        if (route.prepare === undefined || (route.body !== 'json' && route.body !== 'binary') || findRoute(route.path) !== route) return runOnLoop();
+        if (!splitRoute) return runOnLoop();
         let prepared;
         try {
           prepared = await offLoop.prepare(route.path, bytes, current.options.fieldPrefix, params, route.body === 'binary' ? headersFor(req, route) : undefined);
@@ -301,7 +303,8 @@ export function createTqServer(options: TqServerOptions): TqServer {
       reservation.release();
     }
     if (result.kind === 'json') {
-      sendJson(res, 200, result.body, {}, result.text);
+      // The text when the route wrote it: its value is then not read (a route may build it only on demand).
+      sendJson(res, 200, result.text === undefined ? result.body : undefined, {}, result.text);
       return;
     }
     if (result.kind === 'bytes') {

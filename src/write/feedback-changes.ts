@@ -21,6 +21,7 @@ import { checkPurgeShape } from '../query/orm/purge-shape.ts';
 import { matchingRows, ormPurgeModel, parseOrmQuery } from '../query/orm/request.ts';
 import type { FeedbackRow, ProjectStore } from '../store/project.ts';
 import { createFeedback, type FeedbackInput } from './feedback.ts';
+import { deriveFeedback, storeFeedback } from './prepared-feedback.ts';
 import { writeModels } from './models.ts';
 
 const MESSAGE_INVALID_FEEDBACK_PURGE = 'Can only purge feedback by specifying one or more feedback ids';
@@ -56,10 +57,6 @@ const batchModel = perPrefix((p: FieldPrefix) => model('FeedbackCreateBatchReq',
 
 /** Each project once, in the order the batch first names it. */
 const batchProjects = (items: readonly FeedbackInput[]) => [...new Set(items.map((i) => i.project_id))];
-
-function createFeedbackBatch(items: FeedbackInput[], { engine, ctx }: RouteCall): { res: unknown[] } {
-  return { res: atomically(engine, batchProjects(items), () => items.map((item) => createFeedback(engine, item, ctx.userId))) };
-}
 
 const purgeModel = ormPurgeModel('FeedbackPurgeReq');
 
@@ -109,13 +106,16 @@ function replaceFeedback({ feedbackId, input }: { feedbackId: string; input: Fee
 export const feedbackChangeRoutes: Route[] = [
   defineRoute({
     path: '/feedback/batch/create',
-    body: 'spelled', // payloads keep their number spellings (semantics.md#writes-number-spelling)
+    // Payloads keep their number spellings (semantics.md#writes-number-spelling). A split route:
+    // the checks and the payloads' texts are derived off the event loop for a large body.
+    body: 'lossless',
     mutates: true,
-    answer: 'json',
+    answer: 'result',
     model: batchModel,
     refine: (req) => req.batch,
     project: batchProjects,
-    run: createFeedbackBatch,
+    derive: deriveFeedback,
+    run: (prepared, { engine, ctx }) => storeFeedback(engine, prepared, ctx.userId, false),
   }),
   defineRoute({
     path: '/feedback/purge',

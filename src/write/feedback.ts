@@ -11,7 +11,7 @@
  */
 import type { Engine } from '../api/types.ts';
 import { formatMicros } from '../core/datetime.ts';
-import { invalidRequest, type ValidationIssue } from '../core/errors.ts';
+import { invalidRequest, type TqError, type ValidationIssue } from '../core/errors.ts';
 import { INVALID, model, str, type Schema } from '../core/schema.ts';
 import { parseRef, type ParsedRef } from '../core/refs.ts';
 import type { FeedbackRow } from '../store/project.ts';
@@ -39,7 +39,21 @@ const ANNOTATION = 'wandb.annotation';
 const RUNNABLE = 'wandb.runnable';
 const MAX_NOTE_LENGTH = 1024;
 
-const bad = (reason: string) => invalidRequest('TQ_INVALID_REQUEST', { reason });
+/**
+ * A check of `validate_feedback_create_req` refused the request: a 400 (TQ_INVALID_REQUEST) with
+ * this reason. Kept as data until the route answers, because a split route (prepared-feedback.ts)
+ * checks in a worker thread and refuses only after authorizing, as the synchronous path did.
+ */
+export class FeedbackRefused extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+  error(): TqError {
+    return invalidRequest('TQ_INVALID_REQUEST', { reason: this.reason });
+  }
+}
+
+const bad = (reason: string) => new FeedbackRefused(reason);
 
 /**
  * Production refuses a feedback payload whose `json.dumps` is over 1 MiB. Every UTF-16 unit of a
@@ -127,11 +141,25 @@ function checkRefs(req: FeedbackInput): void {
   if (req.trigger_ref) validRef(req.trigger_ref, ['object']);
 }
 
+/**
+ * The payload stored for a request (processed as `process_feedback_payload` does), once every
+ * check of `validate_feedback_create_req` has passed; or why a check refuses it. Reads no store.
+ */
+export function checkedFeedbackPayload(req: FeedbackInput): Record<string, unknown> | FeedbackRefused {
+  try {
+    checkReservedPayload(req.feedback_type, req.payload);
+    checkRefs(req);
+    return processedPayload(req.feedback_type, req.payload);
+  } catch (e) {
+    if (e instanceof FeedbackRefused) return e;
+    throw e;
+  }
+}
+
 /** `feedback_create`: `{id, created_at, <prefix>user_id, payload}`. */
 export function createFeedback(engine: Engine, req: FeedbackInput, userId: string): Record<string, unknown> {
-  checkReservedPayload(req.feedback_type, req.payload);
-  checkRefs(req);
-  const payload = processedPayload(req.feedback_type, req.payload);
+  const payload = checkedFeedbackPayload(req);
+  if (payload instanceof FeedbackRefused) throw payload.error();
   const user = req.user_id ?? userId;
   if (!user) throw invalidRequest('TQ_MISSING_USER_ID');
   const row: FeedbackRow = {

@@ -15,7 +15,7 @@ import { batchItem, deleteCalls, updateCall } from './calls.ts';
 import { prepareCallWrites, projectsOfCallWrites, storeCallWrites, type CallWrite } from './prepared-calls.ts';
 import { createCosts } from './costs.ts';
 import { defineRoute } from '../api/define-route.ts';
-import { createFeedback } from './feedback.ts';
+import { deriveFeedback, storeFeedback } from './prepared-feedback.ts';
 import { createFile } from './files.ts';
 import { writeModels } from './models.ts';
 import { deriveObjectVersion, storeObjectVersion } from './objects.ts';
@@ -170,10 +170,12 @@ export const feedbackCreateRoute = defineRoute({
   path: '/feedback/create',
   body: 'lossless', // the payload keeps its number spellings (semantics.md#writes-number-spelling)
   mutates: true,
-  answer: 'json',
+  answer: 'result',
   model: (p) => writeModels(p).feedbackCreateReq,
   project: (req) => req.project_id,
-  run: (req, { engine, ctx }) => createFeedback(engine, req, ctx.userId),
+  // A split route, as /feedback/batch/create (prepared-feedback.ts).
+  derive: (req) => deriveFeedback([req]),
+  run: (prepared, { engine, ctx }) => storeFeedback(engine, prepared, ctx.userId, true),
 });
 
 export const costCreateRoute = defineRoute({
