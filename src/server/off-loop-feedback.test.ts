@@ -1,5 +1,5 @@
 /**
- * Issue 22 §4: `/feedback/batch/create` and `/feedback/create` are split routes
+ * Issue 22 §4: `/feedback/batch/create`, `/feedback/create` and `/feedback/replace` are split routes
  * (src/write/prepared-feedback.ts). A body of 1 MiB or more is checked and processed in the
  * worker; the answers must be the synchronous path's byte for byte (every status the routes
  * give, payloads keeping `1.0`, `1e400`, `-0`, integers beyond 2^53, reactions processed), the
@@ -79,7 +79,7 @@ function storedFeedback(engine: Engine, project: string): string {
 }
 
 test('a large feedback write gets the synchronous answer, byte for byte, and stores the same rows', async () => {
-  assert.ok(findRoute('/feedback/batch/create')!.prepare && findRoute('/feedback/create')!.prepare, 'both feedback creates are split routes');
+  for (const path of ['/feedback/batch/create', '/feedback/create', '/feedback/replace']) assert.ok(findRoute(path)!.prepare, `${path} is a split route`);
   const bytes = 2 * TAKE_TURNS_FROM_BYTES;
   const engine = countingEngine();
   const reference = countingEngine();
@@ -107,6 +107,11 @@ test('a large feedback write gets the synchronous answer, byte for byte, and sto
       ['/feedback/batch/create', batchBody(bytes, (i) => item(i, i === 900 ? 'acme/..' : P))],
       ['/feedback/batch/create', batchBody(bytes, (i) => (i === 100 ? { ...item(i), payload: { emoji: 'x' }, feedback_type: 'wandb.reaction.1' } : item(i, i === 800 ? 'acme/secret' : P)))],
       ['/feedback/create', bigCreate(bytes, { project_id: 'acme/secret' })],
+      // /feedback/replace: the row `given` replaced by a new one; a replacement refused by a
+      // check (400) or by its model (422: no feedback_id) removes nothing.
+      ['/feedback/replace', bigCreate(bytes, { feedback_id: 'given', id: 'replacement' })],
+      ['/feedback/replace', bigCreate(bytes, { feedback_id: 'replacement', annotation_ref: `weave:///${P}/object/spec:v1` })],
+      ['/feedback/replace', bigCreate(bytes)],
     ];
     const answers: Array<{ status: number; text: string }> = [];
     for (const [path, body] of cases) {
@@ -115,12 +120,14 @@ test('a large feedback write gets the synchronous answer, byte for byte, and sto
       assert.deepEqual(got, syncAnswer(reference, path, body, BOB), `${path} ${body.slice(0, 80)}`);
       answers.push(got);
     }
-    assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 422, 422, 400, 400, 400, 400, 400, 403, 403]);
+    assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 422, 422, 400, 400, 400, 400, 400, 403, 403, 200, 400, 422]);
     const first = answers[0];
     // Spellings kept in the answer (1e400 is written as a compact writer writes it: null).
     assert.match(first.text, /"f":1\.0,"e":100\.0,"inf":null,"zero":0,"zf":-0\.0,"big":12345678901234567890123,"list":\[1,1\.0,\[0\.5,12345678901234567890123\]\]/);
     assert.match(first.text, /"payload":\{"emoji":"👍🏽","text":"x+","alias":":thumbs_up_medium_skin_tone:","detoned":"👍","detoned_alias":":thumbs_up:"\}/);
     assert.equal(storedFeedback(engine, P), storedFeedback(reference, P));
+    const ids = new Set(engine.store.project(P)!.feedback.map((f) => f.id));
+    assert.ok(ids.has('replacement') && !ids.has('given'), 'the replaced row is gone, its replacement kept');
     assert.ok(engine.store.project(P)!.feedback.length > 5000, `only ${engine.store.project(P)!.feedback.length} rows stored`);
     // The stored values, number by number (LosslessNumbers, -0), as the synchronous path stored them.
     assert.deepStrictEqual(engine.store.project(P)!.feedback.map((f) => f.payload), reference.store.project(P)!.feedback.map((f) => f.payload));

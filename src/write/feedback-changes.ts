@@ -11,7 +11,7 @@
  *    validates the new row; tq validates first, so a bad replacement loses nothing.
  */
 import { defineRoute, type RouteCall } from '../api/define-route.ts';
-import type { Engine, FieldPrefix, Route } from '../api/types.ts';
+import type { Engine, FieldPrefix, Route, RouteResult } from '../api/types.ts';
 import { RequestSchemaError } from '../core/errors.ts';
 import { isPlainObject } from '../core/plain-object.ts';
 import { perPrefix } from '../core/request/per-prefix.ts';
@@ -20,8 +20,8 @@ import { feedbackTable } from '../query/feedback/table.ts';
 import { checkPurgeShape } from '../query/orm/purge-shape.ts';
 import { matchingRows, ormPurgeModel, parseOrmQuery } from '../query/orm/request.ts';
 import type { FeedbackRow, ProjectStore } from '../store/project.ts';
-import { createFeedback, type FeedbackInput } from './feedback.ts';
-import { deriveFeedback, storeFeedback } from './prepared-feedback.ts';
+import type { FeedbackInput } from './feedback.ts';
+import { deriveFeedback, storeFeedback, type PreparedFeedback } from './prepared-feedback.ts';
 import { writeModels } from './models.ts';
 
 const MESSAGE_INVALID_FEEDBACK_PURGE = 'Can only purge feedback by specifying one or more feedback ids';
@@ -95,11 +95,11 @@ function feedbackIdIssue(value: unknown) {
     : { type: 'string_type', loc: ['body', 'feedback_id'], msg: 'Input should be a valid string', input: value };
 }
 
-function replaceFeedback({ feedbackId, input }: { feedbackId: string; input: FeedbackInput }, { engine, ctx }: RouteCall): Record<string, unknown> {
-  return atomically(engine, [input.project_id], () => {
-    const project = engine.store.projectForWrite(input.project_id);
+function replaceFeedback({ feedbackId, projectId, prepared }: { feedbackId: string; projectId: string; prepared: PreparedFeedback }, { engine, ctx }: RouteCall): RouteResult {
+  return atomically(engine, [projectId], () => {
+    const project = engine.store.projectForWrite(projectId);
     resetFeedback(project, project.feedback.filter((f) => f.id !== feedbackId));
-    return createFeedback(engine, input, ctx.userId);
+    return storeFeedback(engine, prepared, ctx.userId, true);
   });
 }
 
@@ -131,10 +131,12 @@ export const feedbackChangeRoutes: Route[] = [
     path: '/feedback/replace',
     body: 'spelled',
     mutates: true,
-    answer: 'json',
+    answer: 'result',
     // FeedbackCreateReq plus `feedback_id`, with pydantic's issue order (parseReplace).
     parse: (body, prefix) => parseReplace(prefix, body),
     project: ({ input }) => input.project_id,
+    // A split route, as the feedback creates (prepared-feedback.ts).
+    derive: ({ feedbackId, input }) => ({ feedbackId, projectId: input.project_id, prepared: deriveFeedback([input]) }),
     run: replaceFeedback,
   }),
 ];
