@@ -10,11 +10,12 @@
 import { createReadStream } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createGunzip } from 'node:zlib';
+import { GateScreen } from '../../load/calls/one-shot-gate.ts';
 import { BlockScan } from './block-scan.ts';
 import { forEachLineIn, LineBlocks } from './line-blocks.ts';
 import type { BlockMessage, WorkerData, WorkerMessage } from './messages.ts';
 
-const { file, blockSize, maxInFlight, handOverAt } = workerData as WorkerData;
+const { file, blockSize, maxInFlight, handOverAt, gateSpec } = workerData as WorkerData;
 const port = parentPort!;
 
 let inFlight = 0;
@@ -26,7 +27,7 @@ port.on('message', () => {
   resume = null;
 });
 
-const scanner = new BlockScan();
+const scanner = new BlockScan(gateSpec === null ? null : new GateScreen(gateSpec));
 let nextLine = 1;
 let bytesRead = 0;
 
@@ -47,6 +48,8 @@ function sendBlock(block: Buffer, length: number): void {
     const p = scan.prescan;
     transfer.push(scan.starts.buffer as ArrayBuffer, scan.ends.buffer as ArrayBuffer, scan.lines.buffer as ArrayBuffer);
     for (const a of [p.kinds, p.starts, p.ends, p.flags, p.errorCounts, p.ok, p.micros]) transfer.push(a.buffer as ArrayBuffer);
+    const s = scan.screened;
+    if (s !== null) transfer.push(s.verdicts.buffer as ArrayBuffer, s.hashA.buffer as ArrayBuffer, s.hashB.buffer as ArrayBuffer);
   }
   inFlight++;
   port.postMessage(message satisfies WorkerMessage, transfer);
