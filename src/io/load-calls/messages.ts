@@ -14,6 +14,8 @@ export interface WorkerData {
    * -1: never.
    */
   handOverAt: number;
+  /** One Int32: the blocks the main thread is done with (it adds 1 per block, then sends 'ack'). */
+  blocksDone: SharedArrayBuffer;
   /** A one-shot gate's request: the worker judges each line for it (GateScreen) as it scans. */
   gateSpec: OneShotGateSpec | null;
 }

@@ -71,7 +71,9 @@ export async function forEachPrescannedLine(
   gateSpec: OneShotGateSpec | null = null,
 ): Promise<void> {
   const totalBytes = (await stat(path)).size;
-  const worker = startWorker({ file: path, blockSize, maxInFlight: MAX_IN_FLIGHT, handOverAt, gateSpec });
+  const blocksDone = new SharedArrayBuffer(4);
+  const done = new Int32Array(blocksDone);
+  const worker = startWorker({ file: path, blockSize, maxInFlight: MAX_IN_FLIGHT, handOverAt, gateSpec, blocksDone });
   let ownScan: BlockScan | null = null;
   try {
     await new Promise<void>((resolve, reject) => {
@@ -101,6 +103,7 @@ export async function forEachPrescannedLine(
             const { starts, ends, lines, prescan } = scan;
             for (let i = 0; i < count; i++) onLine({ buf, start: starts[i], end: ends[i], line: lines[i] }, prescan, i);
             onChunk?.({ bytesRead: m.bytesRead, totalBytes });
+            Atomics.add(done, 0, 1);
             worker.postMessage('ack');
           } else if (m.type === 'end') {
             onChunk?.({ bytesRead: m.bytesRead, totalBytes });
