@@ -24,6 +24,8 @@ import type { CallRecordPart } from '../../store/call-table.ts';
 import { FIELD, FIELD_COUNT, KIND } from './line-scan.ts';
 import { scannedCallTaken, type CallLinePrescan } from './scanned-call.ts';
 
+export type { ScreenedLines } from './scanned-call.ts';
+
 const utf8 = new TextEncoder();
 
 /** What a request keeps of the calls (see oneShotGateSpec). */
@@ -117,7 +119,7 @@ interface Candidate {
   to: number;
 }
 
-/** What a GateScreen says of a prescanned line (see ScreenedLines). */
+/** What a GateScreen says of a prescanned line (ScreenedLines, in scanned-call.ts). */
 export const SCREENED = {
   /** The fast path does not take the line (scannedCallTaken): the slow path reads it. */
   SLOW: 0,
@@ -210,16 +212,6 @@ export class GateScreen {
     this.hashA = a;
     this.hashB = b;
   }
-}
-
-/**
- * Per slot of a block's prescan, what the scanning thread's GateScreen said (SCREENED) and the
- * line's id hash (meaningful unless SLOW).
- */
-export interface ScreenedLines {
-  verdicts: Uint8Array;
-  hashA: Int32Array;
-  hashB: Int32Array;
 }
 
 export class OneShotGate {

@@ -19,7 +19,6 @@ import { parseCanonicalUtcBytes, parseIsoMicros } from '../../core/datetime.ts';
 import { projectIdProblem } from '../../core/project-id.ts';
 import { extractRefs } from '../../core/refs.ts';
 import { wrapOutput, type CallRecordPart, type DerivedColumns } from '../../store/call-table.ts';
-import type { ScreenedLines } from './one-shot-gate.ts';
 
 export interface ScannedCall {
   projectId: string;
@@ -46,6 +45,16 @@ export interface CallLinePrescanArrays extends CallLineScanArrays {
    */
   inputRefs: Array<string[] | undefined>;
   outputRefs: Array<string[] | undefined>;
+}
+
+/**
+ * Per slot of a block's prescan, what the scanning thread's GateScreen (one-shot-gate.ts) said
+ * of the line (its SCREENED verdict) and the line's id hash (meaningful unless SLOW).
+ */
+export interface ScreenedLines {
+  verdicts: Uint8Array;
+  hashA: Int32Array;
+  hashB: Int32Array;
 }
 
 export class CallLinePrescan extends CallLineScan implements CallLinePrescanArrays {
