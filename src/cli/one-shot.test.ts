@@ -41,10 +41,10 @@ function mixedFixtures(): string {
   return dir;
 }
 
-async function loaded(dir: string, gateOf?: () => OneShotGate): Promise<Engine> {
+async function loaded(dir: string, gateOf?: () => OneShotGate, parallel = false): Promise<Engine> {
   const engine = createEngine();
   if (gateOf !== undefined) gateCallsLoad(engine, gateOf());
-  await loadFixtureFiles(engine, dir, filesOf(dir));
+  await loadFixtureFiles(engine, dir, filesOf(dir), undefined, parallel ? { parallelMinBytes: 0 } : undefined);
   return engine;
 }
 
@@ -93,6 +93,29 @@ test('differential: through the gate, every request it takes answers byte for by
 test('differential: the bundled demo fixtures (feedback, costs, objects) answer alike through the gate', async () => {
   const gated = await assertGateAnswersAlike(BUNDLED_FIXTURES);
   assert.ok(gated > 500, `${gated} requests went through the gate`);
+});
+
+test('differential: a parallel load through the gate (lines judged on the scanning thread) stores and answers as a sequential one', async () => {
+  const dir = mixedFixtures();
+  const ops = [...(await loaded(dir)).store.projects.values()].flatMap((p) => p.calls.opNames.values.filter((v): v is string => typeof v === 'string'));
+  const bodies = [
+    { project_id: 'e/a', filter: { op_names: [ops[0].slice(0, ops[0].lastIndexOf(':') + 1) + '*', ops[1]] } },
+    { project_id: 'e/b', filter: { trace_roots_only: true }, sort_by: [{ field: 'started_at', direction: 'desc' }], limit: 7 },
+    { project_id: 'e/none' },
+  ];
+  for (const body of bodies) {
+    const spec = oneShotGateSpec(body)!;
+    const sequential = await loaded(dir, () => new OneShotGate(spec));
+    const parallel = await loaded(dir, () => new OneShotGate(spec), true);
+    assert.deepEqual([...parallel.store.projects.keys()].sort(), [...sequential.store.projects.keys()].sort());
+    for (const [id, project] of sequential.store.projects) assert.equal(parallel.store.projects.get(id)!.calls.size, project.calls.size, id);
+    assert.equal(answer(parallel, '/calls/stream_query', body), answer(sequential, '/calls/stream_query', body), JSON.stringify(body));
+  }
+  const dup = join(scratch, 'dup-parallel');
+  mkdirSync(dup);
+  const lines = [...generateCalls({ calls: 30, seed: 9, projectId: 'e/a', startUs: 1.7e15 })];
+  writeFileSync(join(dup, 'calls.jsonl'), [...lines, lines[4]].join('\n') + '\n');
+  await assert.rejects(loaded(dup, () => new OneShotGate(oneShotGateSpec({ project_id: 'e/other' })!), true), OneShotGateGaveUp);
 });
 
 test('the gate takes row-local requests only', () => {

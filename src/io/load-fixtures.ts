@@ -230,7 +230,7 @@ export async function loadFixtureFiles(
     const parallel = isFixtureKind(kind) && FIXTURE_KIND_REGISTRY[kind].prescanned && existsSync(file) && statSync(file).size >= parallelMinBytes;
     // Through a gate this thread stores few rows: it scans a block whenever it has one in hand or none queued.
     const handOverAt = gate === undefined ? undefined : 1;
-    await (parallel ? forEachPrescannedLine(file, onLine, onChunk, undefined, handOverAt) : forEachLine(file, onLine, onChunk)).catch((e: unknown) => {
+    await (parallel ? forEachPrescannedLine(file, onLine, onChunk, undefined, handOverAt, gate?.spec ?? null) : forEachLine(file, onLine, onChunk)).catch((e: unknown) => {
       const code = (e as NodeJS.ErrnoException)?.code;
       if (typeof code === 'string' && code.startsWith('Z_')) {
         throw new FixtureError(file, 0, `gzip data is truncated/corrupt (after ${lastLine} lines)`);

@@ -6,9 +6,11 @@
  * the worker hands over unscanned (see worker.ts), so who scanned a block never changes what
  * is loaded.
  */
-import { CallLinePrescan, type CallLinePrescanArrays } from '../../load/calls/scanned-call.ts';
+import { SCREENED, type GateScreen, type ScreenedLines } from '../../load/calls/one-shot-gate.ts';
+import { CallLinePrescan } from '../../load/calls/scanned-call.ts';
 import { hasBom } from '../utf8.ts';
 import { forEachLineIn } from './line-blocks.ts';
+import type { BlockPrescan } from './messages.ts';
 import { WasmCallLinePrescan, wasmLineScanAvailable } from './wasm-line-scan.ts';
 
 export class BlockScan {
@@ -20,6 +22,15 @@ export class BlockScan {
   lines = new Int32Array(4096);
   /** Slots filled by the last scan. */
   count = 0;
+  /** With a one-shot gate's screen: its verdict on each line (one-shot-gate.ts), made here while the line's bytes are in this core's cache. */
+  private readonly screen: GateScreen | null;
+  private screened: ScreenedLines | null;
+
+  constructor(screen: GateScreen | null = null) {
+    this.screen = screen;
+    this.screened = screen === null ? null : { verdicts: new Uint8Array(4096), hashA: new Int32Array(4096), hashB: new Int32Array(4096) };
+    this.prescan.screened = this.screened;
+  }
 
   /**
    * Scans the lines of `block[0, length)`, the first numbered `firstLine`; returns the number of
@@ -27,13 +38,22 @@ export class BlockScan {
    */
   scan(block: Uint8Array, length: number, firstLine: number): number {
     let count = 0;
-    const prescan = this.prescan;
+    const prescan = this.prescan, screen = this.screen;
     if (prescan instanceof WasmCallLinePrescan) prescan.setBlock(block, length);
     const next = forEachLineIn(block, length, firstLine, (start, end, line) => {
       if (count === this.starts.length) this.grow(2 * count, count);
       // As loadLine does: a byte order mark opens line 1 and is not part of the record.
       const from = line === 1 && hasBom(block, start, end) ? start + 3 : start;
-      prescan.prescan(block, from, end, count);
+      // Under a gate, the refs only of the rows it may store (none of the others' is ever read).
+      prescan.prescan(block, from, end, count, screen === null);
+      if (screen !== null) {
+        const screened = this.screened!;
+        const verdict = screen.screen(prescan, count, block as Buffer);
+        if (verdict === SCREENED.CANDIDATE) prescan.readRefs(block, count);
+        screened.verdicts[count] = verdict;
+        screened.hashA[count] = screen.hashA;
+        screened.hashB[count] = screen.hashB;
+      }
       this.starts[count] = start;
       this.ends[count] = end;
       this.lines[count] = line;
@@ -44,9 +64,10 @@ export class BlockScan {
   }
 
   /** Copies of the last scan's arrays, to be transferred to another thread. */
-  copies(): { starts: Int32Array; ends: Int32Array; lines: Int32Array; prescan: CallLinePrescanArrays } {
-    const n = this.count;
-    return { starts: this.starts.slice(0, n), ends: this.ends.slice(0, n), lines: this.lines.slice(0, n), prescan: this.prescan.arrays(n) };
+  copies(): BlockPrescan {
+    const n = this.count, s = this.screened;
+    const screened = s === null ? null : { verdicts: s.verdicts.slice(0, n), hashA: s.hashA.slice(0, n), hashB: s.hashB.slice(0, n) };
+    return { starts: this.starts.slice(0, n), ends: this.ends.slice(0, n), lines: this.lines.slice(0, n), prescan: this.prescan.arrays(n), screened };
   }
 
   private grow(capacity: number, keep: number): void {
@@ -59,5 +80,13 @@ export class BlockScan {
     this.starts = grow(this.starts);
     this.ends = grow(this.ends);
     this.lines = grow(this.lines);
+    const s = this.screened;
+    if (s !== null) {
+      const verdicts = new Uint8Array(capacity);
+      verdicts.set(s.verdicts);
+      s.verdicts = verdicts;
+      s.hashA = grow(s.hashA);
+      s.hashB = grow(s.hashB);
+    }
   }
 }

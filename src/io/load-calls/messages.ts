@@ -1,4 +1,5 @@
 /** What the parallel calls load's main thread and worker thread say to each other. */
+import type { OneShotGateSpec, ScreenedLines } from '../../load/calls/one-shot-gate.ts';
 import type { CallLinePrescanArrays } from '../../load/calls/scanned-call.ts';
 
 export interface WorkerData {
@@ -13,6 +14,10 @@ export interface WorkerData {
    * -1: never.
    */
   handOverAt: number;
+  /** One Int32: the blocks the main thread is done with (it adds 1 per block, then sends 'ack'). */
+  blocksDone: SharedArrayBuffer;
+  /** A one-shot gate's request: the worker judges each line for it (GateScreen) as it scans. */
+  gateSpec: OneShotGateSpec | null;
 }
 
 /** The prescan of a block's lines (slot i is line i). */
@@ -22,6 +27,8 @@ export interface BlockPrescan {
   ends: Int32Array;
   lines: Int32Array;
   prescan: CallLinePrescanArrays;
+  /** The gate's verdicts (with a gateSpec), else null. */
+  screened: ScreenedLines | null;
 }
 
 /** A block of whole lines, with their prescan or (handed over) without it. */

@@ -8,6 +8,8 @@ import { createEngine } from '../../engine.ts';
 import { forEachLine, type LineRef } from '../lines.ts';
 import { loadFixtures } from '../load-fixtures.ts';
 import { FIELD_COUNT } from '../../load/calls/line-scan.ts';
+import { GateScreen, SCREENED, type OneShotGateSpec } from '../../load/calls/one-shot-gate.ts';
+import { CallLinePrescan } from '../../load/calls/scanned-call.ts';
 import { forEachPrescannedLine } from './parallel.ts';
 import { callsFingerprint } from './store-fingerprint.testing.ts';
 import { tempDir } from '../temp-dir.testing.ts';
@@ -120,6 +122,33 @@ test('blocks the main thread scans itself (handed over) give the prescans the wo
   const byWorker = await prescans(file, 2048, -1);
   assert.ok(byWorker.length > 300);
   for (const handOverAt of [0, 1, 100]) assert.deepEqual(await prescans(file, 2048, handOverAt), byWorker);
+});
+
+test('a one-shot gate\'s verdicts, id hashes and refs are the same whichever thread scanned the block, and a single-line screen\'s', async () => {
+  const file = write(callsText(300) + '\n' + call(301, { deleted_at: '2024-02-01T00:00:00Z' }) + '\n' + call(302, { id: 'c\\u0033\\u00302' }) + '\n');
+  const spec: OneShotGateSpec = { projectId: 'e/p', opExact: new Set(['op1']), opPrefixes: [], rootsOnly: false, topK: null };
+  // The reference: each line prescanned alone and judged by a GateScreen on this thread.
+  const expected: unknown[] = [];
+  const screen = new GateScreen(spec);
+  const p = new CallLinePrescan();
+  await forEachLine(file, ({ buf, start, end, line }: LineRef) => {
+    const from = line === 1 ? start + 3 : start; // the byte order mark
+    p.prescan(buf, from, end, 0);
+    const verdict = screen.screen(p, 0, buf);
+    expected.push(verdict === SCREENED.SLOW ? [line, verdict] : [line, verdict, screen.hashA, screen.hashB, ...(verdict === SCREENED.CANDIDATE ? [p.inputRefs[0], p.outputRefs[0]] : [])]);
+  });
+  const counts = [0, 0, 0, 0];
+  for (const [, verdict] of expected as Array<[number, number]>) counts[verdict]++;
+  assert.ok(counts.every((n) => n > 0), `every verdict is met: ${counts.join(', ')}`);
+  for (const handOverAt of [-1, 100]) {
+    const got: unknown[] = [];
+    await forEachPrescannedLine(file, ({ line }, q, slot) => {
+      const s = q.screened!;
+      const verdict = s.verdicts[slot];
+      got.push(verdict === SCREENED.SLOW ? [line, verdict] : [line, verdict, s.hashA[slot], s.hashB[slot], ...(verdict === SCREENED.CANDIDATE ? [q.inputRefs[slot], q.outputRefs[slot]] : [])]);
+    }, undefined, 2048, handOverAt, spec);
+    assert.deepEqual(got, expected, `handOverAt ${handOverAt}`);
+  }
 });
 
 test('an exception from the caller stops the reading', async () => {

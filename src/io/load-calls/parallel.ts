@@ -10,6 +10,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { GateScreen, type OneShotGateSpec } from '../../load/calls/one-shot-gate.ts';
 import { CallLinePrescan } from '../../load/calls/scanned-call.ts';
 import type { LineRef, ReadProgress } from '../lines.ts';
 import { BlockScan } from './block-scan.ts';
@@ -57,6 +58,7 @@ function currentBuiltWorker(): URL | null {
 /**
  * forEachLine for a calls file, with the prescan of every line: `onLine(ref, prescan, slot)`.
  * Unlike forEachLine's, each `ref.buf` (a block of lines) belongs to the caller, who may keep it.
+ * With `gateSpec`, each prescan's `screened` holds a one-shot gate's verdicts on its lines.
  * An exception from `onLine` stops the reading and rejects; a read error rejects with the
  * error's message and code after the lines read before it were given.
  */
@@ -66,9 +68,12 @@ export async function forEachPrescannedLine(
   onChunk?: (p: ReadProgress) => void,
   blockSize = BLOCK_SIZE,
   handOverAt = HAND_OVER_AT,
+  gateSpec: OneShotGateSpec | null = null,
 ): Promise<void> {
   const totalBytes = (await stat(path)).size;
-  const worker = startWorker({ file: path, blockSize, maxInFlight: MAX_IN_FLIGHT, handOverAt });
+  const blocksDone = new SharedArrayBuffer(4);
+  const done = new Int32Array(blocksDone);
+  const worker = startWorker({ file: path, blockSize, maxInFlight: MAX_IN_FLIGHT, handOverAt, gateSpec, blocksDone });
   let ownScan: BlockScan | null = null;
   try {
     await new Promise<void>((resolve, reject) => {
@@ -87,16 +92,18 @@ export async function forEachPrescannedLine(
             let scan: { starts: Int32Array; ends: Int32Array; lines: Int32Array; prescan: CallLinePrescan }, count: number;
             if (m.scan !== null) {
               scan = { ...m.scan, prescan: new CallLinePrescan(0, m.scan.prescan) };
+              scan.prescan.screened = m.scan.screened;
               count = m.scan.lines.length;
             } else {
               // Handed over unscanned: this thread was about to idle.
-              scan = ownScan ??= new BlockScan();
+              scan = ownScan ??= new BlockScan(gateSpec === null ? null : new GateScreen(gateSpec));
               ownScan.scan(buf, m.length, m.firstLine);
               count = ownScan.count;
             }
             const { starts, ends, lines, prescan } = scan;
             for (let i = 0; i < count; i++) onLine({ buf, start: starts[i], end: ends[i], line: lines[i] }, prescan, i);
             onChunk?.({ bytesRead: m.bytesRead, totalBytes });
+            Atomics.add(done, 0, 1);
             worker.postMessage('ack');
           } else if (m.type === 'end') {
             onChunk?.({ bytesRead: m.bytesRead, totalBytes });

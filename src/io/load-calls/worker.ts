@@ -10,23 +10,30 @@
 import { createReadStream } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createGunzip } from 'node:zlib';
+import { GateScreen } from '../../load/calls/one-shot-gate.ts';
 import { BlockScan } from './block-scan.ts';
 import { forEachLineIn, LineBlocks } from './line-blocks.ts';
 import type { BlockMessage, WorkerData, WorkerMessage } from './messages.ts';
 
-const { file, blockSize, maxInFlight, handOverAt } = workerData as WorkerData;
+const { file, blockSize, maxInFlight, handOverAt, gateSpec, blocksDone } = workerData as WorkerData;
 const port = parentPort!;
+const done = new Int32Array(blocksDone);
 
-let inFlight = 0;
+/** Blocks sent so far; those sent and not yet done are in flight. */
+let sent = 0;
+// Read from the shared count, not counted from 'ack' messages: this thread's event loop reads
+// those only between two reads, so while it scans a block the main thread would look busier
+// than it is, and get fewer blocks handed over than it could take.
+const inFlight = () => sent - Atomics.load(done, 0);
 let resume: (() => void) | null = null;
 port.on('message', () => {
-  // An acknowledgement: the main thread is done with a block.
-  inFlight--;
+  // An acknowledgement: the main thread is done with a block (a wake-up for a wait below).
   resume?.();
   resume = null;
 });
 
-const scanner = new BlockScan();
+const READ_SIZE = 8 << 20;
+const scanner = new BlockScan(gateSpec === null ? null : new GateScreen(gateSpec));
 let nextLine = 1;
 let bytesRead = 0;
 
@@ -34,7 +41,7 @@ function sendBlock(block: Buffer, length: number): void {
   const firstLine = nextLine;
   // The main thread idles unless it gets work at once: it scans this block itself, while this
   // thread goes on with the next.
-  const handOver = inFlight <= handOverAt;
+  const handOver = inFlight() <= handOverAt;
   let scan: BlockMessage['scan'] = null;
   if (handOver) nextLine = forEachLineIn(block, length, nextLine, () => {});
   else {
@@ -47,20 +54,24 @@ function sendBlock(block: Buffer, length: number): void {
     const p = scan.prescan;
     transfer.push(scan.starts.buffer as ArrayBuffer, scan.ends.buffer as ArrayBuffer, scan.lines.buffer as ArrayBuffer);
     for (const a of [p.kinds, p.starts, p.ends, p.flags, p.errorCounts, p.ok, p.micros]) transfer.push(a.buffer as ArrayBuffer);
+    const s = scan.screened;
+    if (s !== null) transfer.push(s.verdicts.buffer as ArrayBuffer, s.hashA.buffer as ArrayBuffer, s.hashB.buffer as ArrayBuffer);
   }
-  inFlight++;
+  sent++;
   port.postMessage(message satisfies WorkerMessage, transfer);
 }
 
 const blocks = new LineBlocks(blockSize, sendBlock);
 try {
-  const raw = createReadStream(file, { highWaterMark: 1 << 20 });
+  // Large reads, so that one is under way while a block is scanned (1 MiB reads left this
+  // thread waiting for the next one about a quarter of the time).
+  const raw = createReadStream(file, { highWaterMark: READ_SIZE });
   raw.on('data', (chunk) => {
     bytesRead += chunk.length;
   });
   for await (const chunk of file.endsWith('.gz') ? raw.pipe(createGunzip()) : raw) {
     blocks.push(chunk as Buffer);
-    while (inFlight >= maxInFlight) await new Promise<void>((r) => (resume = r));
+    while (inFlight() >= maxInFlight) await new Promise<void>((r) => (resume = r));
   }
   blocks.finish();
   port.postMessage({ type: 'end', bytesRead } satisfies WorkerMessage);

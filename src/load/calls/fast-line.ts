@@ -5,9 +5,9 @@
  * parseCallRecord, in the fixture loader) takes every line this one declines.
  */
 import type { Store } from '../../store/store.ts';
-import type { OneShotGate } from './one-shot-gate.ts';
+import { SCREENED, type OneShotGate } from './one-shot-gate.ts';
 import { storeCallParts } from './parts-body.ts';
-import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord, scannedCallTaken } from './scanned-call.ts';
+import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord } from './scanned-call.ts';
 
 const linePrescan = new CallLinePrescan();
 const partSpans = new Int32Array(8);
@@ -21,12 +21,22 @@ const partSpans = new Int32Array(8);
  */
 export function storeFastCallLine(store: Store, buf: Buffer, start: number, end: number, prescan?: CallLinePrescan, slot = 0, gate?: OneShotGate, line = 0): boolean {
   if (gate !== undefined) {
-    // Rows the gate leaves out are judged from the scan alone, their strings never made.
-    const p = prescan ?? (linePrescan.prescan(buf, start, end, 0) ? linePrescan : null);
-    if (p === null || !scannedCallTaken(p, prescan ? slot : 0, buf)) return false;
-    if (!gate.screen(p, prescan ? slot : 0, buf, start, end, line)) return true;
-    if (!prescan) slot = 0;
-    prescan = p;
+    // Rows the gate leaves out are judged from the scan alone, their strings never made; on the
+    // scanning thread when it judged them (prescan.screened).
+    const screened = prescan?.screened;
+    if (screened) {
+      const verdict = screened.verdicts[slot];
+      if (verdict === SCREENED.SLOW) return false;
+      if (!gate.screened(verdict, screened.hashA[slot], screened.hashB[slot], prescan!, slot, buf, start, end, line)) return true;
+    } else {
+      const p = prescan ?? (linePrescan.prescan(buf, start, end, 0) ? linePrescan : null);
+      if (p === null) return false;
+      const judged = gate.screen(p, prescan ? slot : 0, buf, start, end, line);
+      if (!judged.taken) return false;
+      if (!judged.store) return true;
+      if (!prescan) slot = 0;
+      prescan = p;
+    }
   }
   const scanned = prescan ? scannedCallRecord(prescan, slot, buf) : fastCallRecord(linePrescan, buf, start, end);
   if (scanned === null) return false;

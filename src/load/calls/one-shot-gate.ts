@@ -22,7 +22,9 @@
  */
 import type { CallRecordPart } from '../../store/call-table.ts';
 import { FIELD, FIELD_COUNT, KIND } from './line-scan.ts';
-import type { CallLinePrescan } from './scanned-call.ts';
+import { scannedCallTaken, type CallLinePrescan } from './scanned-call.ts';
+
+export type { ScreenedLines } from './scanned-call.ts';
 
 const utf8 = new TextEncoder();
 
@@ -117,24 +119,33 @@ interface Candidate {
   to: number;
 }
 
-export class OneShotGate {
-  /** Open addressing over two 32-bit hashes per id; (0, 0) is an empty slot. */
-  private hashA = new Int32Array(1 << 16);
-  private hashB = new Int32Array(1 << 16);
-  private ids = 0;
-  /** Every project a row named (a notice says which exist). */
-  readonly projectsSeen = new Set<string>();
-  private candidates: Candidate[] = [];
-  private arena = new Uint8Array(1 << 16);
-  private arenaUsed = 0;
-  /** Under a top-k: rows whose key is above this cannot reach the page. */
-  private bound = Infinity;
+/** What a GateScreen says of a prescanned line (ScreenedLines, in scanned-call.ts). */
+export const SCREENED = {
+  /** The fast path does not take the line (scannedCallTaken): the slow path reads it. */
+  SLOW: 0,
+  /** Taken; its project is not the request's. */
+  OTHER_PROJECT: 1,
+  /** Taken, in the request's project, and left out by the row-local filter (deleted, not a root, another op). */
+  LEFT_OUT: 2,
+  /** Taken and passes the row-local filter: the top-k (if any) decides. */
+  CANDIDATE: 3,
+} as const;
 
-  private scratch = new Uint8Array(256);
+/**
+ * The row-local part of a gate: what can be decided of one line from its prescan alone, on
+ * whichever thread scanned it (its bytes are still in that core's cache there), with the 64-bit
+ * hash of its id. Everything that depends on earlier lines (duplicate ids, the projects seen,
+ * the top-k) stays with the OneShotGate, on the thread that stores.
+ */
+export class GateScreen {
   private readonly projectBytes: Uint8Array;
   /** The op names as UTF-8 bytes, compared in place; null: too many exact names (a Set of strings is then faster). */
   private readonly opExactBytes: Uint8Array[] | null;
   private readonly opPrefixBytes: Uint8Array[];
+  private scratch = new Uint8Array(256);
+  /** The id hash of the last idHash(): its two halves. */
+  hashA = 0;
+  hashB = 0;
 
   constructor(readonly spec: OneShotGateSpec) {
     this.projectBytes = utf8.encode(spec.projectId);
@@ -143,63 +154,32 @@ export class OneShotGate {
   }
 
   /**
-   * Whether the row must be stored now (true), or is left out or kept for later (false): every
-   * row of the file goes through here or screen() once, in order, after the checks a full load
-   * makes. `bytes[start, end)` is the line (what the top-k copies), `line` its number.
+   * The verdict (SCREENED) on the prescanned line in `slot`; for a line the fast path takes,
+   * its id's hash is left in hashA/hashB.
    */
-  admit(projectId: string, record: CallRecordPart, bytes: Uint8Array, start: number, end: number, line: number): boolean {
-    const n = utf8.encodeInto(record.id, this.scratchFor(3 * record.id.length)).written;
-    this.remember(this.scratch, 0, n);
-    if (projectId !== this.spec.projectId) {
-      this.projectsSeen.add(projectId);
-      return false;
-    }
-    this.sawProject();
-    if (record.deleted_at !== null || (this.spec.rootsOnly && record.parent_id !== null) || !this.opMatches(record.op_name)) return false;
-    return this.withinTopK(record.started_at, bytes, start, end, line);
-  }
-
-  /**
-   * admit() for a line the fast path takes (scannedCallTaken), read from its prescan in `slot`
-   * without making its strings: the rows a one-shot leaves out cost a few byte comparisons.
-   */
-  screen(p: CallLinePrescan, slot: number, buf: Buffer, start: number, end: number, line: number): boolean {
+  screen(p: CallLinePrescan, slot: number, buf: Buffer): number {
+    if (!scannedCallTaken(p, slot, buf)) return SCREENED.SLOW;
     const base = slot * FIELD_COUNT;
     const idAt = base + FIELD.id;
-    if (p.kinds[idAt] === KIND.STRING) this.remember(buf, p.starts[idAt] + 1, p.ends[idAt] - 1);
-    else {
-      const id = JSON.parse(buf.toString('utf8', p.starts[idAt], p.ends[idAt])) as string;
-      this.remember(this.scratch, 0, utf8.encodeInto(id, this.scratchFor(3 * id.length)).written);
-    }
+    if (p.kinds[idAt] === KIND.STRING) this.idHash(buf, p.starts[idAt] + 1, p.ends[idAt] - 1);
+    else this.stringHash(JSON.parse(buf.toString('utf8', p.starts[idAt], p.ends[idAt])) as string);
     const projectAt = base + FIELD.project_id;
     if (!(p.kinds[projectAt] === KIND.STRING && bytesAre(buf, p.starts[projectAt] + 1, p.ends[projectAt] - 1, this.projectBytes))) {
-      const projectId = stringAt(p, buf, projectAt);
-      if (projectId !== this.spec.projectId) {
-        this.projectsSeen.add(projectId);
-        return false;
-      }
+      if (stringAt(p, buf, projectAt) !== this.spec.projectId) return SCREENED.OTHER_PROJECT;
     }
-    this.sawProject();
-    if (!Number.isNaN(p.micros[slot * 3 + 2])) return false; // deleted
+    if (!Number.isNaN(p.micros[slot * 3 + 2])) return SCREENED.LEFT_OUT; // deleted
     const parentKind = p.kinds[base + FIELD.parent_id];
-    if (this.spec.rootsOnly && parentKind !== KIND.ABSENT && parentKind !== KIND.NULL) return false;
+    if (this.spec.rootsOnly && parentKind !== KIND.ABSENT && parentKind !== KIND.NULL) return SCREENED.LEFT_OUT;
     if (this.spec.opExact !== null) {
       const opAt = base + FIELD.op_name;
       if (p.kinds[opAt] !== KIND.STRING || this.opExactBytes === null) {
-        if (!this.opMatches(stringAt(p, buf, opAt))) return false;
-      } else if (!this.opBytesMatch(buf, p.starts[opAt] + 1, p.ends[opAt] - 1)) return false;
+        if (!this.opMatches(stringAt(p, buf, opAt))) return SCREENED.LEFT_OUT;
+      } else if (!this.opBytesMatch(buf, p.starts[opAt] + 1, p.ends[opAt] - 1)) return SCREENED.LEFT_OUT;
     }
-    return this.withinTopK(p.micros[slot * 3], buf, start, end, line);
+    return SCREENED.CANDIDATE;
   }
 
-  private sawWanted = false;
-  private sawProject(): void {
-    if (this.sawWanted) return;
-    this.sawWanted = true;
-    this.projectsSeen.add(this.spec.projectId);
-  }
-
-  private opMatches(opName: string): boolean {
+  opMatches(opName: string): boolean {
     const s = this.spec;
     return s.opExact === null || s.opExact.has(opName) || startsWithAny(opName, s.opPrefixes);
   }
@@ -208,6 +188,97 @@ export class OneShotGate {
     for (const prefix of this.opPrefixBytes) if (to - from >= prefix.length && bytesAre(buf, from, from + prefix.length, prefix)) return true;
     for (const exact of this.opExactBytes!) if (bytesAre(buf, from, to, exact)) return true;
     return false;
+  }
+
+  /** Hashes the id `id` (its UTF-8 bytes) into hashA/hashB. */
+  stringHash(id: string): void {
+    if (this.scratch.length < 3 * id.length) this.scratch = new Uint8Array(Math.max(3 * id.length, 2 * this.scratch.length));
+    this.idHash(this.scratch, 0, utf8.encodeInto(id, this.scratch).written);
+  }
+
+  /** Hashes the id whose UTF-8 bytes are `bytes[from, to)` into hashA/hashB (never both 0). */
+  idHash(bytes: Uint8Array, from: number, to: number): void {
+    let a = 0x811c9dc5 | 0, b = 0x9747b28c | 0;
+    for (let i = from; i < to; i++) {
+      const c = bytes[i];
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+      b ^= b >>> 15;
+    }
+    a ^= a >>> 16;
+    a = Math.imul(a, 0x85ebca6b);
+    a ^= a >>> 13;
+    if (a === 0 && b === 0) b = 1;
+    this.hashA = a;
+    this.hashB = b;
+  }
+}
+
+export class OneShotGate {
+  /** Open addressing over two 32-bit hashes per id, side by side (one cache line per probe); (0, 0) is an empty slot. */
+  private hashes = new Int32Array(2 << 16);
+  private ids = 0;
+  /** Every project a row named (a notice says which exist). */
+  readonly projectsSeen = new Set<string>();
+  private candidates: Candidate[] = [];
+  private arena = new Uint8Array(1 << 16);
+  private arenaUsed = 0;
+  /** Under a top-k: rows whose key is above this cannot reach the page. */
+  private bound = Infinity;
+  private readonly screener: GateScreen;
+
+  constructor(readonly spec: OneShotGateSpec) {
+    this.screener = new GateScreen(spec);
+  }
+
+  /**
+   * Whether the row must be stored now (true), or is left out or kept for later (false): every
+   * row of the file goes through here or screen() once, in order, after the checks a full load
+   * makes. `bytes[start, end)` is the line (what the top-k copies), `line` its number.
+   */
+  admit(projectId: string, record: CallRecordPart, bytes: Uint8Array, start: number, end: number, line: number): boolean {
+    this.screener.stringHash(record.id);
+    this.remember();
+    if (projectId !== this.spec.projectId) {
+      this.projectsSeen.add(projectId);
+      return false;
+    }
+    this.sawProject();
+    if (record.deleted_at !== null || (this.spec.rootsOnly && record.parent_id !== null) || !this.screener.opMatches(record.op_name)) return false;
+    return this.withinTopK(record.started_at, bytes, start, end, line);
+  }
+
+  /**
+   * admit() for a line the fast path may take, read from its prescan in `slot` without making
+   * its strings: false when the fast path does not take it (the caller reads it the slow way,
+   * through admit()); else whether the row must be stored now (as admit()), in `store`.
+   */
+  screen(p: CallLinePrescan, slot: number, buf: Buffer, start: number, end: number, line: number): { taken: boolean; store: boolean } {
+    const verdict = this.screener.screen(p, slot, buf);
+    if (verdict === SCREENED.SLOW) return NOT_TAKEN;
+    return this.screened(verdict, this.screener.hashA, this.screener.hashB, p, slot, buf, start, end, line) ? STORE : LEAVE;
+  }
+
+  /**
+   * The rest of screen() for a line a GateScreen already judged (on the scanning thread):
+   * `verdict` (not SLOW) and its id hash `a`, `b`. Whether the row must be stored now.
+   */
+  screened(verdict: number, a: number, b: number, p: CallLinePrescan, slot: number, buf: Buffer, start: number, end: number, line: number): boolean {
+    this.insert(a, b);
+    if (verdict === SCREENED.OTHER_PROJECT) {
+      this.projectsSeen.add(stringAt(p, buf, slot * FIELD_COUNT + FIELD.project_id));
+      return false;
+    }
+    this.sawProject();
+    if (verdict === SCREENED.LEFT_OUT) return false;
+    return this.withinTopK(p.micros[slot * 3], buf, start, end, line);
+  }
+
+  private sawWanted = false;
+  private sawProject(): void {
+    if (this.sawWanted) return;
+    this.sawWanted = true;
+    this.projectsSeen.add(this.spec.projectId);
   }
 
   private withinTopK(startedAt: number, bytes: Uint8Array, start: number, end: number, line: number): boolean {
@@ -226,11 +297,6 @@ export class OneShotGate {
     this.candidates.push({ key, line, from, to });
     if (this.candidates.length >= 2 * topK.k + 1024) this.prune();
     return false;
-  }
-
-  private scratchFor(bytes: number): Uint8Array {
-    if (this.scratch.length < bytes) this.scratch = new Uint8Array(Math.max(bytes, 2 * this.scratch.length));
-    return this.scratch;
   }
 
   /** The kept rows of a top-k, in file order (their lines and numbers), once the file is read. */
@@ -265,30 +331,20 @@ export class OneShotGate {
     this.arenaUsed = used;
   }
 
-  /** Adds the id whose UTF-8 bytes are `bytes[from, to)`; OneShotGateGaveUp when its hash is there already. */
-  private remember(bytes: Uint8Array, from: number, to: number): void {
-    if (2 * (this.ids + 1) > this.hashA.length) this.grow();
-    let a = 0x811c9dc5 | 0, b = 0x9747b28c | 0;
-    for (let i = from; i < to; i++) {
-      const c = bytes[i];
-      a = Math.imul(a ^ c, 0x01000193);
-      b = Math.imul(b ^ c, 0x5bd1e995);
-      b ^= b >>> 15;
-    }
-    a ^= a >>> 16;
-    a = Math.imul(a, 0x85ebca6b);
-    a ^= a >>> 13;
-    if (a === 0 && b === 0) b = 1;
-    this.insert(a, b);
+  /** Adds the id hashed last by the screener; OneShotGateGaveUp when its hash is there already. */
+  private remember(): void {
+    this.insert(this.screener.hashA, this.screener.hashB);
   }
 
   private insert(a: number, b: number): void {
-    const mask = this.hashA.length - 1;
+    if (4 * (this.ids + 1) > this.hashes.length) this.grow();
+    const hashes = this.hashes;
+    const mask = (hashes.length >> 1) - 1;
     for (let slot = a & mask; ; slot = (slot + 1) & mask) {
-      const x = this.hashA[slot], y = this.hashB[slot];
+      const x = hashes[2 * slot], y = hashes[2 * slot + 1];
       if (x === 0 && y === 0) {
-        this.hashA[slot] = a;
-        this.hashB[slot] = b;
+        hashes[2 * slot] = a;
+        hashes[2 * slot + 1] = b;
         this.ids++;
         return;
       }
@@ -297,13 +353,16 @@ export class OneShotGate {
   }
 
   private grow(): void {
-    const oldA = this.hashA, oldB = this.hashB;
-    this.hashA = new Int32Array(oldA.length * 2);
-    this.hashB = new Int32Array(oldB.length * 2);
+    const old = this.hashes;
+    this.hashes = new Int32Array(old.length * 2);
     this.ids = 0;
-    for (let i = 0; i < oldA.length; i++) if (oldA[i] !== 0 || oldB[i] !== 0) this.insert(oldA[i], oldB[i]);
+    for (let i = 0; i < old.length; i += 2) if (old[i] !== 0 || old[i + 1] !== 0) this.insert(old[i], old[i + 1]);
   }
 }
+
+const NOT_TAKEN = Object.freeze({ taken: false, store: false });
+const LEAVE = Object.freeze({ taken: true, store: false });
+const STORE = Object.freeze({ taken: true, store: true });
 
 function startsWithAny(value: string, prefixes: readonly string[]): boolean {
   for (let i = 0; i < prefixes.length; i++) if (value.startsWith(prefixes[i])) return true;

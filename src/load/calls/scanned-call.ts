@@ -47,11 +47,23 @@ export interface CallLinePrescanArrays extends CallLineScanArrays {
   outputRefs: Array<string[] | undefined>;
 }
 
+/**
+ * Per slot of a block's prescan, what the scanning thread's GateScreen (one-shot-gate.ts) said
+ * of the line (its SCREENED verdict) and the line's id hash (meaningful unless SLOW).
+ */
+export interface ScreenedLines {
+  verdicts: Uint8Array;
+  hashA: Int32Array;
+  hashB: Int32Array;
+}
+
 export class CallLinePrescan extends CallLineScan implements CallLinePrescanArrays {
   ok: Uint8Array;
   micros: Float64Array;
   inputRefs: Array<string[] | undefined>;
   outputRefs: Array<string[] | undefined>;
+  /** A one-shot gate's verdicts on these lines, when the scanning thread judged them (one-shot-gate.ts). */
+  screened: ScreenedLines | null = null;
 
   constructor(capacity = 1, arrays?: CallLinePrescanArrays) {
     super(capacity, arrays);
@@ -86,13 +98,22 @@ export class CallLinePrescan extends CallLineScan implements CallLinePrescanArra
    * The first step for the calls line `buf[start, end)` into `slot`: true when the fast path
    * may take it (valid UTF-8, a JSON object the scanner reads, datetimes that parse).
    */
-  prescan(buf: Uint8Array, start: number, end: number, slot: number): boolean {
+  prescan(buf: Uint8Array, start: number, end: number, slot: number, withRefs = true): boolean {
     const ok = this.isUtf8(buf, start, end) && this.scan(buf, start, end, slot) && this.readDatetimes(buf, slot);
     this.ok[slot] = ok ? 1 : 0;
-    const flags = ok ? this.flags[slot] : 0;
+    if (withRefs) this.readRefs(buf, slot);
+    else this.inputRefs[slot] = this.outputRefs[slot] = undefined;
+    return ok;
+  }
+
+  /**
+   * The refs of the line prescanned last (into `slot`, `withRefs` false): a one-shot's scan
+   * reads them only for the rows its gate may store.
+   */
+  readRefs(buf: Uint8Array, slot: number): void {
+    const flags = this.ok[slot] === 1 ? this.flags[slot] : 0;
     this.inputRefs[slot] = flags & FLAG.INPUTS_REFS ? this.refsOf(buf, slot, 0) : undefined;
     this.outputRefs[slot] = flags & FLAG.OUTPUT_REFS ? this.refsOf(buf, slot, 1) : undefined;
-    return ok;
   }
 
   /** Whether `buf[start, end)` is valid UTF-8 (a block scan may know it for the whole block). */
