@@ -1,0 +1,228 @@
+/**
+ * The member walk of a path's first use, batched into WebAssembly. The first query on a new
+ * JSON path walks every row's body part once (MemberSpans.walk, path-extract.ts); in
+ * JavaScript that walk was most of the query (about 3 ns a byte, the part read to its end since
+ * a repeated key's last occurrence wins). Here the parts of a run of rows are copied into the
+ * memory of one WebAssembly module (wasm/path-walk.ts, SIMD) and walked there in one call; a
+ * row's spans are then read back into the MemberSpans, so callers see exactly what
+ * MemberSpans.walk gives. Rows the module hands back (an escaped key, a truncated member) and
+ * every row when the runtime has no WebAssembly SIMD are walked by MemberSpans itself.
+ *
+ * Rows are batched ahead of the one asked for (a scan asks for rows in order); the batch grows
+ * while its rows are asked for and shrinks when they are not, down to walking rows one by one,
+ * so a query that reads a few scattered rows walks little more than those.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { MemberSpans, type PathStep } from './path-extract.ts';
+import { PATH_WALK_WASM_BASE64 } from './path-walk-wasm.ts';
+
+/** The bytes of `row` and where its JSON value sits in them (`span[0..2)`), or null when it has none. */
+export type PartSource = (row: number, span: Int32Array) => Uint8Array | null;
+
+// The module's memory map (wasm/path-walk.ts).
+const KEY_COUNT = 0, KEY_LEN = 16, KEY_AT = 48, KEY_BYTES = 128, KEY_BYTES_END = 1024;
+const ROWS = 4096, RESULTS = 12288, STATUS = 77824, INPUT = 81920;
+const MAX_KEYS = 8, MAX_ROWS = 1024;
+/** Readable bytes the module needs past the input's end (it loads 16 at a time). */
+const SLACK = 16;
+const PAGE = 65536;
+/** A batch stops taking rows past this many input bytes (a longer part goes alone). */
+const BATCH_BYTES = 1 << 20;
+/** Batch sizes: the first, and below the least rows are walked one by one in JavaScript. */
+const FIRST_BATCH = 64, LEAST_BATCH = 16;
+
+/** The little of the WebAssembly API used here (the compiler's ES lib has no declarations for it). */
+interface WasmApi {
+  validate(bytes: Uint8Array): boolean;
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: unknown };
+}
+interface WalkExports {
+  memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
+  walk(rows: number): void;
+}
+
+/** The one instance of the module (null: this runtime cannot run it), its memory's views. */
+let walker: WalkExports | null | undefined;
+let memoryBytes = new Uint8Array(0);
+let memoryWords = new Int32Array(0);
+let enabled = true;
+
+function views(w: WalkExports): void {
+  memoryBytes = new Uint8Array(w.memory.buffer);
+  memoryWords = new Int32Array(w.memory.buffer);
+}
+
+function instance(): WalkExports | null {
+  if (walker !== undefined) return walker;
+  const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
+  const bytes = Uint8Array.from(atob(PATH_WALK_WASM_BASE64), (c) => c.charCodeAt(0));
+  if (wasm === undefined || !wasm.validate(bytes)) return (walker = null);
+  // Compiled by the optimizing compiler at once, not first by the baseline one (whose
+  // background tier-up a busy machine can starve; see io/load-calls/wasm-line-scan.ts).
+  setFlagsFromString('--no-liftoff');
+  setFlagsFromString('--no-wasm-lazy-compilation');
+  let module: object;
+  try {
+    module = new wasm.Module(bytes);
+  } finally {
+    setFlagsFromString('--liftoff');
+    setFlagsFromString('--wasm-lazy-compilation');
+  }
+  walker = new wasm.Instance(module, {}).exports as WalkExports;
+  views(walker);
+  return walker;
+}
+
+/**
+ * Whether first uses walk in WebAssembly (the default where the runtime can) or in JavaScript
+ * (`TQ_PATH_WALK=js` in the CLI: to compare the two, or to rule the module out).
+ */
+export function usePathWalkWasm(on: boolean): void {
+  enabled = on;
+}
+
+/** Whether a RowMemberWalk made now would walk in WebAssembly. */
+export function pathWalkWasmAvailable(): boolean {
+  return enabled && instance() !== null;
+}
+
+/**
+ * MemberSpans over the rows of a table: `walk(row)` leaves in `members` the spans of the wanted
+ * keys in that row's part, as `members.walk` over the part would.
+ */
+export class RowMemberWalk {
+  readonly members = new MemberSpans();
+  private readonly span = new Int32Array(2);
+  /** Whether the keys fit the module (at most 8, their bytes in its key area). */
+  private keysFit = true;
+  private keyBytes = 0;
+  // The current batch: rows [first, first + count), each row's bytes (null: no part), where
+  // its part sits in them, and what the module found (offsets into its memory: add `shift`).
+  private first = 0;
+  private count = 0;
+  private used = 0;
+  private size = FIRST_BATCH;
+  private lastRow = -1;
+  /** Rows asked one after another while walking in JavaScript (to batch again). */
+  private streak = 0;
+  private readonly bytesOf: Array<Uint8Array | null> = new Array<Uint8Array | null>(MAX_ROWS).fill(null);
+  private readonly from = new Int32Array(MAX_ROWS);
+  private readonly to = new Int32Array(MAX_ROWS);
+  private readonly shift = new Int32Array(MAX_ROWS);
+  private readonly status = new Uint8Array(MAX_ROWS);
+  private results = new Int32Array(0);
+
+  constructor(
+    private readonly partOf: PartSource,
+    private readonly rowCount: () => number,
+  ) {}
+
+  /** The index of `step`'s key (a key step), added if new (MemberSpans.add). */
+  add(step: PathStep): number {
+    const before = this.members.wanted.length;
+    const k = this.members.add(step);
+    if (this.members.wanted.length !== before) {
+      this.count = 0; // the batch was walked for fewer keys
+      this.keyBytes += step.keyBytes!.length;
+      this.keysFit = this.members.wanted.length <= MAX_KEYS && KEY_BYTES + this.keyBytes <= KEY_BYTES_END;
+    }
+    return k;
+  }
+
+  /** Walks `row`'s part: its bytes, the spans in `members`; null when the row has no part. */
+  walk(row: number): Uint8Array | null {
+    const at = row - this.first;
+    if (at >= 0 && at < this.count) {
+      if (row !== this.lastRow) this.used++;
+      this.lastRow = row;
+      return this.fromBatch(at);
+    }
+    if (this.count > 0) {
+      // The batch is done with: grow the next one when most of it was asked for, else shrink it.
+      this.size = 2 * this.used >= this.count ? Math.min(2 * this.size, MAX_ROWS) : this.size >> 2;
+      this.count = 0;
+    } else if (this.size < LEAST_BATCH) {
+      if (row !== this.lastRow) this.streak = row > this.lastRow && row - this.lastRow <= 4 ? this.streak + 1 : 0;
+      if (this.streak >= 2 * LEAST_BATCH) this.size = LEAST_BATCH;
+    }
+    this.lastRow = row;
+    if (this.size < LEAST_BATCH || !this.keysFit || !pathWalkWasmAvailable()) return this.walkHere(row);
+    this.fill(row);
+    this.used = 1;
+    return this.fromBatch(0);
+  }
+
+  /** MemberSpans.walk over `row`'s part. */
+  private walkHere(row: number): Uint8Array | null {
+    const bytes = this.partOf(row, this.span);
+    if (bytes !== null) this.members.walk(bytes, this.span[0], this.span[1]);
+    return bytes;
+  }
+
+  /** Copies the parts of rows from `row` on into the module and walks them there. */
+  private fill(row: number): void {
+    const w = instance()!;
+    const keys = this.members.wanted, nKeys = keys.length;
+    const n = Math.min(this.size, this.rowCount() - row);
+    let input = INPUT, r = 0;
+    for (; r < n; r++) {
+      const bytes = this.partOf(row + r, this.span);
+      this.bytesOf[r] = bytes;
+      if (bytes === null) {
+        memoryWords[(ROWS >> 2) + 2 * r] = memoryWords[(ROWS >> 2) + 2 * r + 1] = input;
+        continue;
+      }
+      const from = this.span[0], to = this.span[1], length = to - from;
+      if (r > 0 && input + length > INPUT + BATCH_BYTES) break; // the next batch starts here
+      if (input + length + SLACK > memoryBytes.length) {
+        w.memory.grow(Math.ceil((input + length + SLACK - memoryBytes.length) / PAGE));
+        views(w);
+      }
+      memoryBytes.set(bytes.subarray(from, to), input);
+      memoryWords[(ROWS >> 2) + 2 * r] = input;
+      memoryWords[(ROWS >> 2) + 2 * r + 1] = input + length;
+      this.from[r] = from;
+      this.to[r] = to;
+      this.shift[r] = from - input;
+      input += length;
+    }
+    // The module instance is shared: its keys are written for every batch.
+    memoryWords[KEY_COUNT >> 2] = nKeys;
+    let keyAt = KEY_BYTES;
+    for (let k = 0; k < nKeys; k++) {
+      const key = keys[k].keyBytes!;
+      memoryWords[(KEY_LEN >> 2) + k] = key.length;
+      memoryWords[(KEY_AT >> 2) + k] = keyAt;
+      memoryBytes.set(key, keyAt);
+      keyAt += key.length;
+    }
+    w.walk(r);
+    const words = 2 * nKeys * r;
+    if (this.results.length < words) this.results = new Int32Array(2 * MAX_KEYS * MAX_ROWS);
+    this.results.set(memoryWords.subarray(RESULTS >> 2, (RESULTS >> 2) + words));
+    this.status.set(memoryBytes.subarray(STATUS, STATUS + r));
+    this.first = row;
+    this.count = r;
+  }
+
+  /** Row `at` of the batch into `members`. */
+  private fromBatch(at: number): Uint8Array | null {
+    const bytes = this.bytesOf[at];
+    if (bytes === null) return null;
+    const members = this.members;
+    if (this.status[at] !== 0) {
+      members.walk(bytes, this.from[at], this.to[at]);
+      return bytes;
+    }
+    members.forget();
+    const start = members.start, end = members.end, results = this.results, shift = this.shift[at];
+    const n = members.wanted.length;
+    for (let k = 0, i = 2 * n * at; k < n; k++, i += 2) {
+      const s = results[i];
+      start[k] = s < 0 ? -1 : s + shift;
+      end[k] = results[i + 1] + shift;
+    }
+    return bytes;
+  }
+}
