@@ -75,34 +75,7 @@ function skipString(i: i32, end: i32): i32 {
 function skipValue(i: i32, end: i32): i32 {
   const c = byte(i);
   if (c == QUOTE) return skipString(i, end);
-  if ((c | 0x20) == OPEN_OBJ) {
-    // Brackets of both kinds counted alike, as the JavaScript walk does; strings crossed whole.
-    const quote = i8x16.splat(<i8>QUOTE);
-    const open = i8x16.splat(<i8>OPEN_OBJ);
-    const close = i8x16.splat(<i8>CLOSE_OBJ);
-    const lower = i8x16.splat(0x20);
-    let depth = 0;
-    let j = i;
-    while (true) {
-      if (j >= end) return end;
-      const v = v128.load(<usize>j);
-      const folded = v128.or(v, lower); // '[' → '{', ']' → '}'
-      let bits = within(i8x16.bitmask(v128.or(i8x16.eq(v, quote), v128.or(i8x16.eq(folded, open), i8x16.eq(folded, close)))), j, end);
-      let next = j + 16;
-      while (bits != 0) {
-        const p = j + ctz<i32>(bits);
-        const d = byte(p);
-        if (d == QUOTE) {
-          next = skipString(p, end);
-          break;
-        }
-        if ((d | 0x20) == OPEN_OBJ) depth++;
-        else if (--depth == 0) return p + 1;
-        bits &= bits - 1;
-      }
-      j = next;
-    }
-  }
+  if ((c | 0x20) == OPEN_OBJ) return skipContainer(i, end);
   let j = i + 1;
   while (j < end) {
     const d = byte(j);
@@ -110,6 +83,68 @@ function skipValue(i: i32, end: i32): i32 {
     j++;
   }
   return j;
+}
+
+/**
+ * Index just past the object or array opening at `i` (skipValueBytes' depth count: brackets of
+ * both kinds counted alike, strings crossed whole): `end` when it does not close before.
+ * Each step takes 16 bytes outside any string. Without a backslash among them, the quotes'
+ * running parity marks which bytes are inside strings; the brackets outside are counted at
+ * once unless the depth could reach zero among them, then one by one. A string left open at
+ * the step's end is crossed by skipString. With a backslash, the step goes quote by quote.
+ */
+function skipContainer(i: i32, end: i32): i32 {
+  const quote = i8x16.splat(<i8>QUOTE);
+  const backslash = i8x16.splat(<i8>BACKSLASH);
+  const open = i8x16.splat(<i8>OPEN_OBJ);
+  const close = i8x16.splat(<i8>CLOSE_OBJ);
+  const lower = i8x16.splat(0x20);
+  let depth = 0;
+  let j = i;
+  while (true) {
+    if (j >= end) return end;
+    const v = v128.load(<usize>j);
+    const folded = v128.or(v, lower); // '[' → '{', ']' → '}'
+    const quotes = within(i8x16.bitmask(i8x16.eq(v, quote)), j, end);
+    const opens = within(i8x16.bitmask(i8x16.eq(folded, open)), j, end);
+    const closes = within(i8x16.bitmask(i8x16.eq(folded, close)), j, end);
+    if (within(i8x16.bitmask(i8x16.eq(v, backslash)), j, end) == 0) {
+      let inside = quotes ^ (quotes << 1);
+      inside ^= inside << 2;
+      inside ^= inside << 4;
+      inside ^= inside << 8;
+      const outOpens = opens & ~inside, outCloses = closes & ~inside;
+      const nCloses = <i32>popcnt<u32>(outCloses);
+      if (depth > nCloses) depth += <i32>popcnt<u32>(outOpens) - nCloses;
+      else {
+        let bits = outOpens | outCloses;
+        while (bits != 0) {
+          const p = ctz<i32>(bits);
+          if (((outOpens >> p) & 1) != 0) depth++;
+          else if (--depth == 0) return j + p + 1;
+          bits &= bits - 1;
+        }
+      }
+      // An odd count of quotes: the last one opens a string that goes on past these 16 bytes.
+      j = (popcnt<u32>(quotes) & 1) != 0 ? skipString(j + 31 - clz<i32>(quotes), end) : j + 16;
+      continue;
+    }
+    let bits = quotes | opens | closes;
+    let next = j + 16;
+    while (bits != 0) {
+      const p = j + ctz<i32>(bits);
+      const d = byte(p);
+      if (d == QUOTE) {
+        next = skipString(p, end);
+        break;
+      }
+      if ((d | 0x20) == OPEN_OBJ) depth++;
+      else if (--depth == 0) return p + 1;
+      bits &= bits - 1;
+    }
+    j = next;
+  }
+  return end; // (not reached: the loop returns)
 }
 
 /** Whether the key `[from, from + n)` is wanted key k's bytes. */

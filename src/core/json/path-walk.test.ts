@@ -17,10 +17,26 @@ const keyStep = (k: string): PathStep => pathSteps([k], () => false)![0];
  * A table of rows stored as one arena would: each row's bytes between other bytes (what sits
  * around a part must not leak into it), some rows without the part (null).
  */
-function table(bodies: ReadonlyArray<Uint8Array | null>, filler: number) {
+function table(bodies: ReadonlyArray<Uint8Array | null>, filler: number, gaps?: readonly number[]) {
   const chunks: Array<Uint8Array | null> = [];
   const spans: Array<[number, number]> = [];
-  for (const body of bodies) {
+  if (gaps !== undefined) {
+    // One arena, the parts in row order, `gaps[r]` filler bytes before row r's (copied as runs).
+    const at: number[] = [];
+    let length = 0;
+    bodies.forEach((body, r) => {
+      length += gaps[r % gaps.length];
+      at.push(length);
+      length += body?.length ?? 0;
+    });
+    const arena = new Uint8Array(length + 5).fill(filler);
+    bodies.forEach((body, r) => {
+      if (body !== null) arena.set(body, at[r]);
+      chunks.push(body === null ? null : arena);
+      spans.push(body === null ? [-1, -1] : [at[r], at[r] + body.length]);
+    });
+  }
+  else for (const body of bodies) {
     if (body === null) {
       chunks.push(null);
       spans.push([-1, -1]);
@@ -72,8 +88,8 @@ function actual(walk: RowMemberWalk, keys: readonly PathStep[], row: number): un
 }
 
 /** Every row asked in `order` gives what MemberSpans gives. */
-function agree(bodies: ReadonlyArray<Uint8Array | null>, wanted: readonly string[], order: readonly number[], filler = 0x22): void {
-  const t = table(bodies, filler);
+function agree(bodies: ReadonlyArray<Uint8Array | null>, wanted: readonly string[], order: readonly number[], filler = 0x22, gaps?: readonly number[]): void {
+  const t = table(bodies, filler, gaps);
   const keys = wanted.map(keyStep);
   const walk = new RowMemberWalk(t.partOf, () => bodies.length);
   keys.forEach((k) => walk.add(k));
@@ -113,12 +129,14 @@ test('the runtime has WebAssembly SIMD: first uses walk there', () => {
 test('differential: the batched WebAssembly walk gives what MemberSpans.walk gives, rows asked in order, again, or anywhere', () => {
   const wanted = fc.uniqueArray(fc.constantFrom(...names), { minLength: 1, maxLength: 4 });
   fc.assert(
-    fc.property(fc.array(part, { minLength: 1, maxLength: 40 }), wanted, fc.array(fc.nat(), { maxLength: 60 }), fc.constantFrom(0x22, 0x7d, 0x2c, 0x3a, 0x5c, 0x20), (bodies, keys, jumps, filler) => {
+    fc.property(fc.array(part, { minLength: 1, maxLength: 40 }), wanted, fc.array(fc.nat(), { maxLength: 60 }), fc.constantFrom(0x22, 0x7d, 0x2c, 0x3a, 0x5c, 0x20), fc.array(fc.constantFrom(0, 1, 15, 16, 17, 300, 5000), { minLength: 1, maxLength: 5 }), (bodies, keys, jumps, filler, gaps) => {
       const n = bodies.length;
       const inOrder = Array.from({ length: n }, (_, r) => r);
-      agree(bodies, keys, inOrder, filler);
-      agree(bodies, keys, inOrder.flatMap((r) => [r, r]), filler);
-      agree(bodies, keys, jumps.map((j) => j % n), filler);
+      for (const layout of [undefined, gaps]) {
+        agree(bodies, keys, inOrder, filler, layout);
+        agree(bodies, keys, inOrder.flatMap((r) => [r, r]), filler, layout);
+        agree(bodies, keys, jumps.map((j) => j % n), filler, layout);
+      }
     }),
     { numRuns: 1500 },
   );
@@ -128,6 +146,7 @@ test('differential over many rows: batches of every size, strings and containers
   fc.assert(
     fc.property(fc.array(part, { minLength: 200, maxLength: 3000 }), fc.uniqueArray(fc.constantFrom(...names), { minLength: 1, maxLength: 3 }), (bodies, keys) => {
       agree(bodies, keys, Array.from({ length: bodies.length }, (_, r) => r));
+      agree(bodies, keys, Array.from({ length: bodies.length }, (_, r) => r), 0x7b, [0, 3, 16]);
     }),
     { numRuns: 20 },
   );
@@ -160,6 +179,7 @@ test('adversarial rows: repeated and escaped keys, deep nesting, a part over the
   for (const filler of [0x22, 0x7b, 0x3a, 0x2c]) {
     agree(bodies, ['a', 'b'], bodies.map((_, r) => r), filler);
     agree(bodies, ['a', 'b'], bodies.map((_, r) => bodies.length - 1 - r), filler);
+    agree(bodies, ['a', 'b'], bodies.map((_, r) => r), filler, [0, 1, 17]);
   }
 });
 

@@ -28,6 +28,8 @@ const SLACK = 16;
 const PAGE = 65536;
 /** A batch stops taking rows past this many input bytes (a longer part goes alone). */
 const BATCH_BYTES = 1 << 20;
+/** Parts at most this far apart are copied as one run, the bytes between them too. */
+const RUN_GAP = 4096;
 /** Batch sizes: the first, and below the least rows are walked one by one in JavaScript. */
 const FIRST_BATCH = 64, LEAST_BATCH = 16;
 
@@ -160,33 +162,48 @@ export class RowMemberWalk {
     return bytes;
   }
 
-  /** Copies the parts of rows from `row` on into the module and walks them there. */
+  /**
+   * Copies the parts of rows from `row` on into the module and walks them there. Parts that
+   * follow one another in the same bytes (an arena stores bodies in row order) are copied as one
+   * run, the bytes between them included: one long copy streams through memory, where a copy
+   * per part paid a cache miss and a view per row.
+   */
   private fill(row: number): void {
     const w = instance()!;
     const keys = this.members.wanted, nKeys = keys.length;
     const n = Math.min(this.size, this.rowCount() - row);
-    let input = INPUT, r = 0;
+    const ROW = ROWS >> 2; // (memoryWords is read afresh: a growth replaces it)
+    // The run being gathered: runBytes[runFrom, runTo) goes to runAt in the module.
+    let runBytes: Uint8Array | null = null, runFrom = 0, runTo = 0, runAt = INPUT;
+    let r = 0;
     for (; r < n; r++) {
       const bytes = this.partOf(row + r, this.span);
       this.bytesOf[r] = bytes;
       if (bytes === null) {
-        memoryWords[(ROWS >> 2) + 2 * r] = memoryWords[(ROWS >> 2) + 2 * r + 1] = input;
+        memoryWords[ROW + 2 * r] = memoryWords[ROW + 2 * r + 1] = runAt;
         continue;
       }
-      const from = this.span[0], to = this.span[1], length = to - from;
-      if (r > 0 && input + length > INPUT + BATCH_BYTES) break; // the next batch starts here
-      if (input + length + SLACK > memoryBytes.length) {
-        w.memory.grow(Math.ceil((input + length + SLACK - memoryBytes.length) / PAGE));
-        views(w);
+      const from = this.span[0], to = this.span[1];
+      if (bytes === runBytes && from >= runTo && from - runTo <= RUN_GAP) {
+        if (r > 0 && runAt + (to - runFrom) > INPUT + BATCH_BYTES) break; // the next batch starts here
+        runTo = to;
+      } else {
+        const next = runAt + (runTo - runFrom);
+        if (r > 0 && next + (to - from) > INPUT + BATCH_BYTES) break;
+        if (runBytes !== null) this.copyRun(w, runBytes, runFrom, runTo, runAt);
+        runBytes = bytes;
+        runFrom = from;
+        runTo = to;
+        runAt = next;
       }
-      memoryBytes.set(bytes.subarray(from, to), input);
-      memoryWords[(ROWS >> 2) + 2 * r] = input;
-      memoryWords[(ROWS >> 2) + 2 * r + 1] = input + length;
+      const at = runAt + (from - runFrom);
+      memoryWords[ROW + 2 * r] = at;
+      memoryWords[ROW + 2 * r + 1] = at + (to - from);
       this.from[r] = from;
       this.to[r] = to;
-      this.shift[r] = from - input;
-      input += length;
+      this.shift[r] = from - at;
     }
+    if (runBytes !== null) this.copyRun(w, runBytes, runFrom, runTo, runAt);
     // The module instance is shared: its keys are written for every batch.
     memoryWords[KEY_COUNT >> 2] = nKeys;
     let keyAt = KEY_BYTES;
@@ -204,6 +221,16 @@ export class RowMemberWalk {
     this.status.set(memoryBytes.subarray(STATUS, STATUS + r));
     this.first = row;
     this.count = r;
+  }
+
+  /** `bytes[from, to)` into the module at `at` (grown to hold it and the slack after it). */
+  private copyRun(w: WalkExports, bytes: Uint8Array, from: number, to: number, at: number): void {
+    const need = at + (to - from) + SLACK;
+    if (need > memoryBytes.length) {
+      w.memory.grow(Math.ceil((need - memoryBytes.length) / PAGE));
+      views(w);
+    }
+    memoryBytes.set(bytes.subarray(from, to), at);
   }
 
   /** Row `at` of the batch into `members`. */
