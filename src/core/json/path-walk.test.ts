@@ -111,7 +111,7 @@ const { value } = fc.letrec<{ value: string }>((tie) => ({
     fc.array(fc.tuple(ws, tie('value'), ws), { maxLength: 4 }).map((items) => '[' + items.map(([a, v, b]) => a + v + b).join(',') + ']'),
     fc
       .array(fc.tuple(ws, fc.constantFrom(...names), fc.boolean(), ws, tie('value')), { maxLength: 6 })
-      .map((members) => '{' + members.map(([a, k, esc, b, v]) => a + (esc ? '"\\u' + (k.charCodeAt(0) || 0x41).toString(16).padStart(4, '0') + k.slice(1) + '"' : JSON.stringify(k)) + b + ':' + v).join(',') + '}'),
+      .map((members) => '{' + members.map(([a, k, esc, b, v]) => a + (esc ? '"\\u' + (k.charCodeAt(0) || 0x41).toString(16).padStart(4, '0') + JSON.stringify(k.slice(1)).slice(1) : JSON.stringify(k)) + b + ':' + v).join(',') + '}'),
   ),
 }));
 /** A part: a JSON value (objects mostly), or its prefix (a truncated body), or any bytes. */

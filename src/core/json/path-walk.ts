@@ -76,6 +76,34 @@ function instance(): WalkExports | null {
   return walker;
 }
 
+/** The module's memory grown to at least `bytes`. */
+function ensureMemory(w: WalkExports, bytes: number): void {
+  if (bytes <= memoryBytes.length) return;
+  w.memory.grow(Math.ceil((bytes - memoryBytes.length) / PAGE));
+  views(w);
+}
+
+/** Writes `keys` into the module (its one instance is shared: for every batch) and walks rows 0..rows-1 there. */
+function walkBatch(w: WalkExports, keys: readonly PathStep[], rows: number): void {
+  memoryWords[KEY_COUNT >> 2] = keys.length;
+  let keyAt = KEY_BYTES;
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k].keyBytes!;
+    memoryWords[(KEY_LEN >> 2) + k] = key.length;
+    memoryWords[(KEY_AT >> 2) + k] = keyAt;
+    memoryBytes.set(key, keyAt);
+    keyAt += key.length;
+  }
+  w.walk(rows);
+}
+
+/** Whether `keys` fit the module: at most 8, their bytes in its key area. */
+function keysFit(keys: readonly PathStep[]): boolean {
+  let bytes = 0;
+  for (const k of keys) bytes += k.keyBytes!.length;
+  return keys.length <= MAX_KEYS && KEY_BYTES + bytes <= KEY_BYTES_END;
+}
+
 /**
  * Whether first uses walk in WebAssembly (the default where the runtime can) or in JavaScript
  * (`TQ_PATH_WALK=js` in the CLI: to compare the two, or to rule the module out).
@@ -98,7 +126,6 @@ export class RowMemberWalk {
   private readonly span = new Int32Array(2);
   /** Whether the keys fit the module (at most 8, their bytes in its key area). */
   private keysFit = true;
-  private keyBytes = 0;
   // The current batch: rows [first, first + count), each row's bytes (null: no part), where
   // its part sits in them, and what the module found (offsets into its memory: add `shift`).
   private first = 0;
@@ -126,8 +153,7 @@ export class RowMemberWalk {
     const k = this.members.add(step);
     if (this.members.wanted.length !== before) {
       this.count = 0; // the batch was walked for fewer keys
-      this.keyBytes += step.keyBytes!.length;
-      this.keysFit = this.members.wanted.length <= MAX_KEYS && KEY_BYTES + this.keyBytes <= KEY_BYTES_END;
+      this.keysFit = keysFit(this.members.wanted);
     }
     return k;
   }
@@ -204,17 +230,7 @@ export class RowMemberWalk {
       this.shift[r] = from - at;
     }
     if (runBytes !== null) this.copyRun(w, runBytes, runFrom, runTo, runAt);
-    // The module instance is shared: its keys are written for every batch.
-    memoryWords[KEY_COUNT >> 2] = nKeys;
-    let keyAt = KEY_BYTES;
-    for (let k = 0; k < nKeys; k++) {
-      const key = keys[k].keyBytes!;
-      memoryWords[(KEY_LEN >> 2) + k] = key.length;
-      memoryWords[(KEY_AT >> 2) + k] = keyAt;
-      memoryBytes.set(key, keyAt);
-      keyAt += key.length;
-    }
-    w.walk(r);
+    walkBatch(w, keys, r);
     const words = 2 * nKeys * r;
     if (this.results.length < words) this.results = new Int32Array(2 * MAX_KEYS * MAX_ROWS);
     this.results.set(memoryWords.subarray(RESULTS >> 2, (RESULTS >> 2) + words));
@@ -225,11 +241,7 @@ export class RowMemberWalk {
 
   /** `bytes[from, to)` into the module at `at` (grown to hold it and the slack after it). */
   private copyRun(w: WalkExports, bytes: Uint8Array, from: number, to: number, at: number): void {
-    const need = at + (to - from) + SLACK;
-    if (need > memoryBytes.length) {
-      w.memory.grow(Math.ceil((need - memoryBytes.length) / PAGE));
-      views(w);
-    }
+    ensureMemory(w, at + (to - from) + SLACK);
     memoryBytes.set(bytes.subarray(from, to), at);
   }
 
@@ -251,5 +263,91 @@ export class RowMemberWalk {
       end[k] = results[i + 1] + shift;
     }
     return bytes;
+  }
+}
+
+/** Node's native UTF-8 write into a byte array at an offset (no view made), where there is one. */
+const utf8Write = typeof Buffer === 'function' ? (Buffer.prototype.utf8Write as ((this: Uint8Array, text: string, offset: number, length: number) => number) | undefined) : undefined;
+const encoder = new TextEncoder();
+
+/**
+ * One key's member walk over rows stored as JS strings (table rows), in order: each row is
+ * encoded to UTF-8 straight into the module's memory, a batch of rows walked there at once.
+ * `walk(i)` returns the bytes the row now sits in (the module's memory, valid until the next
+ * walk of another batch), its span in `rowFrom`/`rowTo`, and the key's value span in
+ * `members`, as MemberSpans.walk over the row's UTF-8 gives it.
+ */
+export class TextMemberWalk {
+  readonly members = new MemberSpans();
+  rowFrom = 0;
+  rowTo = 0;
+  private first = 0;
+  private count = 0;
+  private readonly from = new Int32Array(MAX_ROWS);
+  private readonly to = new Int32Array(MAX_ROWS);
+  private readonly wasm: boolean;
+  private scratch = new Uint8Array(1024);
+
+  /** `textOf(i)`: row i's text, or null for a row not walked here (it is never asked for). */
+  constructor(
+    step: PathStep,
+    private readonly textOf: (i: number) => string | null,
+    private readonly rowCount: number,
+  ) {
+    this.members.add(step);
+    this.wasm = pathWalkWasmAvailable() && keysFit(this.members.wanted);
+  }
+
+  walk(i: number): Uint8Array {
+    if (!this.wasm) return this.walkHere(i);
+    const at = i - this.first;
+    if (at < 0 || at >= this.count) this.fill(i);
+    const k = i - this.first;
+    const from = this.from[k], to = this.to[k];
+    this.rowFrom = from;
+    this.rowTo = to;
+    if (memoryBytes[STATUS + k] !== 0) this.members.walk(memoryBytes, from, to);
+    else {
+      this.members.forget();
+      const s = memoryWords[(RESULTS >> 2) + 2 * k];
+      this.members.start[0] = s;
+      this.members.end[0] = memoryWords[(RESULTS >> 2) + 2 * k + 1];
+    }
+    return memoryBytes;
+  }
+
+  /** The row encoded into a scratch and walked by MemberSpans. */
+  private walkHere(i: number): Uint8Array {
+    const text = this.textOf(i)!;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    if (this.scratch.length <= 3 * text.length) this.scratch = new Uint8Array(3 * text.length + 1024);
+    const length = encoder.encodeInto(text, this.scratch).written;
+    this.rowFrom = 0;
+    this.rowTo = length;
+    this.members.walk(this.scratch, 0, length);
+    return this.scratch;
+  }
+
+  private fill(i: number): void {
+    const w = instance()!;
+    const n = Math.min(MAX_ROWS, this.rowCount - i);
+    let input = INPUT, r = 0;
+    for (; r < n; r++) {
+      const text = this.textOf(i + r);
+      if (text === null) {
+        this.from[r] = this.to[r] = input;
+      } else {
+        if (r > 0 && input + 3 * text.length > INPUT + BATCH_BYTES) break;
+        ensureMemory(w, input + 3 * text.length + SLACK);
+        const length = utf8Write !== undefined ? utf8Write.call(memoryBytes, text, input, 3 * text.length) : encoder.encodeInto(text, memoryBytes.subarray(input)).written;
+        this.from[r] = input;
+        this.to[r] = input += length;
+      }
+      memoryWords[(ROWS >> 2) + 2 * r] = this.from[r];
+      memoryWords[(ROWS >> 2) + 2 * r + 1] = this.to[r];
+    }
+    walkBatch(w, this.members.wanted, r);
+    this.first = i;
+    this.count = r;
   }
 }
