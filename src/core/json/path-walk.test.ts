@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { MemberSpans, pathSteps, type PathStep } from './path-extract.ts';
-import { pathWalkWasmAvailable, RowMemberWalk, usePathWalkWasm } from './path-walk.ts';
+import { pathWalkMemoryBytes, pathWalkWasmAvailable, RowMemberWalk, usePathWalkWasm } from './path-walk.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const encoder = new TextEncoder();
@@ -181,6 +181,18 @@ test('adversarial rows: repeated and escaped keys, deep nesting, a part over the
     agree(bodies, ['a', 'b'], bodies.map((_, r) => bodies.length - 1 - r), filler);
     agree(bodies, ['a', 'b'], bodies.map((_, r) => r), filler, [0, 1, 17]);
   }
+});
+
+test('a part longer than a batch is walked in JavaScript, not copied: the module\'s memory stays within two batches', () => {
+  const long = encoder.encode('{"a":"' + 'z'.repeat(5 << 20) + '","b":[1,{"a":2}],"a":3}');
+  const bodies = [encoder.encode('{"a":1}'), long, encoder.encode('{"b":2}'), long, encoder.encode('{"a":4,"a":5}')];
+  for (const gaps of [undefined, [0, 9]]) agree(bodies, ['a', 'b'], [0, 1, 2, 3, 4], 0x22, gaps);
+  const t = table([long], 0x20);
+  const walk = new RowMemberWalk(t.partOf, () => 1);
+  walk.add(keyStep('a'));
+  walk.walk(0);
+  assert.deepEqual(spanOf(walk.members, 0), [7 + long.length - 2, 7 + long.length - 1]);
+  assert.ok(pathWalkMemoryBytes() <= (3 << 20) + 81920, `${pathWalkMemoryBytes()} bytes`);
 });
 
 test('more than 8 keys, or keys longer than the module holds: walked in JavaScript, alike', () => {

@@ -112,6 +112,11 @@ export function usePathWalkWasm(on: boolean): void {
   enabled = on;
 }
 
+/** The bytes of the module's memory (it never shrinks: bounded by what a batch copies in). */
+export function pathWalkMemoryBytes(): number {
+  return memoryBytes.length;
+}
+
 /** Whether a RowMemberWalk made now would walk in WebAssembly. */
 export function pathWalkWasmAvailable(): boolean {
   return enabled && instance() !== null;
@@ -141,6 +146,8 @@ export class RowMemberWalk {
   private readonly shift = new Int32Array(MAX_ROWS);
   private readonly status = new Uint8Array(MAX_ROWS);
   private results = new Int32Array(0);
+  /** Rows of the batch whose part is longer than a batch: walked by MemberSpans, not copied. */
+  private readonly alone = new Uint8Array(MAX_ROWS);
 
   constructor(
     private readonly partOf: PartSource,
@@ -210,6 +217,14 @@ export class RowMemberWalk {
         continue;
       }
       const from = this.span[0], to = this.span[1];
+      this.from[r] = from;
+      this.to[r] = to;
+      this.alone[r] = to - from > BATCH_BYTES ? 1 : 0;
+      if (this.alone[r] === 1) {
+        // Not copied: the module's memory stays within a batch's bytes.
+        memoryWords[ROW + 2 * r] = memoryWords[ROW + 2 * r + 1] = INPUT;
+        continue;
+      }
       if (bytes === runBytes && from >= runTo && from - runTo <= RUN_GAP) {
         if (r > 0 && runAt + (to - runFrom) > INPUT + BATCH_BYTES) break; // the next batch starts here
         runTo = to;
@@ -225,8 +240,6 @@ export class RowMemberWalk {
       const at = runAt + (from - runFrom);
       memoryWords[ROW + 2 * r] = at;
       memoryWords[ROW + 2 * r + 1] = at + (to - from);
-      this.from[r] = from;
-      this.to[r] = to;
       this.shift[r] = from - at;
     }
     if (runBytes !== null) this.copyRun(w, runBytes, runFrom, runTo, runAt);
@@ -235,6 +248,7 @@ export class RowMemberWalk {
     if (this.results.length < words) this.results = new Int32Array(2 * MAX_KEYS * MAX_ROWS);
     this.results.set(memoryWords.subarray(RESULTS >> 2, (RESULTS >> 2) + words));
     this.status.set(memoryBytes.subarray(STATUS, STATUS + r));
+    for (let k = 0; k < r; k++) this.status[k] |= this.alone[k];
     this.first = row;
     this.count = r;
   }
@@ -287,6 +301,8 @@ export class TextMemberWalk {
   private readonly to = new Int32Array(MAX_ROWS);
   private readonly wasm: boolean;
   private scratch = new Uint8Array(1024);
+  /** Rows of the batch longer than a batch: encoded into the scratch and walked by MemberSpans. */
+  private readonly alone = new Uint8Array(MAX_ROWS);
 
   /** `textOf(i)`: row i's text, or null for a row not walked here (it is never asked for). */
   constructor(
@@ -303,6 +319,7 @@ export class TextMemberWalk {
     const at = i - this.first;
     if (at < 0 || at >= this.count) this.fill(i);
     const k = i - this.first;
+    if (this.alone[k] === 1) return this.walkHere(i);
     const from = this.from[k], to = this.to[k];
     this.rowFrom = from;
     this.rowTo = to;
@@ -334,7 +351,8 @@ export class TextMemberWalk {
     let input = INPUT, r = 0;
     for (; r < n; r++) {
       const text = this.textOf(i + r);
-      if (text === null) {
+      this.alone[r] = text !== null && 3 * text.length > BATCH_BYTES ? 1 : 0;
+      if (text === null || this.alone[r] === 1) {
         this.from[r] = this.to[r] = input;
       } else {
         if (r > 0 && input + 3 * text.length > INPUT + BATCH_BYTES) break;
