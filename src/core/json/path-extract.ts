@@ -211,12 +211,27 @@ export class MemberSpans {
     return this.keys.length - 1;
   }
 
+  /** The keys added, in index order. */
+  get wanted(): readonly PathStep[] {
+    return this.keys;
+  }
+
+  /** Forgets the last walk: `start`/`end` were written from elsewhere (a batched walk, path-walk.ts). */
+  forget(): void {
+    this.lastBytes = null;
+  }
+
   /** The members of the JSON value `b[from, to)` (none unless an object), unless that was the last walk. */
   walk(b: Uint8Array, from: number, to: number): void {
     if (b === this.lastBytes && from === this.lastFrom && to === this.lastTo) return;
+    this.lastBytes = null; // remembered once walked (an escaped key's decoding may throw)
+    this.walkMembers(b, from, to);
     this.lastBytes = b;
     this.lastFrom = from;
     this.lastTo = to;
+  }
+
+  private walkMembers(b: Uint8Array, from: number, to: number): void {
     const keys = this.keys, n = keys.length, start = this.start, end = this.end;
     for (let k = 0; k < n; k++) start[k] = -1;
     let i = from;

@@ -9,7 +9,8 @@
  */
 import { fieldNotAllowed, InvalidFieldError, type ErrorPath } from '../../core/errors.ts';
 import { parseLossless, type LosslessValue } from '../../core/json/lossless.ts';
-import { locatePathBytes, MemberSpans, pathSteps, readJsonSpanBytes } from '../../core/json/path-extract.ts';
+import { locatePathBytes, pathSteps, readJsonSpanBytes } from '../../core/json/path-extract.ts';
+import { RowMemberWalk } from '../../core/json/path-walk.ts';
 import { callRefUri } from '../../core/refs.ts';
 import { BODY_PARTS, type CallBody, type CallTable } from '../../store/call-table.ts';
 import type { FeedbackRow, ProjectStore } from '../../store/project.ts';
@@ -59,7 +60,7 @@ export interface CallFieldOptions {
  * lacks, or JSON null, is missing below it, as `{}` / null are when parsed. Null when the path
  * cannot be walked over bytes.
  */
-function pathBytesLocator(t: CallTable, part: keyof CallBody, parts: readonly string[], members: MemberSpans): SpanLocator | null {
+function pathBytesLocator(t: CallTable, part: keyof CallBody, parts: readonly string[], members: RowMemberWalk): SpanLocator | null {
   const steps = pathSteps(parts, isIndexPart);
   if (steps === null) return null;
   const k = BODY_PARTS.indexOf(part);
@@ -72,21 +73,19 @@ function pathBytesLocator(t: CallTable, part: keyof CallBody, parts: readonly st
       return start >= 0 && locatePathBytes(bytes, start, spans[2 * k + 1], steps, found) ? bytes : null;
     };
   }
-  // The first key is read through the part's shared member walk (MemberSpans): every path of
-  // the query below this part is found in one walk of the row's part.
+  // The first key is read through the part's shared member walk (RowMemberWalk, batched in
+  // WebAssembly): every path of the query below this part is found in one walk of the row's part.
   const key = members.add(steps[0]);
   const rest = steps.slice(1);
   return (row, found) => {
-    const bytes = t.bodyChunkBytes(row);
-    t.partByteSpans(row, spans);
-    const start = spans[2 * k];
-    if (start < 0) return null;
-    members.walk(bytes, start, spans[2 * k + 1]);
-    const s = members.start[key];
+    const bytes = members.walk(row);
+    if (bytes === null) return null;
+    const spans = members.members;
+    const s = spans.start[key];
     if (s < 0) return null;
-    if (rest.length > 0) return locatePathBytes(bytes, s, members.end[key], rest, found) ? bytes : null;
+    if (rest.length > 0) return locatePathBytes(bytes, s, spans.end[key], rest, found) ? bytes : null;
     found[0] = s;
-    found[1] = members.end[key];
+    found[1] = spans.end[key];
     return bytes;
   };
 }
@@ -115,7 +114,7 @@ export class CallFieldResolver implements FieldResolver {
   private lastRow = -1;
   private lastBody: ReturnType<CallTable['body']> | null = null;
   /** Per body part, the member walk its paths share (pathBytesLocator). */
-  private readonly memberWalks = new Map<string, MemberSpans>();
+  private readonly memberWalks = new Map<string, RowMemberWalk>();
 
   constructor(private readonly opts: CallFieldOptions) {
     const t = (this.table = opts.project.calls);
@@ -212,9 +211,20 @@ export class CallFieldResolver implements FieldResolver {
     return jsonAccessor(value, pathMemos(this.opts.store).memo(this.table, path), this.table.size, existence, locate ?? undefined);
   }
 
-  private membersOf(root: string): MemberSpans {
+  private membersOf(root: string): RowMemberWalk {
     let members = this.memberWalks.get(root);
-    if (members === undefined) this.memberWalks.set(root, (members = new MemberSpans()));
+    if (members === undefined) {
+      const t = this.table, k = BODY_PARTS.indexOf(root as keyof CallBody);
+      const spans = new Int32Array(8);
+      const partOf = (row: number, span: Int32Array): Uint8Array | null => {
+        t.partByteSpans(row, spans);
+        if (spans[2 * k] < 0) return null;
+        span[0] = spans[2 * k];
+        span[1] = spans[2 * k + 1];
+        return t.bodyChunkBytes(row);
+      };
+      this.memberWalks.set(root, (members = new RowMemberWalk(partOf, () => t.size)));
+    }
     return members;
   }
 

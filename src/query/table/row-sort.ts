@@ -160,6 +160,15 @@ export function setSortColumnsOfText(cols: SortColumns, i: number, text: string,
   let present: boolean;
   if (steps.sameWalk) present = found && !isNullLiteral(b, start, end);
   else present = locatePathBytes(b, 0, len, steps.presence, presenceSpan) && !isNullLiteral(b, presenceSpan[0], presenceSpan[1]);
+  setSortColumnsOfSpan(cols, i, text, steps, b, found, start, end, present);
+}
+
+/**
+ * setSortColumnsOfText, the path walked already: `found` and `b[start, end)` are where the
+ * value's walk (steps.value) ended in the row's UTF-8 bytes `b`, `present` the presence walk's
+ * answer. (A table's first sort walks its rows' first key in batches, core/json/path-walk.ts.)
+ */
+export function setSortColumnsOfSpan(cols: SortColumns, i: number, text: string, steps: RowSortSteps, b: Uint8Array, found: boolean, start: number, end: number, present: boolean): void {
   let value: string | undefined;
   let float: number | null = null;
   if (!found) value = '';

@@ -8,6 +8,10 @@ import { createEngine } from '../../engine.ts';
 import { tableQueryRoute, tableQueryStatsRoute, tableQueryStreamRoute, tableRoutes } from './route.ts';
 import { candidatePositions, resolvedTable, TableCaches } from './run.ts';
 import { ProjectStore } from '../../store/project.ts';
+import fc from 'fast-check';
+import { parseExact } from '../../core/json/exact.ts';
+import { usePathWalkWasm } from '../../core/json/path-walk.ts';
+import { rowComparator, rowSortValue } from './row-sort.ts';
 
 const PROJECT = 'acme/evals';
 
@@ -330,4 +334,51 @@ test('resolvedTable: the rows a table held when stored are read by position, and
   // A list of another length than the table's (not its rows) is not read by position.
   const other = resolvedTable(new TableCaches(), ['b'], project.rows, whenStored);
   assert.equal(other.rows[0], project.rows.get('b'));
+});
+
+test('first sort of a path of keys (its first key walked in WebAssembly batches): the order of the rows parsed and read whole, any rows, any path', () => {
+  const keys = ['a', 'b', 'é', 'k"q', ''];
+  const scalar = fc.oneof(
+    fc.constantFrom('1', '1.0', '-2.5e1', '12345678901234567890', 'true', 'false', 'null', '"10"', '" 7"', '"inf"', '""', '"\\u0041b"', '"é"', '"x\\"y"'),
+    fc.string({ maxLength: 20 }).map((s) => JSON.stringify(s)),
+  );
+  const { value } = fc.letrec<{ value: string }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      scalar,
+      fc.array(tie('value'), { maxLength: 3 }).map((items) => '[' + items.join(', ') + ']'),
+      fc
+        .array(fc.tuple(fc.constantFrom(...keys), fc.boolean(), tie('value')), { maxLength: 4 })
+        .map((members) => '{' + members.map(([k, esc, v]) => (esc ? '"\\u' + (k.charCodeAt(0) || 0x61).toString(16).padStart(4, '0') + JSON.stringify(k.slice(1)).slice(1) : JSON.stringify(k)) + ' : ' + v).join(',') + '}'),
+    ),
+  }));
+  const row = fc.array(fc.tuple(fc.constantFrom(...keys), value), { maxLength: 4 }).map((members) => '{' + members.map(([k, v]) => JSON.stringify(k) + ':' + v).join(',') + '}');
+  fc.assert(
+    fc.property(fc.array(row, { minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 40 }), fc.array(fc.constantFrom(...keys.filter((k) => k !== '')), { minLength: 1, maxLength: 3 }), fc.constantFrom('asc', 'desc'), (texts, copies, path, order) => {
+      // Copies with a distinct id: more rows than one batch of the walk (1024) in some runs.
+      const all = Array.from({ length: copies }, (_, c) => texts.map((t, i) => t.replace(/^\{/, `{"id":${c * 1000 + i}${t === '{}' ? '' : ','}`))).flat();
+      const { engine, digest } = setup(all);
+      const got = indexes(query(engine, { digest, sort_by: [{ field: path.join('.'), order }] }));
+      const values = all.map((t) => rowSortValue(parseExact(t), path));
+      const cmp = rowComparator([values], [order]);
+      const want = values.map((_, i) => i).sort(cmp);
+      assert.deepEqual(got, want);
+    }),
+    { numRuns: 60 },
+  );
+});
+
+test('first sort of a table with the WebAssembly walk off (usePathWalkWasm(false)): the same order', () => {
+  const texts = ['{"v": 3}', '{"v": "x"}', '{"w": 1}', '{"v": null}', '{"v": {"a": 1}}', '{"\\u0076": 2}', '{"v": 1, "v": 9}'];
+  const order = (on: boolean) => {
+    usePathWalkWasm(on);
+    try {
+      const { engine, digest } = setup(texts);
+      return indexes(query(engine, { digest, sort_by: [{ field: 'v', order: 'desc' }] }));
+    } finally {
+      usePathWalkWasm(true);
+    }
+  };
+  assert.deepEqual(order(false), [6, 0, 5, 1, 4, 3, 2]);
+  assert.deepEqual(order(true), [6, 0, 5, 1, 4, 3, 2]);
 });

@@ -17,7 +17,10 @@ import type { Store } from '../../store/store.ts';
 import { selectWindow } from '../sort.ts';
 import type { TableQuery, TableQueryStats } from './request.ts';
 import { firstKeyCandidates } from './sort-candidates.ts';
-import { columnsComparator, rowSortSteps, rowSortValue, setSortColumns, setSortColumnsOfText, type SortColumns } from './row-sort.ts';
+import { columnsComparator, rowSortSteps, rowSortValue, setSortColumns, setSortColumnsOfSpan, setSortColumnsOfText, type SortColumns } from './row-sort.ts';
+import { locatePathBytes } from '../../core/json/path-extract.ts';
+import { TextMemberWalk } from '../../core/json/path-walk.ts';
+import { isNullLiteral } from '../../core/json/bytes.ts';
 
 /** One result row: the stored body and its position in the table. */
 export interface TableRowHit {
@@ -236,6 +239,10 @@ function tableSortColumns(caches: TableCaches, digests: readonly string[], rows:
   for (let i = 0; i < n; i++) text.push('');
   cols = { present: new Uint8Array(n), tier: new Uint8Array(n), float: new Float64Array(n), text };
   const steps = rowSortSteps(path);
+  // A path of keys only has its first key found in batches of rows, in WebAssembly
+  // (core/json/path-walk.ts), the rest walked from there.
+  const walk = steps !== null && steps.sameWalk && steps.bytesWalk && steps.value.length > 0 ? new TextMemberWalk(steps.value[0], (i) => textToWalk(rows[i]), n) : null;
+  const rest = steps?.value.slice(1) ?? [];
   let complete = true;
   for (let i = 0; i < n; i++) {
     const row = rows[i];
@@ -247,11 +254,24 @@ function tableSortColumns(caches: TableCaches, digests: readonly string[], rows:
     // (setSortColumnsOfText), and only the readings are kept. A digest listed twice is read
     // twice, which costs less than remembering every digest read.
     if (row.parsed !== undefined || steps === null) setSortColumns(cols, i, rowSortValue(row.parsed ?? parseRowText(row.text), path));
-    else setSortColumnsOfText(cols, i, row.text, steps);
+    else if (walk !== null) {
+      const b = walk.walk(i);
+      let start = walk.members.start[0], end = walk.members.end[0];
+      let found = start >= 0;
+      if (found && rest.length > 0) {
+        found = locatePathBytes(b, start, end, rest, restSpan);
+        [start, end] = [restSpan[0], restSpan[1]];
+      }
+      setSortColumnsOfSpan(cols, i, row.text, steps, b, found, start, end, found && !isNullLiteral(b, start, end));
+    } else setSortColumnsOfText(cols, i, row.text, steps);
   }
   if (complete) remember(perPath, key, cols, SORT_PATHS_PER_TABLE);
   return cols;
 }
+
+/** The text a table's first sort walks for a row (a row parsed already is read parsed). */
+const textToWalk = (row: StoredRow | undefined): string | null => (row === undefined || row.parsed !== undefined ? null : row.text);
+const restSpan = new Int32Array(2);
 
 /** CR/LF can only be insignificant whitespace in JSON text (never raw inside a string). */
 const LINE_BREAKS = /[\r\n]/g;

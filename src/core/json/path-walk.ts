@@ -1,0 +1,371 @@
+/**
+ * The member walk of a path's first use, batched into WebAssembly. The first query on a new
+ * JSON path walks every row's body part once (MemberSpans.walk, path-extract.ts); in
+ * JavaScript that walk was most of the query (about 3 ns a byte, the part read to its end since
+ * a repeated key's last occurrence wins). Here the parts of a run of rows are copied into the
+ * memory of one WebAssembly module (wasm/path-walk.ts, SIMD) and walked there in one call; a
+ * row's spans are then read back into the MemberSpans, so callers see exactly what
+ * MemberSpans.walk gives. Rows the module hands back (an escaped key, a truncated member) and
+ * every row when the runtime has no WebAssembly SIMD are walked by MemberSpans itself.
+ *
+ * Rows are batched ahead of the one asked for (a scan asks for rows in order); the batch grows
+ * while its rows are asked for and shrinks when they are not, down to walking rows one by one,
+ * so a query that reads a few scattered rows walks little more than those.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { MemberSpans, type PathStep } from './path-extract.ts';
+import { PATH_WALK_WASM_BASE64 } from './path-walk-wasm.ts';
+
+/** The bytes of `row` and where its JSON value sits in them (`span[0..2)`), or null when it has none. */
+export type PartSource = (row: number, span: Int32Array) => Uint8Array | null;
+
+// The module's memory map (wasm/path-walk.ts).
+const KEY_COUNT = 0, KEY_LEN = 16, KEY_AT = 48, KEY_BYTES = 128, KEY_BYTES_END = 1024;
+const ROWS = 4096, RESULTS = 12288, STATUS = 77824, INPUT = 81920;
+const MAX_KEYS = 8, MAX_ROWS = 1024;
+/** Readable bytes the module needs past the input's end (it loads 16 at a time). */
+const SLACK = 16;
+const PAGE = 65536;
+/** A batch stops taking rows past this many input bytes (a longer part goes alone). */
+const BATCH_BYTES = 1 << 20;
+/** Parts at most this far apart are copied as one run, the bytes between them too. */
+const RUN_GAP = 4096;
+/** Batch sizes: the first, and below the least rows are walked one by one in JavaScript. */
+const FIRST_BATCH = 64, LEAST_BATCH = 16;
+
+/** The little of the WebAssembly API used here (the compiler's ES lib has no declarations for it). */
+interface WasmApi {
+  validate(bytes: Uint8Array): boolean;
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: unknown };
+}
+interface WalkExports {
+  memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
+  walk(rows: number): void;
+}
+
+/** The one instance of the module (null: this runtime cannot run it), its memory's views. */
+let walker: WalkExports | null | undefined;
+let memoryBytes = new Uint8Array(0);
+let memoryWords = new Int32Array(0);
+let enabled = true;
+
+function views(w: WalkExports): void {
+  memoryBytes = new Uint8Array(w.memory.buffer);
+  memoryWords = new Int32Array(w.memory.buffer);
+}
+
+function instance(): WalkExports | null {
+  if (walker !== undefined) return walker;
+  const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
+  const bytes = Uint8Array.from(atob(PATH_WALK_WASM_BASE64), (c) => c.charCodeAt(0));
+  if (wasm === undefined || !wasm.validate(bytes)) return (walker = null);
+  // Compiled by the optimizing compiler at once, not first by the baseline one (whose
+  // background tier-up a busy machine can starve; see io/load-calls/wasm-line-scan.ts).
+  setFlagsFromString('--no-liftoff');
+  setFlagsFromString('--no-wasm-lazy-compilation');
+  let module: object;
+  try {
+    module = new wasm.Module(bytes);
+  } finally {
+    setFlagsFromString('--liftoff');
+    setFlagsFromString('--wasm-lazy-compilation');
+  }
+  walker = new wasm.Instance(module, {}).exports as WalkExports;
+  views(walker);
+  return walker;
+}
+
+/** The module's memory grown to at least `bytes`. */
+function ensureMemory(w: WalkExports, bytes: number): void {
+  if (bytes <= memoryBytes.length) return;
+  w.memory.grow(Math.ceil((bytes - memoryBytes.length) / PAGE));
+  views(w);
+}
+
+/** Writes `keys` into the module (its one instance is shared: for every batch) and walks rows 0..rows-1 there. */
+function walkBatch(w: WalkExports, keys: readonly PathStep[], rows: number): void {
+  memoryWords[KEY_COUNT >> 2] = keys.length;
+  let keyAt = KEY_BYTES;
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k].keyBytes!;
+    memoryWords[(KEY_LEN >> 2) + k] = key.length;
+    memoryWords[(KEY_AT >> 2) + k] = keyAt;
+    memoryBytes.set(key, keyAt);
+    keyAt += key.length;
+  }
+  w.walk(rows);
+}
+
+/** Whether `keys` fit the module: at most 8, their bytes in its key area. */
+function keysFit(keys: readonly PathStep[]): boolean {
+  let bytes = 0;
+  for (const k of keys) bytes += k.keyBytes!.length;
+  return keys.length <= MAX_KEYS && KEY_BYTES + bytes <= KEY_BYTES_END;
+}
+
+/**
+ * Whether first uses walk in WebAssembly (the default where the runtime can) or in JavaScript
+ * (`TQ_PATH_WALK=js` in the CLI: to compare the two, or to rule the module out).
+ */
+export function usePathWalkWasm(on: boolean): void {
+  enabled = on;
+}
+
+/** The bytes of the module's memory (it never shrinks: bounded by what a batch copies in). */
+export function pathWalkMemoryBytes(): number {
+  return memoryBytes.length;
+}
+
+/** Whether a RowMemberWalk made now would walk in WebAssembly. */
+export function pathWalkWasmAvailable(): boolean {
+  return enabled && instance() !== null;
+}
+
+/**
+ * MemberSpans over the rows of a table: `walk(row)` leaves in `members` the spans of the wanted
+ * keys in that row's part, as `members.walk` over the part would.
+ */
+export class RowMemberWalk {
+  readonly members = new MemberSpans();
+  private readonly span = new Int32Array(2);
+  /** Whether the keys fit the module (at most 8, their bytes in its key area). */
+  private keysFit = true;
+  // The current batch: rows [first, first + count), each row's bytes (null: no part), where
+  // its part sits in them, and what the module found (offsets into its memory: add `shift`).
+  private first = 0;
+  private count = 0;
+  private used = 0;
+  private size = FIRST_BATCH;
+  private lastRow = -1;
+  /** Rows asked one after another while walking in JavaScript (to batch again). */
+  private streak = 0;
+  private readonly bytesOf: Array<Uint8Array | null> = new Array<Uint8Array | null>(MAX_ROWS).fill(null);
+  private readonly from = new Int32Array(MAX_ROWS);
+  private readonly to = new Int32Array(MAX_ROWS);
+  private readonly shift = new Int32Array(MAX_ROWS);
+  private readonly status = new Uint8Array(MAX_ROWS);
+  private results = new Int32Array(0);
+  /** Rows of the batch whose part is longer than a batch: walked by MemberSpans, not copied. */
+  private readonly alone = new Uint8Array(MAX_ROWS);
+
+  constructor(
+    private readonly partOf: PartSource,
+    private readonly rowCount: () => number,
+  ) {}
+
+  /** The index of `step`'s key (a key step), added if new (MemberSpans.add). */
+  add(step: PathStep): number {
+    const before = this.members.wanted.length;
+    const k = this.members.add(step);
+    if (this.members.wanted.length !== before) {
+      this.count = 0; // the batch was walked for fewer keys
+      this.keysFit = keysFit(this.members.wanted);
+    }
+    return k;
+  }
+
+  /** Walks `row`'s part: its bytes, the spans in `members`; null when the row has no part. */
+  walk(row: number): Uint8Array | null {
+    const at = row - this.first;
+    if (at >= 0 && at < this.count) {
+      if (row !== this.lastRow) this.used++;
+      this.lastRow = row;
+      return this.fromBatch(at);
+    }
+    if (this.count > 0) {
+      // The batch is done with: grow the next one when most of it was asked for, else shrink it.
+      this.size = 2 * this.used >= this.count ? Math.min(2 * this.size, MAX_ROWS) : this.size >> 2;
+      this.count = 0;
+    } else if (this.size < LEAST_BATCH) {
+      if (row !== this.lastRow) this.streak = row > this.lastRow && row - this.lastRow <= 4 ? this.streak + 1 : 0;
+      if (this.streak >= 2 * LEAST_BATCH) this.size = LEAST_BATCH;
+    }
+    this.lastRow = row;
+    if (this.size < LEAST_BATCH || !this.keysFit || !pathWalkWasmAvailable()) return this.walkHere(row);
+    this.fill(row);
+    this.used = 1;
+    return this.fromBatch(0);
+  }
+
+  /** MemberSpans.walk over `row`'s part. */
+  private walkHere(row: number): Uint8Array | null {
+    const bytes = this.partOf(row, this.span);
+    if (bytes !== null) this.members.walk(bytes, this.span[0], this.span[1]);
+    return bytes;
+  }
+
+  /**
+   * Copies the parts of rows from `row` on into the module and walks them there. Parts that
+   * follow one another in the same bytes (an arena stores bodies in row order) are copied as one
+   * run, the bytes between them included: one long copy streams through memory, where a copy
+   * per part paid a cache miss and a view per row.
+   */
+  private fill(row: number): void {
+    const w = instance()!;
+    const keys = this.members.wanted, nKeys = keys.length;
+    const n = Math.min(this.size, this.rowCount() - row);
+    const ROW = ROWS >> 2; // (memoryWords is read afresh: a growth replaces it)
+    // The run being gathered: runBytes[runFrom, runTo) goes to runAt in the module.
+    let runBytes: Uint8Array | null = null, runFrom = 0, runTo = 0, runAt = INPUT;
+    let r = 0;
+    for (; r < n; r++) {
+      const bytes = this.partOf(row + r, this.span);
+      this.bytesOf[r] = bytes;
+      if (bytes === null) {
+        memoryWords[ROW + 2 * r] = memoryWords[ROW + 2 * r + 1] = runAt;
+        continue;
+      }
+      const from = this.span[0], to = this.span[1];
+      this.from[r] = from;
+      this.to[r] = to;
+      this.alone[r] = to - from > BATCH_BYTES ? 1 : 0;
+      if (this.alone[r] === 1) {
+        // Not copied: the module's memory stays within a batch's bytes.
+        memoryWords[ROW + 2 * r] = memoryWords[ROW + 2 * r + 1] = INPUT;
+        continue;
+      }
+      if (bytes === runBytes && from >= runTo && from - runTo <= RUN_GAP) {
+        if (r > 0 && runAt + (to - runFrom) > INPUT + BATCH_BYTES) break; // the next batch starts here
+        runTo = to;
+      } else {
+        const next = runAt + (runTo - runFrom);
+        if (r > 0 && next + (to - from) > INPUT + BATCH_BYTES) break;
+        if (runBytes !== null) this.copyRun(w, runBytes, runFrom, runTo, runAt);
+        runBytes = bytes;
+        runFrom = from;
+        runTo = to;
+        runAt = next;
+      }
+      const at = runAt + (from - runFrom);
+      memoryWords[ROW + 2 * r] = at;
+      memoryWords[ROW + 2 * r + 1] = at + (to - from);
+      this.shift[r] = from - at;
+    }
+    if (runBytes !== null) this.copyRun(w, runBytes, runFrom, runTo, runAt);
+    walkBatch(w, keys, r);
+    const words = 2 * nKeys * r;
+    if (this.results.length < words) this.results = new Int32Array(2 * MAX_KEYS * MAX_ROWS);
+    this.results.set(memoryWords.subarray(RESULTS >> 2, (RESULTS >> 2) + words));
+    this.status.set(memoryBytes.subarray(STATUS, STATUS + r));
+    for (let k = 0; k < r; k++) this.status[k] |= this.alone[k];
+    this.first = row;
+    this.count = r;
+  }
+
+  /** `bytes[from, to)` into the module at `at` (grown to hold it and the slack after it). */
+  private copyRun(w: WalkExports, bytes: Uint8Array, from: number, to: number, at: number): void {
+    ensureMemory(w, at + (to - from) + SLACK);
+    memoryBytes.set(bytes.subarray(from, to), at);
+  }
+
+  /** Row `at` of the batch into `members`. */
+  private fromBatch(at: number): Uint8Array | null {
+    const bytes = this.bytesOf[at];
+    if (bytes === null) return null;
+    const members = this.members;
+    if (this.status[at] !== 0) {
+      members.walk(bytes, this.from[at], this.to[at]);
+      return bytes;
+    }
+    members.forget();
+    const start = members.start, end = members.end, results = this.results, shift = this.shift[at];
+    const n = members.wanted.length;
+    for (let k = 0, i = 2 * n * at; k < n; k++, i += 2) {
+      const s = results[i];
+      start[k] = s < 0 ? -1 : s + shift;
+      end[k] = results[i + 1] + shift;
+    }
+    return bytes;
+  }
+}
+
+/** Node's native UTF-8 write into a byte array at an offset (no view made), where there is one. */
+const utf8Write = typeof Buffer === 'function' ? (Buffer.prototype.utf8Write as ((this: Uint8Array, text: string, offset: number, length: number) => number) | undefined) : undefined;
+const encoder = new TextEncoder();
+
+/**
+ * One key's member walk over rows stored as JS strings (table rows), in order: each row is
+ * encoded to UTF-8 straight into the module's memory, a batch of rows walked there at once.
+ * `walk(i)` returns the bytes the row now sits in (the module's memory, valid until the next
+ * walk of another batch), its span in `rowFrom`/`rowTo`, and the key's value span in
+ * `members`, as MemberSpans.walk over the row's UTF-8 gives it.
+ */
+export class TextMemberWalk {
+  readonly members = new MemberSpans();
+  rowFrom = 0;
+  rowTo = 0;
+  private first = 0;
+  private count = 0;
+  private readonly from = new Int32Array(MAX_ROWS);
+  private readonly to = new Int32Array(MAX_ROWS);
+  private readonly wasm: boolean;
+  private scratch = new Uint8Array(1024);
+  /** Rows of the batch longer than a batch: encoded into the scratch and walked by MemberSpans. */
+  private readonly alone = new Uint8Array(MAX_ROWS);
+
+  /** `textOf(i)`: row i's text, or null for a row not walked here (it is never asked for). */
+  constructor(
+    step: PathStep,
+    private readonly textOf: (i: number) => string | null,
+    private readonly rowCount: number,
+  ) {
+    this.members.add(step);
+    this.wasm = pathWalkWasmAvailable() && keysFit(this.members.wanted);
+  }
+
+  walk(i: number): Uint8Array {
+    if (!this.wasm) return this.walkHere(i);
+    const at = i - this.first;
+    if (at < 0 || at >= this.count) this.fill(i);
+    const k = i - this.first;
+    if (this.alone[k] === 1) return this.walkHere(i);
+    const from = this.from[k], to = this.to[k];
+    this.rowFrom = from;
+    this.rowTo = to;
+    if (memoryBytes[STATUS + k] !== 0) this.members.walk(memoryBytes, from, to);
+    else {
+      this.members.forget();
+      const s = memoryWords[(RESULTS >> 2) + 2 * k];
+      this.members.start[0] = s;
+      this.members.end[0] = memoryWords[(RESULTS >> 2) + 2 * k + 1];
+    }
+    return memoryBytes;
+  }
+
+  /** The row encoded into a scratch and walked by MemberSpans. */
+  private walkHere(i: number): Uint8Array {
+    const text = this.textOf(i)!;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    if (this.scratch.length <= 3 * text.length) this.scratch = new Uint8Array(3 * text.length + 1024);
+    const length = encoder.encodeInto(text, this.scratch).written;
+    this.rowFrom = 0;
+    this.rowTo = length;
+    this.members.walk(this.scratch, 0, length);
+    return this.scratch;
+  }
+
+  private fill(i: number): void {
+    const w = instance()!;
+    const n = Math.min(MAX_ROWS, this.rowCount - i);
+    let input = INPUT, r = 0;
+    for (; r < n; r++) {
+      const text = this.textOf(i + r);
+      this.alone[r] = text !== null && 3 * text.length > BATCH_BYTES ? 1 : 0;
+      if (text === null || this.alone[r] === 1) {
+        this.from[r] = this.to[r] = input;
+      } else {
+        if (r > 0 && input + 3 * text.length > INPUT + BATCH_BYTES) break;
+        ensureMemory(w, input + 3 * text.length + SLACK);
+        const length = utf8Write !== undefined ? utf8Write.call(memoryBytes, text, input, 3 * text.length) : encoder.encodeInto(text, memoryBytes.subarray(input)).written;
+        this.from[r] = input;
+        this.to[r] = input += length;
+      }
+      memoryWords[(ROWS >> 2) + 2 * r] = this.from[r];
+      memoryWords[(ROWS >> 2) + 2 * r + 1] = this.to[r];
+    }
+    walkBatch(w, this.members.wanted, r);
+    this.first = i;
+    this.count = r;
+  }
+}
