@@ -28,7 +28,7 @@ import { pyNumber } from '../../core/json/pyjson.ts';
 import { compareStrings, toFloat64OrNull } from '../../core/ch/values.ts';
 import { combine, type PositionComparator } from '../sort.ts';
 import { locatePathBytes, locatePathText, pathSteps, readJsonSpanText, readPlainStringSpan, readSpanFloat, SPAN_FLOAT_NULL, SPAN_FLOAT_VALUE, type PathStep } from '../../core/json/path-extract.ts';
-import { isNullLiteral, OPEN_ARR, OPEN_OBJ, QUOTE } from '../../core/json/bytes.ts';
+import { BACKSLASH, isNullLiteral, OPEN_ARR, OPEN_OBJ, QUOTE } from '../../core/json/bytes.ts';
 import type { SortOrder } from './request.ts';
 
 /** What one sort path reads from one row. */
@@ -160,22 +160,25 @@ export function setSortColumnsOfText(cols: SortColumns, i: number, text: string,
   let present: boolean;
   if (steps.sameWalk) present = found && !isNullLiteral(b, start, end);
   else present = locatePathBytes(b, 0, len, steps.presence, presenceSpan) && !isNullLiteral(b, presenceSpan[0], presenceSpan[1]);
-  setSortColumnsOfSpan(cols, i, text, steps, b, found, start, end, present);
+  setSortColumnsOfSpan(cols, i, text, steps, b, found, start, end, present, len === text.length ? 0 : -1);
 }
 
 /**
  * setSortColumnsOfText, the path walked already: `found` and `b[start, end)` are where the
  * value's walk (steps.value) ended in the row's UTF-8 bytes `b`, `present` the presence walk's
  * answer. (A table's first sort walks its rows' first key in batches, core/json/path-walk.ts.)
+ * `asciiAt` is where the row's bytes begin in `b` when the row is all ASCII (as many bytes as
+ * code units), else -1: a plain string value is then the row text's own slice, neither decoded
+ * nor hashed.
  */
-export function setSortColumnsOfSpan(cols: SortColumns, i: number, text: string, steps: RowSortSteps, b: Uint8Array, found: boolean, start: number, end: number, present: boolean): void {
+export function setSortColumnsOfSpan(cols: SortColumns, i: number, text: string, steps: RowSortSteps, b: Uint8Array, found: boolean, start: number, end: number, present: boolean, asciiAt = -1): void {
   let value: string | undefined;
   let float: number | null = null;
   if (!found) value = '';
   else {
     const c = b[start];
     if (c === QUOTE) {
-      value = readPlainStringSpan(b, start, end);
+      value = asciiAt >= 0 ? plainStringOfAsciiRow(text, b, start, end, asciiAt) : readPlainStringSpan(b, start, end);
       // A string whose first character starts no float text casts to NULL without a look.
       if (value !== undefined && readSpanFloat(b, start, end, floatScratch) !== SPAN_FLOAT_NULL) float = toFloat64OrNull(value);
     } else if (c === OPEN_OBJ || c === OPEN_ARR) value = '';
@@ -187,8 +190,9 @@ export function setSortColumnsOfSpan(cols: SortColumns, i: number, text: string,
       value = String(float);
     }
   }
-  // A lone surrogate encodes as U+FFFD: a decoded value holding one may not be the text's.
-  if (value === undefined || (value.length > 0 && value.includes('\uFFFD'))) {
+  // A lone surrogate encodes as U+FFFD: a decoded value holding one may not be the text's
+  // (an ASCII row holds neither).
+  if (value === undefined || (asciiAt < 0 && value.length > 0 && value.includes('\uFFFD'))) {
     setSortColumns(cols, i, rowSortValueOfText(text, steps));
     return;
   }
@@ -196,6 +200,16 @@ export function setSortColumnsOfSpan(cols: SortColumns, i: number, text: string,
   cols.tier[i] = float === null ? FLOAT_NULL : float !== float ? FLOAT_NAN : FLOAT_NUMBER;
   cols.float[i] = float ?? 0;
   cols.text[i] = value;
+}
+
+/**
+ * The JSON string `b[start, end)` (quotes included) of an all-ASCII row whose bytes begin at
+ * `asciiAt` in `b`, as a slice of the row's text: byte offsets are code-unit offsets there.
+ * Undefined when it holds an escape (the caller parses it).
+ */
+function plainStringOfAsciiRow(text: string, b: Uint8Array, start: number, end: number, asciiAt: number): string | undefined {
+  for (let k = start + 1; k < end - 1; k++) if (b[k] === BACKSLASH) return undefined;
+  return text.slice(start + 1 - asciiAt, end - 1 - asciiAt);
 }
 
 /** Float tiers: numbers, then NaN, then no float reading (ClickHouse NULLS LAST with NaN). */

@@ -6,12 +6,12 @@ import { TqError } from '../../core/errors.ts';
 import { parseLossless } from '../../core/json/lossless.ts';
 import { createEngine } from '../../engine.ts';
 import { tableQueryRoute, tableQueryStatsRoute, tableQueryStreamRoute, tableRoutes } from './route.ts';
-import { candidatePositions, resolvedTable, TableCaches } from './run.ts';
+import { candidatePositions, resolvedTable, TableCaches, tableCaches } from './run.ts';
 import { ProjectStore } from '../../store/project.ts';
 import fc from 'fast-check';
 import { parseExact } from '../../core/json/exact.ts';
 import { usePathWalkWasm } from '../../core/json/path-walk.ts';
-import { rowComparator, rowSortValue } from './row-sort.ts';
+import { rowComparator, rowSortValue, setSortColumns, type SortColumns } from './row-sort.ts';
 
 const PROJECT = 'acme/evals';
 
@@ -381,4 +381,35 @@ test('first sort of a table with the WebAssembly walk off (usePathWalkWasm(false
   };
   assert.deepEqual(order(false), [6, 0, 5, 1, 4, 3, 2]);
   assert.deepEqual(order(true), [6, 0, 5, 1, 4, 3, 2]);
+});
+
+test('first sort: the readings kept for a path are the rows\' parsed readings, ASCII rows (values sliced from the row text) and others, across walk batches', () => {
+  const stringValue = fc.oneof(
+    fc.constantFrom('"plain"', '"10"', '" 7 "', '"-1e3"', '"inf"', '""', '"a\\"b"', '"\\u0041"', '"é"', '"😀x"', '"\\ud800"'),
+    fc.string({ maxLength: 30 }).map((s) => JSON.stringify(s)),
+    fc.string({ unit: 'binary', maxLength: 12 }).map((s) => JSON.stringify(s)),
+  );
+  const row = fc.tuple(fc.constantFrom('', '"pad":"ü",', '"pad":[1,"x"],'), fc.boolean(), stringValue).map(([pad, nested, v]) => (nested ? `{${pad}"k":{"v":${v}}}` : `{${pad}"v":${v}}`));
+  fc.assert(
+    fc.property(fc.array(row, { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 60 }), fc.boolean(), fc.boolean(), (texts, copies, nested, wasm) => {
+      // Copies with a distinct id: more rows than one batch of the walk (1024) in some runs.
+      const all = Array.from({ length: copies }, (_, c) => texts.map((t, i) => t.replace(/^\{/, `{"id":${c * 1000 + i},`))).flat();
+      const path = nested ? ['k', 'v'] : ['v'];
+      usePathWalkWasm(wasm);
+      try {
+        const { engine, digest } = setup(all);
+        query(engine, { digest, sort_by: [{ field: path.join('.'), order: 'asc' }], limit: 1 });
+        const cols = tableCaches(engine.store).sorts.get(engine.store.project(PROJECT)!.tables.get(digest)!)!.get(JSON.stringify(path))!;
+        const want: SortColumns = { present: new Uint8Array(all.length), tier: new Uint8Array(all.length), float: new Float64Array(all.length), text: all.map(() => '') };
+        all.forEach((t, i) => setSortColumns(want, i, rowSortValue(parseExact(t), path)));
+        assert.deepEqual(cols.text, want.text);
+        assert.deepEqual([...cols.present], [...want.present]);
+        assert.deepEqual([...cols.tier], [...want.tier]);
+        assert.deepEqual([...cols.float], [...want.float]);
+      } finally {
+        usePathWalkWasm(true);
+      }
+    }),
+    { numRuns: 40 },
+  );
 });

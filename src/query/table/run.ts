@@ -262,7 +262,9 @@ function tableSortColumns(caches: TableCaches, digests: readonly string[], rows:
         found = locatePathBytes(b, start, end, rest, restSpan);
         [start, end] = [restSpan[0], restSpan[1]];
       }
-      setSortColumnsOfSpan(cols, i, row.text, steps, b, found, start, end, found && !isNullLiteral(b, start, end));
+      // An all-ASCII row (as many bytes as code units) lends its text's slices as values.
+      const asciiAt = walk.rowTo - walk.rowFrom === row.text.length ? walk.rowFrom : -1;
+      setSortColumnsOfSpan(cols, i, row.text, steps, b, found, start, end, found && !isNullLiteral(b, start, end), asciiAt);
     } else setSortColumnsOfText(cols, i, row.text, steps);
   }
   if (complete) remember(perPath, key, cols, SORT_PATHS_PER_TABLE);
