@@ -12,7 +12,7 @@
  * each printing exactly the bytes of the plain run.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +22,7 @@ import { sqlString } from './queries.ts';
 import { median, round } from './stats.ts';
 
 const TQ_BIN = fileURLToPath(new URL('../bin/tq', import.meta.url));
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** Plain JavaScript: the DuckDB child starts without tsx's transform (node alone). */
 const DUCKDB_CHILD = fileURLToPath(new URL('./oneshot-duckdb.mjs', import.meta.url));
 
@@ -171,7 +172,31 @@ async function snapshotWritten(dir: string): Promise<number> {
 }
 
 /** The one-shot section over one data set; `withRepeat` false leaves out the snapshot runs (first run and repeats). */
+/** Whether dist/ holds a build newer than every source file, as bin/tq judges it (else bin/tq runs src/ through tsx). */
+function builtIsCurrent(): boolean {
+  const stamp = join(ROOT, 'dist', 'BUILT');
+  if (!existsSync(stamp)) return false;
+  const builtAt = Number(readFileSync(stamp, 'utf8'));
+  for (const entry of readdirSync(join(ROOT, 'src'), { recursive: true, withFileTypes: true })) {
+    if (entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && statSync(join(entry.parentPath, entry.name)).mtimeMs > builtAt) return false;
+  }
+  return true;
+}
+
+/**
+ * The one-shot measures tq as installed: bin/tq running the compiled dist/. With sources newer
+ * than the build, bin/tq would run them through tsx (its start-up transform cost 0.5-1 s of CPU
+ * a run), so the build is brought up to date first.
+ */
+function ensureBuilt(log: (m: string) => void): void {
+  if (builtIsCurrent()) return;
+  log('one-shot: dist/ is older than src/: building it (npm run build) so bin/tq runs compiled JavaScript ...');
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`one-shot: the build failed: ${r.stderr}`);
+}
+
 export async function measureOneShot(data: BenchData, runs: number, log: (m: string) => void, jqCommand = 'jq', withRepeat = true): Promise<OneShotResult> {
+  ensureBuilt(log);
   const jq = jqAvailable(jqCommand);
   const scratch = mkdtempSync(join(tmpdir(), 'tq-oneshot-'));
   const snapshots = join(scratch, 'snapshots');

@@ -2,7 +2,7 @@
  * The member walk of src/core/json/path-extract.ts (MemberSpans.walk), in AssemblyScript
  * compiled to WebAssembly with SIMD, over a batch of rows at once: for each row's JSON value
  * (a call body part copied into this module's memory), the span of the last member named by
- * each wanted key. scripts/build-wasm-path-walk.mjs compiles it into
+ * each wanted key. scripts/build-wasm.mjs (path-walk) compiles it into
  * src/core/json/path-walk-wasm.ts (the bytes as base64; a test rebuilds and compares).
  *
  * It is MemberSpans.walk step for step; what differs: string contents and the insides of

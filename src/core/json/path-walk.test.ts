@@ -236,9 +236,9 @@ test('the committed path-walk-wasm.ts is what wasm/path-walk.ts compiles to', { 
   const dir = mkdtempSync(join(tmpdir(), 'tq-path-walk-'));
   try {
     const out = join(dir, 'path-walk-wasm.ts');
-    const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-wasm-path-walk.mjs'), out], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-wasm.mjs'), 'path-walk', out], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
-    assert.equal(readFileSync(out, 'utf8'), readFileSync(join(ROOT, 'src', 'core', 'json', 'path-walk-wasm.ts'), 'utf8'), 'rebuild: node scripts/build-wasm-path-walk.mjs');
+    assert.equal(readFileSync(out, 'utf8'), readFileSync(join(ROOT, 'src', 'core', 'json', 'path-walk-wasm.ts'), 'utf8'), 'rebuild: node scripts/build-wasm.mjs path-walk');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -69,9 +69,9 @@ test('the committed line-scan.wasm is what wasm/line-scan.ts compiles to', { tim
   const dir = mkdtempSync(join(tmpdir(), 'tq-wasm-'));
   try {
     const out = join(dir, 'line-scan.wasm');
-    const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-wasm.mjs'), out], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-wasm.mjs'), 'line-scan', out], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
-    assert.ok(readFileSync(out).equals(readFileSync(join(ROOT, 'src', 'io', 'load-calls', 'line-scan.wasm'))), 'rebuild: node scripts/build-wasm.mjs');
+    assert.ok(readFileSync(out).equals(readFileSync(join(ROOT, 'src', 'io', 'load-calls', 'line-scan.wasm'))), 'rebuild: node scripts/build-wasm.mjs line-scan');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
