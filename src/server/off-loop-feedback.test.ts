@@ -10,23 +10,13 @@ import assert from 'node:assert/strict';
 import { runRoute } from '../api/run-route.ts';
 import type { Engine, RequestContext } from '../api/types.ts';
 import { tqError } from '../core/errors.ts';
-import { createEngine } from '../engine.ts';
 import { findRoute } from '../routes.ts';
-import { Store } from '../store/store.ts';
 import { DEFAULT_MAX_BODY_BYTES, TAKE_TURNS_FROM_BYTES } from './server.ts';
 import { startDemoServer } from './serving.testing.ts';
-import { ALL_ACCESS, assertLoopFreeDuring, listBody, post, syncAnswer } from './off-loop.testing.ts';
-import { Users } from './basic-auth.ts';
+import { ALL_ACCESS, assertLoopFreeDuring, countingEngine, listBody, post, serverForBob, syncAnswer } from './off-loop.testing.ts';
 
 const P = 'acme/fb';
 const FILLER = 'x'.repeat(900);
-
-/** Engines whose ids and times are drawn from the same sequences, so generated values agree. */
-function countingEngine(): Engine {
-  let n = 0;
-  let t = 1_700_000_000_000_000;
-  return createEngine(new Store(), { newId: () => `gen-${++n}`, now: () => (t += 7) });
-}
 
 /** As the server's user `bob`: every project but acme/secret. */
 const BOB: RequestContext = {
@@ -81,11 +71,9 @@ function storedFeedback(engine: Engine, project: string): string {
 test('a large feedback write gets the synchronous answer, byte for byte, and stores the same rows', async () => {
   for (const path of ['/feedback/batch/create', '/feedback/create', '/feedback/replace']) assert.ok(findRoute(path)!.prepare, `${path} is a split route`);
   const bytes = 2 * TAKE_TURNS_FROM_BYTES;
-  const engine = countingEngine();
-  const reference = countingEngine();
-  const users = new Users([{ name: 'bob', password: 'b', projects: [P] }]);
-  const bob = `Basic ${Buffer.from('bob:b').toString('base64')}`;
-  const { srv, base } = await startDemoServer({ engine, users });
+  const engine = countingEngine(7);
+  const reference = countingEngine(7);
+  const { srv, base, bob } = await serverForBob(engine, [P]);
   try {
     const cases: Array<[string, string]> = [
       ['/feedback/batch/create', batchBody(bytes)],
@@ -139,7 +127,7 @@ test('a large feedback write gets the synchronous answer, byte for byte, and sto
 });
 
 test('/feedback/batch/create: one max-size body leaves the event loop free for others', async () => {
-  const { srv, base } = await startDemoServer({ engine: countingEngine() });
+  const { srv, base } = await startDemoServer({ engine: countingEngine(7) });
   try {
     // Characters, not bytes: each reaction's emoji is a few bytes more in UTF-8.
     const body = Buffer.from(batchBody(DEFAULT_MAX_BODY_BYTES - 64 * 1024));

@@ -13,26 +13,18 @@ import { deflateSync, gzipSync } from 'node:zlib';
 import { runRoute } from '../api/run-route.ts';
 import type { Engine, RequestContext } from '../api/types.ts';
 import { TqError } from '../core/errors.ts';
-import { createEngine } from '../engine.ts';
 import { answers } from '../journal/journal.testing.ts';
 import { otlpExport, protobufOf, type SpanSpec } from '../otel/otlp.testing.ts';
 import { encodeOtlpJsonAsProtobuf } from '../otel/model.ts';
 import { findRoute } from '../routes.ts';
-import { Store } from '../store/store.ts';
 import { Users } from './basic-auth.ts';
 import { OffLoop, PreparedRefusal } from './off-loop.ts';
-import { assertLoopFreeDuring, post } from './off-loop.testing.ts';
+import { assertLoopFreeDuring, countingEngine, post } from './off-loop.testing.ts';
 import { DEFAULT_MAX_BODY_BYTES, TAKE_TURNS_FROM_BYTES } from './server.ts';
 import { startDemoServer } from './serving.testing.ts';
 
 const PATH = '/otel/v1/traces';
 const P = { 'wandb.entity': 'acme', 'wandb.project': 'otel' };
-
-/** Engines whose ids and clock agree, so that the op objects they create are the same. */
-function countingEngine(): Engine {
-  let n = 0;
-  return createEngine(new Store(), { newId: () => `gen-${++n}`, now: () => 1_700_000_000_000_000 });
-}
 
 /** Spans of ~1 KB of incompressible text (so a gzipped body is still over 1 MiB), parents and errors among them. */
 function spans(count: number, from = 0, extra: (i: number) => Partial<SpanSpec> = () => ({})): SpanSpec[] {

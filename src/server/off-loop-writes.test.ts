@@ -10,12 +10,10 @@ import assert from 'node:assert/strict';
 import { runRoute } from '../api/run-route.ts';
 import type { Engine, RequestContext } from '../api/types.ts';
 import { CallsCompleteModeRequiredError, tqError } from '../core/errors.ts';
-import { createEngine } from '../engine.ts';
 import { findRoute } from '../routes.ts';
-import { Store } from '../store/store.ts';
 import { DEFAULT_MAX_BODY_BYTES, TAKE_TURNS_FROM_BYTES } from './server.ts';
 import { startDemoServer } from './serving.testing.ts';
-import { ALL_ACCESS, assertLoopFreeDuring, listBody, post, syncAnswer } from './off-loop.testing.ts';
+import { ALL_ACCESS, assertLoopFreeDuring, countingEngine, listBody, post, serverForBob, syncAnswer } from './off-loop.testing.ts';
 import { Users } from './basic-auth.ts';
 
 const P = 'acme/calls';
@@ -23,12 +21,6 @@ const P = 'acme/calls';
 const COMPLETE_ONLY = 'acme/complete-only';
 const FILLER = 'x'.repeat(900);
 
-
-/** Engines whose ids are drawn from the same counter sequence, so generated ids agree. */
-function countingEngine(): Engine {
-  let n = 0;
-  return createEngine(new Store(), { newId: () => `gen-${++n}`, now: () => 1_700_000_000_000_000 });
-}
 
 const start = (i: number, project = P) => ({
   project_id: project,
@@ -129,9 +121,7 @@ test('a large /obj/create gets the synchronous answer, byte for byte, and stores
   const bytes = 2 * TAKE_TURNS_FROM_BYTES;
   const engine = countingEngine();
   const reference = countingEngine();
-  const users = new Users([{ name: 'bob', password: 'b', projects: [P] }]);
-  const bob = `Basic ${Buffer.from('bob:b').toString('base64')}`;
-  const { srv, base } = await startDemoServer({ engine, users });
+  const { srv, base, bob } = await serverForBob(engine, [P]);
   try {
     const o = { project_id: P, object_id: 'big' };
     const first = objBody(bytes, o);

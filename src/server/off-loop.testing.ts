@@ -1,17 +1,39 @@
 /**
  * Shared by the tests of requests prepared off the event loop (off-loop.test.ts for the table
- * writes, off-loop-writes.test.ts for the call and object writes): bodies of a given size, the
- * answer of the synchronous path, a POST that says when its body was sent, and the check that
- * one max-size request leaves the event loop free for others.
+ * writes, off-loop-writes.test.ts for the call and object writes, off-loop-feedback.test.ts,
+ * off-loop-otel.test.ts): engines that draw the same ids and times, a server for a user with
+ * grants, bodies of a given size, the answer of the synchronous path, a POST that says when its
+ * body was sent, and the check that one max-size request leaves the event loop free for others.
  */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { runRoute } from '../api/run-route.ts';
 import type { Engine, RequestContext } from '../api/types.ts';
 import { RequestSchemaError, TqError } from '../core/errors.ts';
+import { createEngine } from '../engine.ts';
 import { findRoute } from '../routes.ts';
-import { API_AUTH } from './serving.testing.ts';
+import { Store } from '../store/store.ts';
+import { Users } from './basic-auth.ts';
+import type { TqServer } from './server.ts';
+import { API_AUTH, startDemoServer } from './serving.testing.ts';
 import { schemaErrorBody } from './weave-compat.ts';
+
+/**
+ * A new engine whose ids are drawn from a counter and whose clock starts at the same instant
+ * and moves `timeStep` µs a reading: two of them (the server's and the synchronous reference)
+ * generate the same values for the same writes.
+ */
+export function countingEngine(timeStep = 0): Engine {
+  let n = 0;
+  let t = 1_700_000_000_000_000;
+  return createEngine(new Store(), { newId: () => `gen-${++n}`, now: () => (t += timeStep) });
+}
+
+/** A demo server on `engine` whose one user, bob (password `b`), holds `projects`; `bob` is his Authorization header. */
+export async function serverForBob(engine: Engine, projects: string[]): Promise<{ srv: TqServer; base: string; bob: string }> {
+  const { srv, base } = await startDemoServer({ engine, users: new Users([{ name: 'bob', password: 'b', projects }]) });
+  return { srv, base, bob: `Basic ${Buffer.from('bob:b').toString('base64')}` };
+}
 
 /** `head` + as many `item(i)` as fit in `bytes` (comma separated) + `tail`. */
 export function listBody(bytes: number, head: string, tail: string, item: (i: number) => string): string {
