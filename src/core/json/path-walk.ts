@@ -323,9 +323,11 @@ export class TextMemberWalk {
     const from = this.from[k], to = this.to[k];
     this.rowFrom = from;
     this.rowTo = to;
+    // The module's memory and the scratch are rewritten for every batch and row: MemberSpans must
+    // not take a walk of the same span of them for the last one it made.
+    this.members.forget();
     if (memoryBytes[STATUS + k] !== 0) this.members.walk(memoryBytes, from, to);
     else {
-      this.members.forget();
       const s = memoryWords[(RESULTS >> 2) + 2 * k];
       this.members.start[0] = s;
       this.members.end[0] = memoryWords[(RESULTS >> 2) + 2 * k + 1];
@@ -341,6 +343,7 @@ export class TextMemberWalk {
     const length = encoder.encodeInto(text, this.scratch).written;
     this.rowFrom = 0;
     this.rowTo = length;
+    this.members.forget();
     this.members.walk(this.scratch, 0, length);
     return this.scratch;
   }

@@ -383,6 +383,23 @@ test('first sort of a table with the WebAssembly walk off (usePathWalkWasm(false
   assert.deepEqual(order(true), [6, 0, 5, 1, 4, 3, 2]);
 });
 
+test('first sort: a row walked after another of the same byte length gets its own readings, not the last walk\'s (both walks)', () => {
+  // 26 bytes each: the JavaScript walk encodes every row into one scratch at the same offsets,
+  // so a walk remembered by (bytes, span) would hand row 2 the readings of row 1 (no `v`).
+  const all = ['{"id":0,"v":"        "}', '{"id":1,"k":{"v":"plain"}}', '{"id":1000,"v":"        "}', '{"id":1001,"k":{"v":"plain"}}'];
+  for (const wasm of [false, true]) {
+    usePathWalkWasm(wasm);
+    try {
+      const { engine, digest } = setup(all);
+      assert.deepEqual(indexes(query(engine, { digest, sort_by: [{ field: 'v', order: 'desc' }] })), [0, 2, 1, 3], `wasm ${wasm}`);
+      const cols = tableCaches(engine.store).sorts.get(engine.store.project(PROJECT)!.tables.get(digest)!)!.get(JSON.stringify(['v']))!;
+      assert.deepEqual([...cols.present], [1, 0, 1, 0], `wasm ${wasm}`);
+    } finally {
+      usePathWalkWasm(true);
+    }
+  }
+});
+
 test('first sort: the readings kept for a path are the rows\' parsed readings, ASCII rows (values sliced from the row text) and others, across walk batches', () => {
   const stringValue = fc.oneof(
     fc.constantFrom('"plain"', '"10"', '" 7 "', '"-1e3"', '"inf"', '""', '"a\\"b"', '"\\u0041"', '"é"', '"😀x"', '"\\ud800"'),
