@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { CALL_LINE_FIELDS, FIELD_COUNT } from '../../load/calls/line-scan.ts';
+import { FIELD_COUNT } from '../../load/calls/line-scan.ts';
+import { editedCallObject } from '../../load/calls/line-scan.testing.ts';
 import { CallLinePrescan } from '../../load/calls/scanned-call.ts';
 import { BlockScan } from './block-scan.ts';
 import { WasmCallLinePrescan, wasmLineScanAvailable } from './wasm-line-scan.ts';
@@ -135,19 +136,7 @@ test('differential: hostile lines (escapes at every offset of a 16-byte run, con
 
 /** JSON-significant characters, to make near-JSON text. */
 const jsonish = fc.string({ unit: fc.constantFrom(...'{}[]":,\\ \t0123456789-+.eEtrufalsnw/u"ab\u0001\u00e9'.split('')), maxLength: 60 });
-const callish = fc
-  .tuple(
-    fc.array(fc.tuple(fc.constantFrom(...CALL_LINE_FIELDS, 'other', 'status_counts', 'error'), fc.oneof(fc.jsonValue({ maxDepth: 4 }), fc.constantFrom('weave:///e/p/object/o:v', { status_counts: { error: 2 } }))), { maxLength: 10 }),
-    fc.nat(),
-    fc.option(jsonish, { nil: undefined }),
-    fc.nat(3),
-  )
-  .map(([entries, at, insert, cut]) => {
-    const text = '{' + entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',') + '}';
-    if (insert === undefined) return text;
-    const i = at % (text.length + 1);
-    return text.slice(0, i) + insert + text.slice(Math.min(text.length, i + cut));
-  });
+const callish = editedCallObject(fc.oneof(fc.jsonValue({ maxDepth: 4 }), fc.constantFrom('weave:///e/p/object/o:v', { status_counts: { error: 2 } })), jsonish, 10);
 
 test('property: random and edited lines, and random bytes, scan alike in both scanners', () => {
   fc.assert(

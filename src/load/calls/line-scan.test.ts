@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { CALL_LINE_FIELDS, CallLineScan, FIELD, FLAG, KIND } from './line-scan.ts';
+import { editedCallObject } from './line-scan.testing.ts';
 
 const scanner = new CallLineScan();
 const scan = (text: string) => {
@@ -69,19 +70,7 @@ test('rejects invalid JSON', () => {
 /** JSON-significant characters, to make near-JSON strings. */
 const jsonish = fc.string({ unit: fc.constantFrom(...'{}[]":,\\ \t0123456789-+.eEtrufalsn"ab\u0001\u00e9'.split('')), maxLength: 40 });
 /** A JSON text of an object with call fields, then an edit that may break it. */
-const callish = fc
-  .tuple(
-    fc.array(fc.tuple(fc.constantFrom(...CALL_LINE_FIELDS, 'other', 'status_counts', 'error'), fc.jsonValue({ maxDepth: 3 })), { maxLength: 8 }),
-    fc.nat(),
-    fc.option(jsonish, { nil: undefined }),
-    fc.nat(3),
-  )
-  .map(([entries, at, insert, cut]) => {
-    const text = '{' + entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',') + '}';
-    if (insert === undefined) return text;
-    const i = at % (text.length + 1);
-    return text.slice(0, i) + insert + text.slice(Math.min(text.length, i + cut));
-  });
+const callish = editedCallObject(fc.jsonValue({ maxDepth: 3 }), jsonish, 8);
 
 test('property: whatever it accepts JSON.parse accepts, as an object whose fields are the spans it found', () => {
   fc.assert(
