@@ -84,11 +84,6 @@ function storeRows(project: ProjectStore, texts: ReadonlyArray<[string, string]>
   for (const [digest, text] of texts) project.rows.set(digest, { digest, text });
 }
 
-/** Stores the table's digest list (idempotent: the same digest is the same list). */
-function storeTable(project: ProjectStore, digest: string, rowDigests: string[]): void {
-  project.storeTable(digest, rowDigests);
-}
-
 /**
  * `table_create` (semantics.md#writes-table-create): `{digest, row_digests}` with one row digest
  * per row, in order.
@@ -117,7 +112,7 @@ export function storeCreatedTable(
   const texts = newRowTexts(engine, projectId, rowDigests, unpackStrings(rows.texts), rows.texts.text.length);
   const project = engine.store.projectForWrite(projectId);
   storeRows(project, texts);
-  storeTable(project, digest, rowDigests.slice());
+  project.storeTable(digest, rowDigests.slice());
   return { digest, row_digests: rowDigests };
 }
 
@@ -187,7 +182,7 @@ export function storeUpdatedTable(
   const digest = tableDigest(list);
   const project = engine.store.projectForWrite(projectId);
   storeRows(project, texts);
-  storeTable(project, digest, list);
+  project.storeTable(digest, list);
   return { digest, updated_row_digests: updated };
 }
 
@@ -203,6 +198,6 @@ export function createTableFromDigests(
 ): { digest: string } {
   const digest = tableDigest(rowDigests);
   checkExpectedDigest(expectedDigest, digest, `table (${rowDigests.length} rows)`);
-  storeTable(engine.store.projectForWrite(projectId), digest, rowDigests.slice());
+  engine.store.projectForWrite(projectId).storeTable(digest, rowDigests.slice());
   return { digest };
 }
