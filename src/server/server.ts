@@ -152,6 +152,8 @@ export function createTqServer(options: TqServerOptions): TqServer {
   let draining = 0;
   /** Requests with `Expect: 100-continue` that were told `100 Continue` (their body is coming). */
   const continued = new WeakSet<IncomingMessage>();
+  /** Whether `req` asked `Expect: 100-continue` and was not told to send its body yet (so holds it back). */
+  const awaitingContinue = (req: IncomingMessage) => expectsContinue(req) && !continued.has(req);
 
   /** Responses not yet complete; graceful close waits for them. */
   const inFlight = new Set<ServerResponse>();
@@ -196,7 +198,7 @@ export function createTqServer(options: TqServerOptions): TqServer {
     // A client waiting for `100 Continue` (which it will not get) holds its body back: nothing
     // is left unread. Past the drain bound, enough bodies are being drained already. Either way:
     // answer and close at once.
-    if ((expectsContinue(req) && !continued.has(req)) || draining >= drainBounds.connections) {
+    if (awaitingContinue(req) || draining >= drainBounds.connections) {
       res.end(text);
       return;
     }
@@ -271,7 +273,7 @@ export function createTqServer(options: TqServerOptions): TqServer {
       const bytes = route.body === 'none' ? Buffer.alloc(0) : await readBody(req, maxBodyBytes, budget, reservation, () => {
             // Only now, with the credentials, the route and the declared size accepted, is a
             // client that asked `Expect: 100-continue` told to send its body.
-            if (expectsContinue(req) && !continued.has(req)) {
+            if (awaitingContinue(req)) {
               continued.add(req);
               res.writeContinue();
             }
