@@ -221,7 +221,11 @@ export class MemberSpans {
     this.lastBytes = null;
   }
 
-  /** The members of the JSON value `b[from, to)` (none unless an object), unless that was the last walk. */
+  /**
+   * The members of the JSON value `b[from, to)` (none unless an object), unless that was the last
+   * walk. The last walk is known by its bytes and span alone: a caller that writes other bytes
+   * into the same memory (a scratch, a module's memory) calls forget() first.
+   */
   walk(b: Uint8Array, from: number, to: number): void {
     if (b === this.lastBytes && from === this.lastFrom && to === this.lastTo) return;
     this.lastBytes = null; // remembered once walked (an escaped key's decoding may throw)
