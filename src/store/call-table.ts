@@ -19,6 +19,7 @@ import { extractRefs } from '../core/refs.ts';
 import { CallBodies, PART_INDEX } from './call-bodies.ts';
 import { derivedColumns, errorCount, wrapOutput, type CallBody, type CallEndPart, type CallRecordPart, type CallStartPart, type DerivedColumns } from './call-parts.ts';
 import { CallIndexes } from './call-indexes.ts';
+import { IdHash, type IdIndex } from './id-index.ts';
 import type { CallColumns } from './call-columns.ts';
 import { addToIndex, Float64Column, Int32Column, Interner, MultiIndex, removeFromIndex, SparseColumn } from './columns.ts';
 import { StringColumn } from './string-column.ts';
@@ -102,8 +103,12 @@ export class CallTable {
   private readonly bodies = new CallBodies();
 
   /** Built as rows arrive, or (after a snapshot restore) on first use. */
-  private readonly indexes = new CallIndexes(this);
-  get byId(): Map<string, number> {
+  private readonly indexes: CallIndexes;
+  /** `idHash`: how the id index hashes ids (IdIndex; tests inject one that collides). */
+  constructor(idHash: IdHash = new IdHash()) {
+    this.indexes = new CallIndexes(this, idHash);
+  }
+  get byId(): IdIndex {
     return this.indexes.byId;
   }
   get byTrace(): MultiIndex<string> {
@@ -158,6 +163,15 @@ export class CallTable {
 
   rowOf(id: string): number | undefined {
     return this.byId.get(id);
+  }
+
+  /**
+   * rowOf for a loader that has the id's hash (IdHash of its UTF-8 bytes, made by the thread
+   * that scanned the line; (0, 0): none): -1 when the id is not stored. The next loadWritten of
+   * the same id string reuses the hash.
+   */
+  rowOfHashed(id: string, hashA: number, hashB: number): number {
+    return this.byId.rowOfHashed(id, hashA, hashB);
   }
 
   opName(row: number): string | null {

@@ -76,7 +76,7 @@ export const SNAPSHOT_COVERAGE = {
     derived: ['spanScratch'],
   },
   /** Every index is rebuilt from the columns on first use; restoredRows says over how many rows. */
-  CallIndexes: { rebuilt: ['maps'], bookkeeping: ['restoredRows', 'loadDeferral', 'columns'] },
+  CallIndexes: { rebuilt: ['maps'], bookkeeping: ['restoredRows', 'loadDeferral', 'columns', 'idHash'] },
   Float64Column: { imaged: ['data', 'length'] },
   Int32Column: { imaged: ['data', 'length'] },
   Interner: { imaged: ['values'], rebuilt: ['ids'] },
