@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CallTable, type CallStartPart, type CallEndPart, type CallRecordPart } from './call-table.ts';
+import fc from 'fast-check';
+import { CallTable, DuplicateCallError, type CallStartPart, type CallEndPart, type CallRecordPart } from './call-table.ts';
+import { CollidingIdHash } from './id-index.testing.ts';
 import { MultiIndex, SparseColumn } from './columns.ts';
 
 const start = (id: string, extra: Partial<CallStartPart> = {}): CallStartPart => ({
@@ -278,4 +280,42 @@ test('loaded rows leave the trace, op and relation indexes to first use; they co
   // A repeated start of a loaded row moves it between the (now built) indexes.
   whole.start(start('c', { trace_id: 't1' }));
   assert.deepEqual([whole.byTrace.get('t1'), whole.byTrace.get('t2')], [[0, 1, 2], undefined]);
+});
+
+test('ids that share a hash are told apart: every write, load and lookup as under the real hash', () => {
+  const names = ['a', 'b', 'é', 'ab', 'ba', 'aé', 'x1', 'x2'];
+  type Op = { kind: 'start' | 'end' | 'startEnded' | 'load'; id: number; parent: number };
+  const op = fc.record({ kind: fc.constantFrom('start' as const, 'end' as const, 'startEnded' as const, 'load' as const), id: fc.nat(names.length - 1), parent: fc.nat(names.length) });
+  const line = new TextEncoder().encode('{"attributes":{},"inputs":{},"output":null,"summary":null}');
+  const run = (t: CallTable, ops: Op[]) => {
+    const outcomes: unknown[] = [];
+    for (const o of ops) {
+      const id = names[o.id];
+      const parent_id = o.parent < names.length ? names[o.parent] : null;
+      try {
+        if (o.kind === 'start') t.start(start(id, { parent_id, turn_id: parent_id }));
+        else if (o.kind === 'end') t.end(end(id));
+        else if (o.kind === 'startEnded') t.startEnded(start(id, { parent_id }), end(id));
+        else t.load({ ...start(id, { parent_id }), ...end(id), deleted_at: null } as CallRecordPart, line, 0, line.length);
+        outcomes.push('ok');
+      } catch (e) {
+        outcomes.push(e instanceof DuplicateCallError ? `duplicate ${e.callId}` : String(e));
+      }
+    }
+    const rows = Array.from({ length: t.size }, (_, r) => [t.id(r), t.parentId(r), t.turnId(r), t.endedAt.data[r], t.bodyText(r)]);
+    // A parent (or turn) id is the parent's own id string when it is stored: told apart from a colliding id's.
+    const sameStrings = Array.from({ length: t.size }, (_, r) => {
+      const p = t.parentId(r);
+      const pr = p === null ? undefined : t.rowOf(p);
+      return pr === undefined ? null : t.id(pr) === p;
+    });
+    return { outcomes, rows, sameStrings, lookups: [...names, 'absent', 'c'].map((n) => t.rowOf(n)), ids: [...t.byId], pending: t.pendingEndCount };
+  };
+  fc.assert(
+    fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+      const expected = run(new CallTable(), ops);
+      for (const buckets of [1, 2]) assert.deepEqual(run(new CallTable(new CollidingIdHash(buckets)), ops), expected);
+    }),
+    { numRuns: 300 },
+  );
 });
