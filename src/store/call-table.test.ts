@@ -166,6 +166,38 @@ test('SparseColumn stores only non-null cells', () => {
   assert.equal(c.get(3), null);
 });
 
+test('SparseColumn answers as a Map of its cells: loads in row order, writes out of order, nulls, restores, entries ascending', () => {
+  type Op = { kind: 'init' | 'set' | 'get'; row: number; value: number | null };
+  const op = fc.record({ kind: fc.constantFrom('init' as const, 'set' as const, 'get' as const), row: fc.nat(200), value: fc.option(fc.nat(1000), { freq: 3 }) });
+  fc.assert(
+    fc.property(fc.uniqueArray(fc.nat(150), { maxLength: 30 }), fc.array(op, { maxLength: 300 }), fc.boolean(), (restoredRows, ops, appendInOrder) => {
+      const c = new SparseColumn<number>();
+      const model = new Map<number, number>();
+      const rows = Int32Array.from(restoredRows.sort((a, b) => a - b));
+      if (rows.length > 0) c.restore(rows, (k) => 10_000 + k);
+      rows.forEach((r, k) => model.set(r, 10_000 + k));
+      // A load: each new row in order, most of them null.
+      let next = rows.length === 0 ? 0 : rows[rows.length - 1] + 1;
+      for (const o of ops) {
+        const row = appendInOrder && o.kind === 'init' ? next++ : o.row;
+        if (o.kind === 'get') assert.equal(c.get(row), model.get(row) ?? null);
+        else if (o.kind === 'init') {
+          if (model.has(row) && o.value === null) continue; // init is for a new row: nothing to remove
+          c.init(row, o.value);
+          if (o.value !== null) model.set(row, o.value);
+        } else {
+          c.set(row, o.value);
+          if (o.value === null) model.delete(row);
+          else model.set(row, o.value);
+        }
+      }
+      for (let r = 0; r < next + 210; r++) assert.equal(c.get(r), model.get(r) ?? null);
+      assert.deepEqual([...c.entries()], [...model].sort((a, b) => a[0] - b[0]));
+    }),
+    { numRuns: 400 },
+  );
+});
+
 test('bodyPart parses one part alone, with the defaults of body()', () => {
   const t = new CallTable();
   const line = Buffer.from('{"id":"c1","inputs":null,"output":{"o":[1,"}"]},"attributes":{"a":"x,y"}}');

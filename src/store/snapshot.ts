@@ -80,7 +80,7 @@ export const SNAPSHOT_COVERAGE = {
   Float64Column: { imaged: ['data', 'length'] },
   Int32Column: { imaged: ['data', 'length'] },
   Interner: { imaged: ['values'], rebuilt: ['ids'] },
-  SparseColumn: { imaged: ['cells'], rebuilt: ['bits'], bookkeeping: ['restored'] },
+  SparseColumn: { imaged: ['cells', 'appended'], rebuilt: ['bits'], bookkeeping: ['restored', 'appendedBits', 'rankBefore', 'rankedWords', 'lastAppended'] },
   MultiIndex: { rebuilt: ['map', 'pendingBuild'] },
   ByteArena: { imaged: ['chunks'], bookkeeping: ['current', 'currentIndex', 'used', 'chunkSize', 'chunkReader'], derived: ['views'] },
 } as const;
