@@ -351,3 +351,19 @@ test('ids that share a hash are told apart: every write, load and lookup as unde
     { numRuns: 300 },
   );
 });
+
+test('user ids are stored as given, through the recent users and the shared strings, past the recent users\' bound', () => {
+  fc.assert(
+    fc.property(fc.array(fc.option(fc.nat(600), { freq: 5 }), { minLength: 1, maxLength: 1500 }), (users) => {
+      const t = new CallTable();
+      const line = new TextEncoder().encode('{"attributes":{},"inputs":{},"output":null,"summary":null}');
+      users.forEach((u, i) => {
+        const user_id = u === null ? null : `user-${u}`;
+        if (i % 3 === 0) t.start(start(`c${i}`, { user_id }));
+        else t.load({ ...start(`c${i}`, { user_id }), ...end(`c${i}`), deleted_at: null } as CallRecordPart, line, 0, line.length);
+      });
+      assert.deepEqual(Array.from({ length: t.size }, (_, r) => t.userId(r)), users.map((u) => (u === null ? null : `user-${u}`)));
+    }),
+    { numRuns: 40 },
+  );
+});

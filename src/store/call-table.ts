@@ -38,6 +38,8 @@ const startTexts = (s: CallStartPart) => s.texts ?? { attributes: stringifyExact
 const endTexts = (e: CallEndPart) => e.texts ?? { output: stringifyExact(e.output ?? null), summary: stringifyExact(e.summary) };
 
 const NULL_OP = -1;
+/** User ids kept in CallTable.recentUsers before it starts over. */
+const RECENT_USERS_MAX = 256;
 
 /** A complete record whose id is already stored (fixtures hold each call once). */
 export class DuplicateCallError extends Error {
@@ -394,6 +396,21 @@ export class CallTable {
     return value;
   }
 
+  /**
+   * share() for a user id: a project has few users, so a small map of them answers first (it
+   * stays in the CPU's cache, where the shared strings' map, holding every trace id, does not).
+   */
+  private shareUser(value: string | null): string | null {
+    if (value === null) return null;
+    const seen = this.recentUsers.get(value);
+    if (seen !== undefined) return seen;
+    if (this.recentUsers.size >= RECENT_USERS_MAX) this.recentUsers.clear();
+    const shared = this.share(value);
+    this.recentUsers.set(shared, shared);
+    return shared;
+  }
+  private readonly recentUsers = new Map<string, string>();
+
   /** A parent (or turn) id reuses the referenced call's own id string when it is loaded. */
   private callIdString(value: string | null): string | null {
     if (value === null) return null;
@@ -435,7 +452,7 @@ export class CallTable {
     this.runStepEnd.init(row, e.run_step_end);
     this.displayNames.init(row, s.display_name === '' ? null : s.display_name);
     this.exceptions.init(row, e.exception);
-    this.userIdColumn.push(this.share(s.user_id));
+    this.userIdColumn.push(this.shareUser(s.user_id));
     this.runIds.init(row, this.share(s.run_id));
     this.inputRefs.init(row, this.refList(inputRefs));
     this.outputRefs.init(row, outputRefs === null ? null : this.refList(outputRefs));

@@ -45,6 +45,8 @@ export const SNAPSHOT_COVERAGE = {
     emptyAfterLoad: ['pendingEnds', 'version', 'startVersion'],
     /** Rendered lines kept by the queries (RenderedLines) and their budget: derived, empty after a restore. */
     derived: ['renderedLines', 'renderedLinesBudget'],
+    /** A small cache in front of the shared strings (shareUser): empty after a restore, as after a load's start. */
+    rebuiltOnUse: ['recentUsers'],
   },
   ProjectStore: {
     imaged: ['calls', 'feedbackRows'],
