@@ -43,10 +43,11 @@ export const SNAPSHOT_COVERAGE = {
     rebuilt: ['indexes'],
     /** Zero / empty after a fixture load; columnsToImage() refuses a table where they are not. */
     emptyAfterLoad: ['pendingEnds', 'version', 'startVersion'],
-    /** Rendered lines kept by the queries (RenderedLines) and their budget: derived, empty after a restore. */
-    derived: ['renderedLines', 'renderedLinesBudget'],
-    /** A small cache in front of the shared strings (shareUser): empty after a restore, as after a load's start. */
-    rebuiltOnUse: ['recentUsers'],
+    /**
+     * Rendered lines kept by the queries (RenderedLines) and their budget, and the recent users
+     * in front of the shared strings (shareUser): derived, empty after a restore.
+     */
+    derived: ['renderedLines', 'renderedLinesBudget', 'recentUsers'],
   },
   ProjectStore: {
     imaged: ['calls', 'feedbackRows'],
