@@ -5,9 +5,10 @@
  * filters by thread never builds the thread index of a restored million-row table.
  */
 import { addToIndex, type Int32Column, MultiIndex, type SparseColumn } from './columns.ts';
+import { IdHash, IdIndex } from './id-index.ts';
 
 interface CallIndexMaps {
-  byId: Map<string, number>;
+  byId: IdIndex;
   byTrace: MultiIndex<string>;
   byParent: MultiIndex<string>;
   byThread: MultiIndex<string>;
@@ -36,19 +37,25 @@ export interface IndexedColumns {
 type IndexName = keyof CallIndexMaps;
 type MultiIndexName = 'byTrace' | 'byParent' | 'byThread' | 'byTurn' | 'byOp';
 
-function newIndexes(): CallIndexMaps {
-  return { byId: new Map(), byTrace: new MultiIndex(), byParent: new MultiIndex(), byThread: new MultiIndex(), byTurn: new MultiIndex(), byOp: new MultiIndex(), turnsByThread: new Map(), sharedStrings: new Map() };
+function newIndexes(columns: IndexedColumns, idHash: IdHash): CallIndexMaps {
+  return { byId: new IdIndex((row) => columns.id(row), idHash), byTrace: new MultiIndex(), byParent: new MultiIndex(), byThread: new MultiIndex(), byTurn: new MultiIndex(), byOp: new MultiIndex(), turnsByThread: new Map(), sharedStrings: new Map() };
 }
 
 export class CallIndexes {
   /** null: not built yet over the rows a snapshot restored. */
-  private maps: { [K in IndexName]: CallIndexMaps[K] | null } = newIndexes();
+  private maps: { [K in IndexName]: CallIndexMaps[K] | null };
   /** Rows restored from a snapshot (their indexes are built on first use). */
   private restoredRows = 0;
 
-  constructor(private readonly columns: IndexedColumns) {}
+  /** `idHash`: how the id index hashes ids (what a loader's hashes must agree with; see IdIndex). */
+  constructor(
+    private readonly columns: IndexedColumns,
+    private readonly idHash: IdHash = new IdHash(),
+  ) {
+    this.maps = newIndexes(columns, idHash);
+  }
 
-  get byId(): Map<string, number> {
+  get byId(): IdIndex {
     return this.maps.byId ?? this.build('byId');
   }
   get byTrace(): MultiIndex<string> {
@@ -129,8 +136,8 @@ export class CallIndexes {
     const c = this.columns, n = this.restoredRows;
     // A deferred MultiIndex is filled in place (it is the object callers already hold).
     const target = this.maps[name];
-    const built = (target ?? newIndexes()[name]) as CallIndexMaps[K];
-    if (name === 'byId') for (let r = 0, m = built as Map<string, number>; r < n; r++) m.set(c.id(r), r);
+    const built = (target ?? newIndexes(c, this.idHash)[name]) as CallIndexMaps[K];
+    if (name === 'byId') for (let r = 0, m = built as IdIndex; r < n; r++) m.set(c.id(r), r);
     else if (name === 'byTrace') for (let r = 0, m = built as MultiIndex<string>; r < n; r++) m.add(c.traceId(r), r);
     else if (name === 'byOp') for (let r = 0, ops = c.opIndex.data, m = built as MultiIndex<number>; r < n; r++) m.add(ops[r], r);
     else if (name === 'byParent') fill(built as MultiIndex<string>, n, (r) => c.parentId(r));

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CallTable, type CallStartPart, type CallEndPart, type CallRecordPart } from './call-table.ts';
+import fc from 'fast-check';
+import { CallTable, DuplicateCallError, type CallStartPart, type CallEndPart, type CallRecordPart } from './call-table.ts';
+import { CollidingIdHash } from './id-index.testing.ts';
 import { MultiIndex, SparseColumn } from './columns.ts';
 
 const start = (id: string, extra: Partial<CallStartPart> = {}): CallStartPart => ({
@@ -164,6 +166,38 @@ test('SparseColumn stores only non-null cells', () => {
   assert.equal(c.get(3), null);
 });
 
+test('SparseColumn answers as a Map of its cells: loads in row order, writes out of order, nulls, restores, entries ascending', () => {
+  type Op = { kind: 'init' | 'set' | 'get'; row: number; value: number | null };
+  const op = fc.record({ kind: fc.constantFrom('init' as const, 'set' as const, 'get' as const), row: fc.nat(200), value: fc.option(fc.nat(1000), { freq: 3 }) });
+  fc.assert(
+    fc.property(fc.uniqueArray(fc.nat(150), { maxLength: 30 }), fc.array(op, { maxLength: 300 }), fc.boolean(), (restoredRows, ops, appendInOrder) => {
+      const c = new SparseColumn<number>();
+      const model = new Map<number, number>();
+      const rows = Int32Array.from(restoredRows.sort((a, b) => a - b));
+      if (rows.length > 0) c.restore(rows, (k) => 10_000 + k);
+      rows.forEach((r, k) => model.set(r, 10_000 + k));
+      // A load: each new row in order, most of them null.
+      let next = rows.length === 0 ? 0 : rows[rows.length - 1] + 1;
+      for (const o of ops) {
+        const row = appendInOrder && o.kind === 'init' ? next++ : o.row;
+        if (o.kind === 'get') assert.equal(c.get(row), model.get(row) ?? null);
+        else if (o.kind === 'init') {
+          if (model.has(row) && o.value === null) continue; // init is for a new row: nothing to remove
+          c.init(row, o.value);
+          if (o.value !== null) model.set(row, o.value);
+        } else {
+          c.set(row, o.value);
+          if (o.value === null) model.delete(row);
+          else model.set(row, o.value);
+        }
+      }
+      for (let r = 0; r < next + 210; r++) assert.equal(c.get(r), model.get(r) ?? null);
+      assert.deepEqual([...c.entries()], [...model].sort((a, b) => a[0] - b[0]));
+    }),
+    { numRuns: 400 },
+  );
+});
+
 test('bodyPart parses one part alone, with the defaults of body()', () => {
   const t = new CallTable();
   const line = Buffer.from('{"id":"c1","inputs":null,"output":{"o":[1,"}"]},"attributes":{"a":"x,y"}}');
@@ -278,4 +312,58 @@ test('loaded rows leave the trace, op and relation indexes to first use; they co
   // A repeated start of a loaded row moves it between the (now built) indexes.
   whole.start(start('c', { trace_id: 't1' }));
   assert.deepEqual([whole.byTrace.get('t1'), whole.byTrace.get('t2')], [[0, 1, 2], undefined]);
+});
+
+test('ids that share a hash are told apart: every write, load and lookup as under the real hash', () => {
+  const names = ['a', 'b', 'é', 'ab', 'ba', 'aé', 'x1', 'x2'];
+  type Op = { kind: 'start' | 'end' | 'startEnded' | 'load'; id: number; parent: number };
+  const op = fc.record({ kind: fc.constantFrom('start' as const, 'end' as const, 'startEnded' as const, 'load' as const), id: fc.nat(names.length - 1), parent: fc.nat(names.length) });
+  const line = new TextEncoder().encode('{"attributes":{},"inputs":{},"output":null,"summary":null}');
+  const run = (t: CallTable, ops: Op[]) => {
+    const outcomes: unknown[] = [];
+    for (const o of ops) {
+      const id = names[o.id];
+      const parent_id = o.parent < names.length ? names[o.parent] : null;
+      try {
+        if (o.kind === 'start') t.start(start(id, { parent_id, turn_id: parent_id }));
+        else if (o.kind === 'end') t.end(end(id));
+        else if (o.kind === 'startEnded') t.startEnded(start(id, { parent_id }), end(id));
+        else t.load({ ...start(id, { parent_id }), ...end(id), deleted_at: null } as CallRecordPart, line, 0, line.length);
+        outcomes.push('ok');
+      } catch (e) {
+        outcomes.push(e instanceof DuplicateCallError ? `duplicate ${e.callId}` : String(e));
+      }
+    }
+    const rows = Array.from({ length: t.size }, (_, r) => [t.id(r), t.parentId(r), t.turnId(r), t.endedAt.data[r], t.bodyText(r)]);
+    // A parent (or turn) id is the parent's own id string when it is stored: told apart from a colliding id's.
+    const sameStrings = Array.from({ length: t.size }, (_, r) => {
+      const p = t.parentId(r);
+      const pr = p === null ? undefined : t.rowOf(p);
+      return pr === undefined ? null : t.id(pr) === p;
+    });
+    return { outcomes, rows, sameStrings, lookups: [...names, 'absent', 'c'].map((n) => t.rowOf(n)), ids: [...t.byId], pending: t.pendingEndCount };
+  };
+  fc.assert(
+    fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+      const expected = run(new CallTable(), ops);
+      for (const buckets of [1, 2]) assert.deepEqual(run(new CallTable(new CollidingIdHash(buckets)), ops), expected);
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('user ids are stored as given, through the recent users and the shared strings, past the recent users\' bound', () => {
+  fc.assert(
+    fc.property(fc.array(fc.option(fc.nat(600), { freq: 5 }), { minLength: 1, maxLength: 1500 }), (users) => {
+      const t = new CallTable();
+      const line = new TextEncoder().encode('{"attributes":{},"inputs":{},"output":null,"summary":null}');
+      users.forEach((u, i) => {
+        const user_id = u === null ? null : `user-${u}`;
+        if (i % 3 === 0) t.start(start(`c${i}`, { user_id }));
+        else t.load({ ...start(`c${i}`, { user_id }), ...end(`c${i}`), deleted_at: null } as CallRecordPart, line, 0, line.length);
+      });
+      assert.deepEqual(Array.from({ length: t.size }, (_, r) => t.userId(r)), users.map((u) => (u === null ? null : `user-${u}`)));
+    }),
+    { numRuns: 40 },
+  );
 });

@@ -19,6 +19,7 @@ import { extractRefs } from '../core/refs.ts';
 import { CallBodies, PART_INDEX } from './call-bodies.ts';
 import { derivedColumns, errorCount, wrapOutput, type CallBody, type CallEndPart, type CallRecordPart, type CallStartPart, type DerivedColumns } from './call-parts.ts';
 import { CallIndexes } from './call-indexes.ts';
+import { IdHash, type IdIndex } from './id-index.ts';
 import type { CallColumns } from './call-columns.ts';
 import { addToIndex, Float64Column, Int32Column, Interner, MultiIndex, removeFromIndex, SparseColumn } from './columns.ts';
 import { StringColumn } from './string-column.ts';
@@ -37,6 +38,8 @@ const startTexts = (s: CallStartPart) => s.texts ?? { attributes: stringifyExact
 const endTexts = (e: CallEndPart) => e.texts ?? { output: stringifyExact(e.output ?? null), summary: stringifyExact(e.summary) };
 
 const NULL_OP = -1;
+/** User ids kept in CallTable.recentUsers before it starts over. */
+const RECENT_USERS_MAX = 256;
 
 /** A complete record whose id is already stored (fixtures hold each call once). */
 export class DuplicateCallError extends Error {
@@ -102,8 +105,12 @@ export class CallTable {
   private readonly bodies = new CallBodies();
 
   /** Built as rows arrive, or (after a snapshot restore) on first use. */
-  private readonly indexes = new CallIndexes(this);
-  get byId(): Map<string, number> {
+  private readonly indexes: CallIndexes;
+  /** `idHash`: how the id index hashes ids (IdIndex; tests inject one that collides). */
+  constructor(idHash: IdHash = new IdHash()) {
+    this.indexes = new CallIndexes(this, idHash);
+  }
+  get byId(): IdIndex {
     return this.indexes.byId;
   }
   get byTrace(): MultiIndex<string> {
@@ -158,6 +165,15 @@ export class CallTable {
 
   rowOf(id: string): number | undefined {
     return this.byId.get(id);
+  }
+
+  /**
+   * rowOf for a loader that has the id's hash (IdHash of its UTF-8 bytes, made by the thread
+   * that scanned the line; (0, 0): none): -1 when the id is not stored. The next loadWritten of
+   * the same id string reuses the hash.
+   */
+  rowOfHashed(id: string, hashA: number, hashB: number): number {
+    return this.byId.rowOfHashed(id, hashA, hashB);
   }
 
   opName(row: number): string | null {
@@ -380,6 +396,21 @@ export class CallTable {
     return value;
   }
 
+  /**
+   * share() for a user id: a project has few users, so a small map of them answers first (it
+   * stays in the CPU's cache, where the shared strings' map, holding every trace id, does not).
+   */
+  private shareUser(value: string | null): string | null {
+    if (value === null) return null;
+    const seen = this.recentUsers.get(value);
+    if (seen !== undefined) return seen;
+    if (this.recentUsers.size >= RECENT_USERS_MAX) this.recentUsers.clear();
+    const shared = this.share(value);
+    this.recentUsers.set(shared, shared);
+    return shared;
+  }
+  private readonly recentUsers = new Map<string, string>();
+
   /** A parent (or turn) id reuses the referenced call's own id string when it is loaded. */
   private callIdString(value: string | null): string | null {
     if (value === null) return null;
@@ -421,7 +452,7 @@ export class CallTable {
     this.runStepEnd.init(row, e.run_step_end);
     this.displayNames.init(row, s.display_name === '' ? null : s.display_name);
     this.exceptions.init(row, e.exception);
-    this.userIdColumn.push(this.share(s.user_id));
+    this.userIdColumn.push(this.shareUser(s.user_id));
     this.runIds.init(row, this.share(s.run_id));
     this.inputRefs.init(row, this.refList(inputRefs));
     this.outputRefs.init(row, outputRefs === null ? null : this.refList(outputRefs));

@@ -263,16 +263,34 @@ export class Interner {
 /**
  * A column that is null in most rows (display names, exceptions, run ids, refs): only the
  * non-null cells are stored, so a null costs nothing instead of an array slot per row.
+ *
+ * Cells that arrive in row order (a load, appended rows) go to a plain array, found again by
+ * the rank of their row among the appended rows (a count per 32 rows plus a popcount): a
+ * million-row load put hundreds of thousands of cells into a Map, whose inserts and rehashes
+ * were about 5% of the load's main thread. Cells written out of order (an end, an update of an
+ * earlier row) and cells a snapshot restored live in the Map.
  */
 export class SparseColumn<T> {
   private cells = new Map<number, T>();
   /** One bit per row: set when the row has a cell. Most reads are of null cells, and a bit
    * test is far cheaper than a lookup in a large map. */
   private bits = new Uint32Array(32);
+  /** Values of the appended cells, in row order; a row's slot stays its own (a null clears only its bit in `bits`). */
+  private appended: T[] = [];
+  /** One bit per row: set when the row has a slot in `appended`. */
+  private appendedBits = new Uint32Array(0);
+  /** Per 32 rows (a word of appendedBits): the appended slots of the rows before them. */
+  private rankBefore = new Int32Array(0);
+  /** Words of rankBefore filled (every later word's rank is appended.length). */
+  private rankedWords = 0;
+  /** The last row given a slot in `appended` (-1: none): only a later row may take the next slot. */
+  private lastAppended = -1;
 
   get(row: number): T | null {
     const word = row >>> 5;
     if (word >= this.bits.length || ((this.bits[word] >>> (row & 31)) & 1) === 0) return null;
+    const slot = this.appendedSlot(row);
+    if (slot >= 0) return this.appended[slot];
     return this.cells.get(row) ?? (this.restored === null ? null : this.restoredCell(row));
   }
 
@@ -292,19 +310,52 @@ export class SparseColumn<T> {
     if (value === null) return;
     if (this.restored !== null) this.materialize();
     const word = row >>> 5;
-    if (word >= this.bits.length) {
-      const grown = new Uint32Array(Math.max(word + 1, Math.ceil(this.bits.length * 1.5)));
-      grown.set(this.bits);
-      this.bits = grown;
-    }
+    if (word >= this.bits.length) this.bits = grown(this.bits, word);
     this.bits[word] |= 1 << (row & 31);
-    this.cells.set(row, value);
+    const slot = this.appendedSlot(row);
+    if (slot >= 0) this.appended[slot] = value;
+    else if (row > this.lastAppended && !this.cells.has(row)) this.append(row, value);
+    else this.cells.set(row, value);
   }
 
-  /** The non-null cells, [row, value] (load snapshots write them; restore() reads them back). */
-  entries(): IterableIterator<[number, T]> {
+  private append(row: number, value: T): void {
+    const word = row >>> 5;
+    if (word >= this.appendedBits.length) {
+      this.appendedBits = grown(this.appendedBits, word);
+      const ranks = new Int32Array(this.appendedBits.length);
+      ranks.set(this.rankBefore.subarray(0, this.rankedWords));
+      this.rankBefore = ranks;
+    }
+    while (this.rankedWords <= word) this.rankBefore[this.rankedWords++] = this.appended.length;
+    this.appendedBits[word] |= 1 << (row & 31);
+    this.appended.push(value);
+    this.lastAppended = row;
+  }
+
+  /** The slot of `row` in `appended`, or -1 when it has none. */
+  private appendedSlot(row: number): number {
+    const word = row >>> 5;
+    if (word >= this.rankedWords) return -1;
+    const bits = this.appendedBits[word], bit = row & 31;
+    if (((bits >>> bit) & 1) === 0) return -1;
+    return this.rankBefore[word] + popcount(bits & ~(-1 << bit));
+  }
+
+  /** The non-null cells, [row, value], rows ascending (load snapshots write them; restore() reads them back). */
+  *entries(): IterableIterator<[number, T]> {
     if (this.restored !== null) this.materialize();
-    return this.cells.entries();
+    const fromMap = this.cells.size === 0 ? [] : [...this.cells.keys()].sort((a, b) => a - b);
+    let m = 0;
+    const bits = this.bits, appendedBits = this.appendedBits;
+    for (let word = 0, slot = 0; word < this.rankedWords; word++) {
+      for (let w = appendedBits[word]; w !== 0; w &= w - 1) {
+        const row = 32 * word + (31 - Math.clz32(w & -w));
+        while (m < fromMap.length && fromMap[m] < row) yield [fromMap[m], this.cells.get(fromMap[m++])!];
+        if ((bits[word] >>> (row & 31)) & 1) yield [row, this.appended[slot]];
+        slot++;
+      }
+    }
+    while (m < fromMap.length) yield [fromMap[m], this.cells.get(fromMap[m++])!];
   }
 
   /**
@@ -315,7 +366,7 @@ export class SparseColumn<T> {
 
   /** Fills an empty column with the cells of a snapshot: `rows` ascending, `value(k)` the k-th. */
   restore(rows: Int32Array, value: (k: number) => T): void {
-    if (this.cells.size !== 0 || this.restored !== null) throw new Error('restore() fills an empty column only');
+    if (this.cells.size !== 0 || this.restored !== null || this.appended.length !== 0) throw new Error('restore() fills an empty column only');
     let last = -1;
     for (let k = 0; k < rows.length; k++) {
       if (rows[k] <= last) throw new RangeError('restored rows must ascend');
@@ -357,6 +408,21 @@ export class SparseColumn<T> {
     this.cells = new Map();
     for (let k = 0; k < rows.length; k++) this.cells.set(rows[k], read.get(rows[k]) ?? value(k));
   }
+}
+
+/** A copy of `bits` with room for word `word` (grown by half at least). */
+function grown(bits: Uint32Array<ArrayBuffer>, word: number): Uint32Array<ArrayBuffer> {
+  const out = new Uint32Array(Math.max(word + 1, Math.ceil(bits.length * 1.5)));
+  out.set(bits);
+  return out;
+}
+
+/** The number of set bits of a 32-bit word. */
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  x = (x + (x >>> 4)) & 0x0f0f0f0f;
+  return Math.imul(x, 0x01010101) >>> 24;
 }
 
 /**

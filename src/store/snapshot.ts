@@ -43,8 +43,11 @@ export const SNAPSHOT_COVERAGE = {
     rebuilt: ['indexes'],
     /** Zero / empty after a fixture load; columnsToImage() refuses a table where they are not. */
     emptyAfterLoad: ['pendingEnds', 'version', 'startVersion'],
-    /** Rendered lines kept by the queries (RenderedLines) and their budget: derived, empty after a restore. */
-    derived: ['renderedLines', 'renderedLinesBudget'],
+    /**
+     * Rendered lines kept by the queries (RenderedLines) and their budget, and the recent users
+     * in front of the shared strings (shareUser): derived, empty after a restore.
+     */
+    derived: ['renderedLines', 'renderedLinesBudget', 'recentUsers'],
   },
   ProjectStore: {
     imaged: ['calls', 'feedbackRows'],
@@ -76,11 +79,11 @@ export const SNAPSHOT_COVERAGE = {
     derived: ['spanScratch'],
   },
   /** Every index is rebuilt from the columns on first use; restoredRows says over how many rows. */
-  CallIndexes: { rebuilt: ['maps'], bookkeeping: ['restoredRows', 'loadDeferral', 'columns'] },
+  CallIndexes: { rebuilt: ['maps'], bookkeeping: ['restoredRows', 'loadDeferral', 'columns', 'idHash'] },
   Float64Column: { imaged: ['data', 'length'] },
   Int32Column: { imaged: ['data', 'length'] },
   Interner: { imaged: ['values'], rebuilt: ['ids'] },
-  SparseColumn: { imaged: ['cells'], rebuilt: ['bits'], bookkeeping: ['restored'] },
+  SparseColumn: { imaged: ['cells', 'appended'], rebuilt: ['bits'], bookkeeping: ['restored', 'appendedBits', 'rankBefore', 'rankedWords', 'lastAppended'] },
   MultiIndex: { rebuilt: ['map', 'pendingBuild'] },
   ByteArena: { imaged: ['chunks'], bookkeeping: ['current', 'currentIndex', 'used', 'chunkSize', 'chunkReader'], derived: ['views'] },
 } as const;

@@ -7,7 +7,9 @@
  * is loaded.
  */
 import { SCREENED, type GateScreen, type ScreenedLines } from '../../load/calls/one-shot-gate.ts';
+import { FIELD, FIELD_COUNT, KIND } from '../../load/calls/line-scan.ts';
 import { CallLinePrescan } from '../../load/calls/scanned-call.ts';
+import { IdHash } from '../../store/id-index.ts';
 import { hasBom } from '../utf8.ts';
 import { forEachLineIn } from './line-blocks.ts';
 import type { BlockPrescan } from './messages.ts';
@@ -20,6 +22,9 @@ export class BlockScan {
   starts = new Int32Array(4096);
   ends = new Int32Array(4096);
   lines = new Int32Array(4096);
+  /** Per slot i, `[2i]`, `[2i + 1]`: the IdHash of the line's plain id ((0, 0): none), so the storing thread does not hash it. */
+  idHashes = new Int32Array(2 * 4096);
+  private readonly idHash = new IdHash();
   /** Slots filled by the last scan. */
   count = 0;
   /** With a one-shot gate's screen: its verdict on each line (one-shot-gate.ts), made here while the line's bytes are in this core's cache. */
@@ -30,6 +35,7 @@ export class BlockScan {
     this.screen = screen;
     this.screened = screen === null ? null : { verdicts: new Uint8Array(4096), hashA: new Int32Array(4096), hashB: new Int32Array(4096) };
     this.prescan.screened = this.screened;
+    this.prescan.idHashes = this.idHashes;
   }
 
   /**
@@ -45,7 +51,14 @@ export class BlockScan {
       // As loadLine does: a byte order mark opens line 1 and is not part of the record.
       const from = line === 1 && hasBom(block, start, end) ? start + 3 : start;
       // Under a gate, the refs only of the rows it may store (none of the others' is ever read).
-      prescan.prescan(block, from, end, count, screen === null);
+      const ok = prescan.prescan(block, from, end, count, screen === null);
+      const idAt = count * FIELD_COUNT + FIELD.id;
+      if (ok && prescan.kinds[idAt] === KIND.STRING) {
+        // Here, while the line's bytes are in this core's cache.
+        this.idHash.bytes(block, prescan.starts[idAt] + 1, prescan.ends[idAt] - 1);
+        this.idHashes[2 * count] = this.idHash.a;
+        this.idHashes[2 * count + 1] = this.idHash.b;
+      } else this.idHashes[2 * count] = this.idHashes[2 * count + 1] = 0;
       if (screen !== null) {
         const screened = this.screened!;
         const verdict = screen.screen(prescan, count, block as Buffer);
@@ -67,7 +80,7 @@ export class BlockScan {
   copies(): BlockPrescan {
     const n = this.count, s = this.screened;
     const screened = s === null ? null : { verdicts: s.verdicts.slice(0, n), hashA: s.hashA.slice(0, n), hashB: s.hashB.slice(0, n) };
-    return { starts: this.starts.slice(0, n), ends: this.ends.slice(0, n), lines: this.lines.slice(0, n), prescan: this.prescan.arrays(n), screened };
+    return { starts: this.starts.slice(0, n), ends: this.ends.slice(0, n), lines: this.lines.slice(0, n), prescan: this.prescan.arrays(n), screened, idHashes: this.idHashes.slice(0, 2 * n) };
   }
 
   private grow(capacity: number, keep: number): void {
@@ -80,6 +93,9 @@ export class BlockScan {
     this.starts = grow(this.starts);
     this.ends = grow(this.ends);
     this.lines = grow(this.lines);
+    const idHashes = new Int32Array(2 * capacity);
+    idHashes.set(this.idHashes);
+    this.prescan.idHashes = this.idHashes = idHashes;
     const s = this.screened;
     if (s !== null) {
       const verdicts = new Uint8Array(capacity);

@@ -29,6 +29,8 @@ export interface BlockPrescan {
   prescan: CallLinePrescanArrays;
   /** The gate's verdicts (with a gateSpec), else null. */
   screened: ScreenedLines | null;
+  /** Per line i, `[2i]`, `[2i + 1]`: its id's IdHash ((0, 0): none), as CallLinePrescan.idHashes. */
+  idHashes: Int32Array;
 }
 
 /** A block of whole lines, with their prescan or (handed over) without it. */

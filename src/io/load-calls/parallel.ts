@@ -93,6 +93,7 @@ export async function forEachPrescannedLine(
             if (m.scan !== null) {
               scan = { ...m.scan, prescan: new CallLinePrescan(0, m.scan.prescan) };
               scan.prescan.screened = m.scan.screened;
+              scan.prescan.idHashes = m.scan.idHashes;
               count = m.scan.lines.length;
             } else {
               // Handed over unscanned: this thread was about to idle.

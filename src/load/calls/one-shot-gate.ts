@@ -21,6 +21,7 @@
  * (whose notice lists the project's op names). The caller falls back to the full load.
  */
 import type { CallRecordPart } from '../../store/call-table.ts';
+import { IdHash } from '../../store/id-index.ts';
 import { FIELD, FIELD_COUNT, KIND } from './line-scan.ts';
 import { scannedCallTaken, type CallLinePrescan } from './scanned-call.ts';
 
@@ -142,7 +143,7 @@ export class GateScreen {
   /** The op names as UTF-8 bytes, compared in place; null: too many exact names (a Set of strings is then faster). */
   private readonly opExactBytes: Uint8Array[] | null;
   private readonly opPrefixBytes: Uint8Array[];
-  private scratch = new Uint8Array(256);
+  private readonly hasher = new IdHash();
   /** The id hash of the last idHash(): its two halves. */
   hashA = 0;
   hashB = 0;
@@ -192,25 +193,16 @@ export class GateScreen {
 
   /** Hashes the id `id` (its UTF-8 bytes) into hashA/hashB. */
   stringHash(id: string): void {
-    if (this.scratch.length < 3 * id.length) this.scratch = new Uint8Array(Math.max(3 * id.length, 2 * this.scratch.length));
-    this.idHash(this.scratch, 0, utf8.encodeInto(id, this.scratch).written);
+    this.hasher.string(id);
+    this.hashA = this.hasher.a;
+    this.hashB = this.hasher.b;
   }
 
-  /** Hashes the id whose UTF-8 bytes are `bytes[from, to)` into hashA/hashB (never both 0). */
+  /** Hashes the id whose UTF-8 bytes are `bytes[from, to)` into hashA/hashB (never both 0): the store's IdHash. */
   idHash(bytes: Uint8Array, from: number, to: number): void {
-    let a = 0x811c9dc5 | 0, b = 0x9747b28c | 0;
-    for (let i = from; i < to; i++) {
-      const c = bytes[i];
-      a = Math.imul(a ^ c, 0x01000193);
-      b = Math.imul(b ^ c, 0x5bd1e995);
-      b ^= b >>> 15;
-    }
-    a ^= a >>> 16;
-    a = Math.imul(a, 0x85ebca6b);
-    a ^= a >>> 13;
-    if (a === 0 && b === 0) b = 1;
-    this.hashA = a;
-    this.hashB = b;
+    this.hasher.bytes(bytes, from, to);
+    this.hashA = this.hasher.a;
+    this.hashB = this.hasher.b;
   }
 }
 

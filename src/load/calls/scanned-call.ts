@@ -64,6 +64,11 @@ export class CallLinePrescan extends CallLineScan implements CallLinePrescanArra
   outputRefs: Array<string[] | undefined>;
   /** A one-shot gate's verdicts on these lines, when the scanning thread judged them (one-shot-gate.ts). */
   screened: ScreenedLines | null = null;
+  /**
+   * Per slot i, `[2i]` and `[2i + 1]`: the IdHash of the line's id made by the scanning thread
+   * ((0, 0): none, an escaped id), so the storing thread probes the id index without hashing; null: none made.
+   */
+  idHashes: Int32Array | null = null;
 
   constructor(capacity = 1, arrays?: CallLinePrescanArrays) {
     super(capacity, arrays);
