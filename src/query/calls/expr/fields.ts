@@ -28,6 +28,8 @@ export type FieldAccessor =
       float(row: number): number | null;
       int(row: number): number | bigint | null;
       exists(row: number): boolean;
+      /** `(row) => str(row) === literal`, mostly decided from stored bytes without the text (an `$eq` against a string). */
+      textEquals?(literal: string): (row: number) => boolean;
       /** `float` and `exists` are mostly read from stored bytes, without the text: a sort reads them first. */
       floatFromBytes?: boolean;
     };
