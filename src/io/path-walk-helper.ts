@@ -15,10 +15,11 @@ let worker: Worker | null = null;
 /** Lets long first-use walks use a second thread (`TQ_PATH_WALK_HELPER=0` keeps them on one). */
 export function installPathWalkHelper(): void {
   if (process.env.TQ_PATH_WALK_HELPER === '0') return;
-  setPathWalkHelper(postJob);
+  setPathWalkHelper(postPathWalkJob);
 }
 
-function postJob(job: PathWalkJob): void {
+/** Posts `job` to the helper worker, started on the first job. */
+export function postPathWalkJob(job: PathWalkJob): void {
   if (worker === null) {
     worker = startWorker();
     worker.unref();

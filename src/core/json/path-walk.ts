@@ -229,21 +229,27 @@ export class RowMemberWalk {
     const bytesOf: Array<Uint8Array | null> = new Array<Uint8Array | null>(rows).fill(null);
     const buffers: SharedArrayBuffer[] = [];
     const bufferIndex = new Map<SharedArrayBuffer, number>();
+    // Rows in a row mostly share their bytes (an arena chunk): its buffer is looked up once.
+    let lastBytes: Uint8Array | null = null, lastBuffer = LEFT_HERE;
     for (let i = 0, r = first; i < rows; i++, r++) {
       const bytes = this.partOf(r, this.span);
       bytesOf[i] = bytes;
-      const shared = bytes === null ? null : this.sharedOf(r);
-      let buffer = NO_PART;
-      if (bytes !== null) {
-        buffer = LEFT_HERE;
+      if (bytes === null) {
+        place[3 * i] = NO_PART;
+        continue;
+      }
+      if (bytes !== lastBytes) {
+        const shared = this.sharedOf(r);
+        lastBytes = bytes;
+        lastBuffer = LEFT_HERE;
         if (shared !== null && bytes.buffer === shared) {
-          buffer = bufferIndex.get(shared) ?? -1;
-          if (buffer < 0) bufferIndex.set(shared, (buffer = buffers.push(shared) - 1));
-          place[3 * i + 1] = bytes.byteOffset + this.span[0];
-          place[3 * i + 2] = bytes.byteOffset + this.span[1];
+          lastBuffer = bufferIndex.get(shared) ?? -1;
+          if (lastBuffer < 0) bufferIndex.set(shared, (lastBuffer = buffers.push(shared) - 1));
         }
       }
-      place[3 * i] = buffer;
+      place[3 * i] = lastBuffer;
+      place[3 * i + 1] = bytes.byteOffset + this.span[0];
+      place[3 * i + 2] = bytes.byteOffset + this.span[1];
     }
     const job: HelperJob = {
       first, end: n, bytesOf,

@@ -196,3 +196,34 @@ test('$eq of a stored JSON path with a string literal: the same calls as the tex
   // Every spelling reads as exactly one of the literals.
   assert.equal(matched, 2500);
 });
+
+test('path memo over located bytes: a sort\'s first key in one loop is what float and exists give per row, whatever was read before', () => {
+  const stored = ['5', '-0', '0.304', '1e400', '-1e400', '12345678901234567', '"7.5"', '" 8 "', '"nan"', '"inf"', '""', '"null"', 'null', 'true', '{"a":1}', '[1,2]', '"1\\u0030"', '-12.5e-3', 'MISSING'];
+  const encoder = new TextEncoder();
+  const bytes = stored.map((t) => encoder.encode(`[${t}]`));
+  const locate = (row: number, span: Int32Array): Uint8Array | null => {
+    if (stored[row] === 'MISSING') return null;
+    span[0] = 1;
+    span[1] = bytes[row].length - 1;
+    return bytes[row];
+  };
+  const decoded = stored.map((t, row) => (t === 'MISSING' ? MISSING : readJsonSpanBytes(bytes[row], 1, bytes[row].length - 1)));
+  const rows = Int32Array.from([...stored.keys(), ...stored.keys()].reverse());
+  for (const worst of [Infinity, -Infinity]) {
+    for (const before of ['nothing', 'str', 'float', 'exists', 'half'] as const) {
+      const plain = jsonAccessor((row) => decoded[row], new PathMemo(0), stored.length);
+      const located = jsonAccessor((row) => decoded[row], new PathMemo(0), stored.length, undefined, locate);
+      for (let row = 0; row < stored.length; row++) {
+        if (before === 'str' || (before === 'half' && row % 2 === 0)) located.str(row);
+        if (before === 'float' || (before === 'half' && row % 3 === 0)) located.float(row);
+        if (before === 'exists') located.exists(row);
+      }
+      const got = located.presenceAndNumbers!(rows, worst, new Float64Array(rows.length));
+      rows.forEach((row, i) => {
+        const f = plain.float(row);
+        const want = !plain.exists(row) ? NaN : f === null || Number.isNaN(f) ? worst : f;
+        assert.ok(Object.is(got[i], want), `${stored[row]} after ${before}: ${got[i]} vs ${want}`);
+      });
+    }
+  }
+});
