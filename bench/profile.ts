@@ -17,10 +17,6 @@ import { loadFixtures } from '../src/io/load-fixtures.ts';
 import { ensureBenchData } from './generate.ts';
 import { optionReader } from './args.ts';
 import { benchQueries, paramsFromTable, uiQueries } from './queries.ts';
-import { installPathWalkHelper } from '../src/io/path-walk-helper.ts';
-
-// First uses walk on two threads, as tq's CLI and server do (TQ_PATH_WALK_HELPER=0: one).
-installPathWalkHelper();
 
 interface ProfileNode {
   id: number;

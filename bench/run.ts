@@ -44,10 +44,6 @@ import { gc, heapBytes, settledHeapBytes } from './memory.ts';
 import { measureOneShot, type OneShotResult } from './oneshot.ts';
 import { benchQueries, paramsFromTable, QUERY_STATS_ROUTE, queryStatsQuery, uiQueries, type BenchQuery } from './queries.ts';
 import { chunkLines, geometricMean, median, round } from './stats.ts';
-import { installPathWalkHelper } from '../src/io/path-walk-helper.ts';
-
-// First uses walk on two threads, as tq's CLI and server do (TQ_PATH_WALK_HELPER=0: one).
-installPathWalkHelper();
 
 export type SkipPart = 'duckdb' | 'cold' | 'http' | 'oneshot';
 

@@ -4,7 +4,6 @@
 import { Command, CommanderError } from 'commander';
 import { TQ_VERSION } from '../version.ts';
 import { usePathWalkWasm } from '../core/json/path-walk.ts';
-import { installPathWalkHelper } from '../io/path-walk-helper.ts';
 import { EXIT_OK, EXIT_USAGE, reportError, takeRequestedExit } from './common.ts';
 
 /** bin/tq sizes the heap before it calls main (heap-size.ts). */
@@ -62,7 +61,6 @@ export async function main(argv: string[]): Promise<number> {
   exitQuietlyOnClosedPipe();
   // The first use of a JSON path walks rows in WebAssembly; TQ_PATH_WALK=js keeps the JavaScript walk (to compare).
   if (process.env.TQ_PATH_WALK === 'js') usePathWalkWasm(false);
-  installPathWalkHelper();
   try {
     await (await buildProgram(argv)).parseAsync(argv, { from: 'user' });
     return takeRequestedExit();

@@ -134,11 +134,6 @@ export class CallBodies {
     return value === null && (part === 'attributes' || part === 'inputs') ? {} : value;
   }
 
-  /** The shared memory under chunkBytes(row), or null (ByteArena.sharedBuffer). */
-  sharedChunk(row: number): SharedArrayBuffer | null {
-    return this.arena.sharedBuffer(this.chunk.data[row]);
-  }
-
   /** The arena chunk holding a row's body (read-only by contract). */
   chunkBytes(row: number): Uint8Array {
     this.ready(row);

@@ -313,10 +313,6 @@ export class CallTable {
   bodyChunkBytes(row: number): Uint8Array {
     return this.bodies.chunkBytes(row);
   }
-  /** The shared memory under bodyChunkBytes(row), or null when it is not shared. */
-  bodySharedChunk(row: number): SharedArrayBuffer | null {
-    return this.bodies.sharedChunk(row);
-  }
   bodyStart(row: number): number {
     return this.bodies.start(row);
   }

@@ -63,9 +63,6 @@ export class Int32Column {
  * chunks, addressed by (chunk, offset, length). This costs exactly the bytes of the text, with
  * no per-string header, which is what keeps a million calls inside the memory budget.
  */
-/** An arena chunk, in shared memory so that a helper thread can read it (core/json/path-walk.ts). */
-const sharedChunk = (size: number): Buffer => Buffer.from(new SharedArrayBuffer(size));
-
 export class ByteArena {
   private chunks: Buffer[] = [];
   /** Plain views of the chunks, made on first use (chunkBytes). */
@@ -77,7 +74,7 @@ export class ByteArena {
   // 1 MiB chunks: large enough that chunk headers do not matter, small enough that the
   // unused tail of the last chunk stays a few bytes per call.
   constructor(private readonly chunkSize = 1024 * 1024) {
-    this.current = sharedChunk(chunkSize);
+    this.current = Buffer.allocUnsafe(chunkSize);
     this.chunks.push(this.current);
   }
 
@@ -85,7 +82,7 @@ export class ByteArena {
   append(bytes: Uint8Array, start = 0, end = bytes.length): [number, number] {
     const len = end - start;
     if (this.used + len > this.current.length) {
-      this.current = sharedChunk(Math.max(this.chunkSize, len));
+      this.current = Buffer.allocUnsafe(Math.max(this.chunkSize, len));
       this.currentIndex = this.chunks.push(this.current) - 1;
       this.used = 0;
     }
@@ -102,7 +99,7 @@ export class ByteArena {
    */
   reserve(length: number): Uint8Array {
     if (this.used + length > this.current.length) {
-      this.current = sharedChunk(Math.max(this.chunkSize, length));
+      this.current = Buffer.allocUnsafe(Math.max(this.chunkSize, length));
       this.currentIndex = this.chunks.push(this.current) - 1;
       this.used = 0;
     }
@@ -143,15 +140,6 @@ export class ByteArena {
       view = this.views[chunk] = new Uint8Array(b.buffer, b.byteOffset, b.length);
     }
     return view;
-  }
-
-  /**
-   * The shared memory under chunk `chunk` (what chunkBytes views), or null when it is not
-   * shared (a chunk a snapshot restore read): another thread may read the bytes of a shared one.
-   */
-  sharedBuffer(chunk: number): SharedArrayBuffer | null {
-    const b = this.chunks[chunk] ?? this.readChunk(chunk);
-    return b.buffer instanceof SharedArrayBuffer ? b.buffer : null;
   }
 
   /** Bytes held, for memory reports. */

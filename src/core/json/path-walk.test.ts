@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { MemberSpans, pathSteps, type PathStep } from './path-extract.ts';
-import { pathWalkMemoryBytes, pathWalkWasmAvailable, RowMemberWalk, setPathWalkHelper, SPLIT_MIN_ROWS, usePathWalkWasm, walkHelperJob, type PathWalkJob } from './path-walk.ts';
+import { pathWalkMemoryBytes, pathWalkWasmAvailable, RowMemberWalk, usePathWalkWasm } from './path-walk.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const encoder = new TextEncoder();
@@ -241,114 +241,5 @@ test('the committed path-walk-wasm.ts is what wasm/path-walk.ts compiles to', { 
     assert.equal(readFileSync(out, 'utf8'), readFileSync(join(ROOT, 'src', 'core', 'json', 'path-walk-wasm.ts'), 'utf8'), 'rebuild: node scripts/build-wasm.mjs path-walk');
   } finally {
     rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-/**
- * `rows` rows cycling through `bodies`, stored as an arena in shared memory would hold them (the
- * parts in row order, other bytes between them), except the rows `plain(row)` names, each in a
- * chunk of its own outside shared memory.
- */
-function sharedTable(bodies: ReadonlyArray<Uint8Array | null>, rows: number, plain: (row: number) => boolean) {
-  const at: number[] = [];
-  let length = 0;
-  for (let r = 0; r < rows; r++) {
-    length += 1 + (r % 5);
-    at.push(length);
-    length += bodies[r % bodies.length]?.length ?? 0;
-  }
-  const shared = new SharedArrayBuffer(length + 8);
-  const arena = new Uint8Array(shared).fill(0x22);
-  const chunks: Array<Uint8Array | null> = [];
-  const spans: Array<[number, number]> = [];
-  for (let r = 0; r < rows; r++) {
-    const body = bodies[r % bodies.length];
-    if (body === null) {
-      chunks.push(null);
-      spans.push([-1, -1]);
-    } else if (plain(r)) {
-      const own = new Uint8Array(body.length + 9).fill(0x22);
-      own.set(body, 4);
-      chunks.push(own);
-      spans.push([4, 4 + body.length]);
-    } else {
-      arena.set(body, at[r]);
-      chunks.push(arena);
-      spans.push([at[r], at[r] + body.length]);
-    }
-  }
-  const partOf = (row: number, span: Int32Array): Uint8Array | null => {
-    const chunk = chunks[row];
-    if (chunk === null) return null;
-    [span[0], span[1]] = spans[row];
-    return chunk;
-  };
-  const sharedOf = (row: number) => (chunks[row] === arena ? shared : null);
-  return { partOf, sharedOf, chunks, spans, reads: () => 0 };
-}
-
-test('a walk split with a helper thread: every row gives what MemberSpans gives, however many blocks the helper walked', () => {
-  const rows = SPLIT_MIN_ROWS + 3000;
-  try {
-    fc.assert(
-      fc.property(fc.array(part, { minLength: 1, maxLength: 60 }), fc.subarray(names, { minLength: 1, maxLength: 3 }), fc.nat(), fc.nat({ max: 40 }), (bodies, wanted, plainSeed, helperBlocks) => {
-        const t = sharedTable(bodies, rows, (row) => (row * 7 + plainSeed) % 13 === 0);
-        const keys = wanted.map(keyStep);
-        let job: PathWalkJob | null = null;
-        // The helper walks its blocks at once, before this thread asks for any of them.
-        setPathWalkHelper((j) => {
-          job = j;
-          walkHelperJob(j, helperBlocks);
-        });
-        const walk = new RowMemberWalk(t.partOf, () => rows, t.sharedOf);
-        keys.forEach((k) => walk.add(k));
-        for (let row = 0; row < rows; row++) {
-          const want = expected(t, keys, row);
-          assert.deepEqual(actual(walk, keys, row), want, `row ${row}: ${bodies[row % bodies.length] === null ? 'null' : Buffer.from(bodies[row % bodies.length]!).toString('latin1')}`);
-        }
-        // Again (rows from the helper's blocks read back a second time), some of them.
-        for (let row = rows - 1; row >= 0; row -= 997) assert.deepEqual(actual(walk, keys, row), expected(t, keys, row), `again: row ${row}`);
-        assert.ok(job !== null, 'the walk was split');
-        const state = (job as PathWalkJob).state;
-        assert.equal(state.filter((s) => s === 3).length, Math.min(helperBlocks, state.length), 'the helper walked the blocks it was let walk');
-      }),
-      { numRuns: 12 },
-    );
-  } finally {
-    setPathWalkHelper(null);
-  }
-});
-
-test('a split walk: fewer rows than SPLIT_MIN_ROWS, rows asked out of order, or a key added later, stay on this thread or take their blocks back', () => {
-  const bodies = [encoder.encode('{"a":1,"b":"x"}'), encoder.encode('{"b":[1,2],"a":{"c":3}}'), null];
-  const keys = ['a', 'b'].map(keyStep);
-  let jobs = 0;
-  setPathWalkHelper((j) => {
-    jobs++;
-    walkHelperJob(j, 5);
-  });
-  try {
-    const small = sharedTable(bodies, SPLIT_MIN_ROWS - 1, () => false);
-    const walkSmall = new RowMemberWalk(small.partOf, () => SPLIT_MIN_ROWS - 1, small.sharedOf);
-    keys.forEach((k) => walkSmall.add(k));
-    for (let row = 0; row < SPLIT_MIN_ROWS - 1; row++) walkSmall.walk(row);
-    assert.equal(jobs, 0, 'a small table is walked on one thread');
-
-    const rows = SPLIT_MIN_ROWS * 2;
-    const big = sharedTable(bodies, rows, () => false);
-    const scattered = new RowMemberWalk(big.partOf, () => rows, big.sharedOf);
-    keys.forEach((k) => scattered.add(k));
-    for (let row = 0; row < rows; row += 40) assert.deepEqual(actual(scattered, keys, row), expected(big, keys, row));
-    assert.equal(jobs, 0, 'rows asked far apart are not split');
-
-    const walk = new RowMemberWalk(big.partOf, () => rows, big.sharedOf);
-    walk.add(keys[0]);
-    for (let row = 0; row < 5000; row++) walk.walk(row);
-    assert.equal(jobs, 1);
-    // A key added after the split: the helper's spans lack it, so every row is walked here.
-    walk.add(keys[1]);
-    for (let row = 0; row < rows; row++) assert.deepEqual(actual(walk, keys, row), expected(big, keys, row), `row ${row}`);
-  } finally {
-    setPathWalkHelper(null);
   }
 });

@@ -16,8 +16,6 @@ import { setFlagsFromString } from 'node:v8';
 import { MemberSpans, type PathStep } from './path-extract.ts';
 import { PATH_WALK_WASM_BASE64 } from './path-walk-wasm.ts';
 
-const encoder = new TextEncoder();
-
 /** The bytes of `row` and where its JSON value sits in them (`span[0..2)`), or null when it has none. */
 export type PartSource = (row: number, span: Int32Array) => Uint8Array | null;
 
@@ -151,21 +149,9 @@ export class RowMemberWalk {
   /** Rows of the batch whose part is longer than a batch: walked by MemberSpans, not copied. */
   private readonly alone = new Uint8Array(MAX_ROWS);
 
-  /** The rows a helper thread may walk (see `split`), or null. */
-  private job: HelperJob | null = null;
-  /** Per block of the job: 0 not yet claimed here, 1 this thread's, 2 the helper's (done). */
-  private blockOwner = new Uint8Array(0);
-  /** Whether a split was considered (once per walk: the first row asked for decides). */
-  private splitTried = false;
-
-  /**
-   * `sharedOf(row)`, when given: the shared memory holding the bytes `partOf(row)` returns
-   * (null: not shared), so that a helper thread (setPathWalkHelper) may walk rows too.
-   */
   constructor(
     private readonly partOf: PartSource,
     private readonly rowCount: () => number,
-    private readonly sharedOf?: (row: number) => SharedArrayBuffer | null,
   ) {}
 
   /** The index of `step`'s key (a key step), added if new (MemberSpans.add). */
@@ -175,19 +161,12 @@ export class RowMemberWalk {
     if (this.members.wanted.length !== before) {
       this.count = 0; // the batch was walked for fewer keys
       this.keysFit = keysFit(this.members.wanted);
-      if (this.job !== null) this.dropJob(); // walked for fewer keys
     }
     return k;
   }
 
   /** Walks `row`'s part: its bytes, the spans in `members`; null when the row has no part. */
   walk(row: number): Uint8Array | null {
-    const job = this.job;
-    if (job !== null && row >= job.first && row < job.end && (row < this.first || row >= this.first + this.count)) {
-      const b = (row - job.first) >> BLOCK_SHIFT;
-      if (this.blockOwner[b] === 0) this.blockOwner[b] = Atomics.compareExchange(job.state, b, BLOCK_FREE, BLOCK_MINE) === BLOCK_FREE ? 1 : 2;
-      if (this.blockOwner[b] === 2 && this.helperDone(job, b)) return this.fromHelper(job, row);
-    }
     const at = row - this.first;
     if (at >= 0 && at < this.count) {
       if (row !== this.lastRow) this.used++;
@@ -204,99 +183,9 @@ export class RowMemberWalk {
     }
     this.lastRow = row;
     if (this.size < LEAST_BATCH || !this.keysFit || !pathWalkWasmAvailable()) return this.walkHere(row);
-    if (this.size === MAX_ROWS && !this.splitTried) this.split(row);
     this.fill(row);
     this.used = 1;
     return this.fromBatch(0);
-  }
-
-  /**
-   * Once batches have grown to their largest (rows are asked for in order, most of them), when
-   * many rows follow and a helper thread is installed: the
-   * back half of them (their parts' places, copied into shared memory) goes to the helper, which
-   * walks blocks of it from the last one down while this thread walks from the front; a block is
-   * walked by whichever thread claims it first (so a helper that starts late only takes what is
-   * left, and none waits for a helper that has not started).
-   */
-  private split(row: number): void {
-    this.splitTried = true;
-    const n = this.rowCount();
-    if (helper === null || this.sharedOf === undefined || n - row < SPLIT_MIN_ROWS || !this.keysFit || !pathWalkWasmAvailable()) return;
-    const first = row + ((n - row) >> 1);
-    const rows = n - first, blocks = (rows + BLOCK_ROWS - 1) >> BLOCK_SHIFT;
-    const nKeys = this.members.wanted.length;
-    const place = new Int32Array(new SharedArrayBuffer(12 * rows));
-    const bytesOf: Array<Uint8Array | null> = new Array<Uint8Array | null>(rows).fill(null);
-    const buffers: SharedArrayBuffer[] = [];
-    const bufferIndex = new Map<SharedArrayBuffer, number>();
-    // Rows in a row mostly share their bytes (an arena chunk): its buffer is looked up once.
-    let lastBytes: Uint8Array | null = null, lastBuffer = LEFT_HERE;
-    for (let i = 0, r = first; i < rows; i++, r++) {
-      const bytes = this.partOf(r, this.span);
-      bytesOf[i] = bytes;
-      if (bytes === null) {
-        place[3 * i] = NO_PART;
-        continue;
-      }
-      if (bytes !== lastBytes) {
-        const shared = this.sharedOf(r);
-        lastBytes = bytes;
-        lastBuffer = LEFT_HERE;
-        if (shared !== null && bytes.buffer === shared) {
-          lastBuffer = bufferIndex.get(shared) ?? -1;
-          if (lastBuffer < 0) bufferIndex.set(shared, (lastBuffer = buffers.push(shared) - 1));
-        }
-      }
-      place[3 * i] = lastBuffer;
-      place[3 * i + 1] = bytes.byteOffset + this.span[0];
-      place[3 * i + 2] = bytes.byteOffset + this.span[1];
-    }
-    const job: HelperJob = {
-      first, end: n, bytesOf,
-      state: new Int32Array(new SharedArrayBuffer(4 * blocks)),
-      spans: new Int32Array(new SharedArrayBuffer(Math.max(4, 8 * nKeys * rows))),
-      status: new Uint8Array(new SharedArrayBuffer(rows)),
-    };
-    this.job = job;
-    this.blockOwner = new Uint8Array(blocks);
-    helper({ keys: this.members.wanted.map((k) => k.key!), rows, place, buffers, state: job.state, spans: job.spans, status: job.status });
-  }
-
-  /** Takes back every block the helper has not claimed (it stops at the first one it cannot claim). */
-  private dropJob(): void {
-    const job = this.job!;
-    for (let b = 0; b < job.state.length; b++) Atomics.compareExchange(job.state, b, BLOCK_FREE, BLOCK_MINE);
-    this.job = null;
-  }
-
-  /**
-   * Waits for the helper to finish block `b`, which it claimed. A helper that does not within
-   * HELPER_WAIT_MS (stopped, or starved) loses the block: this thread walks it (the helper's
-   * results for it are then never read).
-   */
-  private helperDone(job: HelperJob, b: number): boolean {
-    if (Atomics.load(job.state, b) === BLOCK_DONE) return true;
-    Atomics.wait(job.state, b, BLOCK_HELPER, HELPER_WAIT_MS);
-    if (Atomics.load(job.state, b) === BLOCK_DONE) return true;
-    this.blockOwner[b] = 1;
-    return false;
-  }
-
-  /** Row `row` of a block the helper walked. */
-  private fromHelper(job: HelperJob, row: number): Uint8Array | null {
-    this.lastRow = row;
-    const i = row - job.first;
-    const status = job.status[i];
-    if (status === NO_PART_STATUS) return null;
-    if (status === LEFT_HERE_STATUS) return this.walkHere(row);
-    const members = this.members;
-    members.forget();
-    const n = members.wanted.length;
-    for (let k = 0, at = 2 * n * i; k < n; k++, at += 2) {
-      members.start[k] = job.spans[at];
-      members.end[k] = job.spans[at + 1];
-    }
-    return job.bytesOf[i];
   }
 
   /** MemberSpans.walk over `row`'s part. */
@@ -315,13 +204,7 @@ export class RowMemberWalk {
   private fill(row: number): void {
     const w = instance()!;
     const keys = this.members.wanted, nKeys = keys.length;
-    let n = Math.min(this.size, this.rowCount() - row);
-    const job = this.job;
-    if (job !== null) {
-      // Stop at the next block the helper may claim: rows past it are walked where they are claimed.
-      const limit = row < job.first ? job.first : job.first + (((row - job.first) >> BLOCK_SHIFT) + 1) * BLOCK_ROWS;
-      n = Math.min(n, limit - row);
-    }
+    const n = Math.min(this.size, this.rowCount() - row);
     const ROW = ROWS >> 2; // (memoryWords is read afresh: a growth replaces it)
     // The run being gathered: runBytes[runFrom, runTo) goes to runAt in the module.
     let runBytes: Uint8Array | null = null, runFrom = 0, runTo = 0, runAt = INPUT;
@@ -397,107 +280,10 @@ export class RowMemberWalk {
   }
 }
 
-// Walks split with a helper thread (RowMemberWalk.split).
-/** Fewer rows than this are walked on one thread (a helper's round trip would not pay). */
-export const SPLIT_MIN_ROWS = 65536;
-/** Rows per block a thread claims (a batch never crosses a block: MAX_ROWS). */
-const BLOCK_SHIFT = 10, BLOCK_ROWS = 1 << BLOCK_SHIFT;
-const BLOCK_FREE = 0, BLOCK_MINE = 1, BLOCK_HELPER = 2, BLOCK_DONE = 3;
-/** How long a thread waits for a block the helper claimed (a block is ~1 ms of work). */
-const HELPER_WAIT_MS = 2000;
-/** A job row's buffer: none (no part), or bytes not in shared memory (left to the first thread). */
-const NO_PART = -1, LEFT_HERE = -2;
-const WALKED_STATUS = 0, NO_PART_STATUS = 1, LEFT_HERE_STATUS = 2;
-
-/** The first thread's side of a split: what it reads back from the helper. */
-interface HelperJob {
-  /** Rows [first, end) of the walk. */
-  first: number;
-  end: number;
-  /** Each job row's bytes (as partOf gave them). */
-  bytesOf: Array<Uint8Array | null>;
-  /** Per block: BLOCK_FREE, BLOCK_MINE, BLOCK_HELPER or BLOCK_DONE. */
-  state: Int32Array;
-  /** Per row and key: the value's (start, end) in the row's bytes, start -1 when absent. */
-  spans: Int32Array;
-  /** Per row: WALKED_STATUS, NO_PART_STATUS or LEFT_HERE_STATUS. */
-  status: Uint8Array;
-}
-
-/** What a helper thread is handed (structured-cloneable: shared memory, numbers, strings). */
-export interface PathWalkJob {
-  keys: string[];
-  rows: number;
-  /** Per row: buffer index (NO_PART, LEFT_HERE), start, end: the part in buffers[index]. */
-  place: Int32Array;
-  buffers: SharedArrayBuffer[];
-  state: Int32Array;
-  spans: Int32Array;
-  status: Uint8Array;
-}
-
-let helper: ((job: PathWalkJob) => void) | null = null;
-
-/**
- * Installs the thread that walks part of a long walk (a front end starts one running
- * walkHelperJob on what it is posted), or removes it (null). Without one, walks stay on the
- * calling thread.
- */
-export function setPathWalkHelper(post: ((job: PathWalkJob) => void) | null): void {
-  helper = post;
-}
-
-/**
- * The helper's side of a split: claims blocks from the last one down, walks each (in
- * WebAssembly, batched as RowMemberWalk does) and publishes it, until a block is already taken
- * (the first thread has reached it). `maxBlocks` bounds the blocks walked (tests).
- */
-export function walkHelperJob(job: PathWalkJob, maxBlocks = Infinity): void {
-  const views = job.buffers.map((b) => new Uint8Array(b));
-  const { place, state, spans, status } = job;
-  const steps = job.keys.map((key): PathStep => ({ key, keyBytes: encoder.encode(key), index: -1 }));
-  let limit = 0;
-  const walker = new RowMemberWalk((i, span) => {
-    const buffer = place[3 * i];
-    if (buffer < 0) return null;
-    span[0] = place[3 * i + 1];
-    span[1] = place[3 * i + 2];
-    return views[buffer];
-  }, () => limit);
-  for (const step of steps) walker.add(step);
-  const nKeys = steps.length;
-  const members = walker.members;
-  let walked = 0;
-  for (let b = state.length - 1; b >= 0 && walked < maxBlocks; b--, walked++) {
-    if (Atomics.compareExchange(state, b, BLOCK_FREE, BLOCK_HELPER) !== BLOCK_FREE) break;
-    const from = b << BLOCK_SHIFT;
-    limit = Math.min(job.rows, from + BLOCK_ROWS);
-    for (let i = from; i < limit; i++) {
-      const buffer = place[3 * i];
-      if (buffer < 0) {
-        status[i] = buffer === NO_PART ? NO_PART_STATUS : LEFT_HERE_STATUS;
-        continue;
-      }
-      try {
-        walker.walk(i);
-      } catch {
-        // Bytes the walk rejects: the first thread walks the row and meets the same error there.
-        status[i] = LEFT_HERE_STATUS;
-        continue;
-      }
-      for (let k = 0, at = 2 * nKeys * i; k < nKeys; k++, at += 2) {
-        spans[at] = members.start[k];
-        spans[at + 1] = members.end[k];
-      }
-      status[i] = WALKED_STATUS;
-    }
-    Atomics.store(state, b, BLOCK_DONE);
-    Atomics.notify(state, b);
-  }
-}
-
 /** Node's native UTF-8 write into a byte array at an offset (no view made), where there is one. */
 const utf8Write = typeof Buffer === 'function' ? (Buffer.prototype.utf8Write as ((this: Uint8Array, text: string, offset: number, length: number) => number) | undefined) : undefined;
+const encoder = new TextEncoder();
+
 /**
  * One key's member walk over rows stored as JS strings (table rows), in order: each row is
  * encoded to UTF-8 straight into the module's memory, a batch of rows walked there at once.

@@ -223,7 +223,7 @@ export class CallFieldResolver implements FieldResolver {
         span[1] = spans[2 * k + 1];
         return t.bodyChunkBytes(row);
       };
-      this.memberWalks.set(root, (members = new RowMemberWalk(partOf, () => t.size, (row) => t.bodySharedChunk(row))));
+      this.memberWalks.set(root, (members = new RowMemberWalk(partOf, () => t.size)));
     }
     return members;
   }
