@@ -200,6 +200,7 @@ type JsonAccessor = Extract<FieldAccessor, { kind: 'json' }>;
  */
 function presenceAndNumber(acc: JsonAccessor, rows: ArrayLike<number>, desc: boolean, out: Float64Array): Float64Array {
   const worst = desc ? -Infinity : Infinity;
+  if (acc.presenceAndNumbers !== undefined) return acc.presenceAndNumbers(rows, worst, out);
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i];
     const f = acc.float(r);

@@ -15,7 +15,7 @@ import { jsonValueString, toFloat64OrNull, toInt64OrNull } from '../../core/ch/v
 import type { FieldAccessor } from './expr/fields.ts';
 import { MISSING } from './json-path.ts';
 import { readJsonSpanBytes, readPlainStringSpan, readSpanFloat, SPAN_FLOAT_NULL, SPAN_FLOAT_VALUE } from '../../core/json/path-extract.ts';
-import { QUOTE, isNullLiteral } from '../../core/json/bytes.ts';
+import { BACKSLASH, QUOTE, isNullLiteral } from '../../core/json/bytes.ts';
 
 type JsonAccessor = Extract<FieldAccessor, { kind: 'json' }>;
 
@@ -30,6 +30,8 @@ export type RawReader = (row: number) => unknown;
 export type SpanLocator = (row: number, span: Int32Array) => Uint8Array | null;
 
 const UNKNOWN = 0, VALUE = 1, NULL = 2;
+const utf8 = new TextEncoder();
+const utf8Decoder = new TextDecoder();
 const ABSENT = 1, PRESENT = 2;
 
 /** The memo of one dynamic path over one table. */
@@ -44,6 +46,8 @@ export class PathMemo {
   intState: Uint8Array | null = null;
   /** 0 unknown, ABSENT (missing or JSON null), PRESENT. */
   exists: Uint8Array | null = null;
+  /** Per string literal an `$eq` compared the text with: UNKNOWN, VALUE (equal) or NULL (not), per row. */
+  readonly equal = new Map<string, Uint8Array>();
   private capacity = 0;
 
   constructor(readonly version: number) {}
@@ -63,6 +67,7 @@ export class PathMemo {
     this.int = grow(this.int, (n) => new Float64Array(n));
     this.intState = grow(this.intState, (n) => new Uint8Array(n));
     this.exists = grow(this.exists, (n) => new Uint8Array(n));
+    for (const [literal, known] of this.equal) this.equal.set(literal, grow(known, (n) => new Uint8Array(n))!);
     this.capacity = cap;
   }
 
@@ -84,12 +89,26 @@ export class PathMemo {
     return (this.str ??= []);
   }
 
+  /** The equality readings against `literal` (the oldest literal's go past EQUAL_LITERALS_PER_PATH). */
+  equality(literal: string): Uint8Array {
+    let known = this.equal.get(literal);
+    if (known === undefined) {
+      if (this.equal.size >= EQUAL_LITERALS_PER_PATH) this.equal.delete(this.equal.keys().next().value as string);
+      this.equal.set(literal, (known = new Uint8Array(this.capacity)));
+    }
+    return known;
+  }
+
   bytes(): number {
     let n = this.strBytes + (this.str === null ? 0 : 8 * this.str.length);
     for (const a of [this.float, this.floatState, this.int, this.intState, this.exists]) if (a !== null) n += a.byteLength;
+    for (const [literal, known] of this.equal) n += stringBytes(literal) + known.byteLength;
     return n;
   }
 }
+
+/** String literals whose `$eq` readings a path keeps (a byte per row each). */
+export const EQUAL_LITERALS_PER_PATH = 4;
 
 /** Paths memoised per table; at a million calls a numeric path costs about 9 MB. */
 export const MEMO_PATHS_PER_TABLE = 8;
@@ -198,9 +217,61 @@ export function jsonAccessor(read: RawReader, memo: PathMemo, size: number, read
     if (readExists === undefined) memo.existence()[row] = isNullLiteral(b, span[0], span[1]) ? ABSENT : PRESENT;
     return state[row];
   };
-  return {
+  /**
+   * `str(row) === literal` for each row, read from the located bytes where they decide it (no
+   * string made): a plain JSON string (no backslash) whose bytes are the literal's UTF-8 is
+   * equal; one that differs and is all ASCII is not (ASCII bytes decode one to one). Anything
+   * else (an escape, other bytes, a number, an object) is decided by the text. Not for '' or
+   * 'null', which a missing value or JSON null also reads as.
+   */
+  const textEquals = (literal: string): ((row: number) => boolean) => {
+    const want = utf8.encode(literal);
+    const n = want.length;
+    const known = memo.equality(literal);
+    const byText = (row: number): boolean => {
+      const equal = str(row) === literal;
+      known[row] = equal ? VALUE : NULL;
+      return equal;
+    };
+    // (A literal that is not well-formed UTF-16 encodes as U+FFFD: its bytes would match that.)
+    if (literal === '' || literal === 'null' || want.includes(BACKSLASH) || utf8Decoder.decode(want) !== literal) return (row) => (known[row] === UNKNOWN ? byText(row) : known[row] === VALUE);
+    return (row) => {
+      const k = known[row];
+      if (k !== UNKNOWN) return k === VALUE;
+      const texts = memo.str;
+      if (texts !== null && texts[row] !== undefined) return byText(row);
+      const b = locate!(row, span);
+      if (b === null) {
+        if (readExists === undefined) memo.existence()[row] = ABSENT;
+        known[row] = NULL;
+        return false;
+      }
+      const start = span[0], end = span[1];
+      if (b[start] !== QUOTE) return byText(row);
+      const from = start + 1, to = end - 1;
+      let equal = to - from === n;
+      if (equal) {
+        for (let i = 0; i < n; i++) {
+          if (b[from + i] !== want[i]) {
+            equal = false;
+            break;
+          }
+        }
+      }
+      if (!equal) {
+        // Unequal bytes are an unequal text only when they decode one to one.
+        for (let i = from; i < to; i++) if (b[i] >= 0x80 || b[i] === BACKSLASH) return byText(row);
+      }
+      if (readExists === undefined) memo.existence()[row] = PRESENT;
+      known[row] = equal ? VALUE : NULL;
+      return equal;
+    };
+  };
+  const accessor: JsonAccessor = {
     kind: 'json',
     str,
+    textEquals: locate !== undefined ? textEquals : undefined,
+    presenceAndNumbers: locate !== undefined && readExists === undefined ? (rows, worst, out) => presenceAndNumbers(rows, worst, out) : undefined,
     floatFromBytes: locate !== undefined,
     float(row) {
       const [values, state] = memo.floats();
@@ -244,6 +315,34 @@ export function jsonAccessor(read: RawReader, memo: PathMemo, size: number, read
       return known[row] === PRESENT;
     },
   };
+  /**
+   * The sort's first key of each row in one loop (order.ts presenceAndNumber): the float and
+   * existence readings from the memo, decided from the bytes when unknown (both at once: the
+   * value is located once), through the accessor's own readings when the bytes cannot tell.
+   */
+  const presenceAndNumbers = (rows: ArrayLike<number>, worst: number, out: Float64Array): Float64Array => {
+    const [values, state] = memo.floats();
+    const known = memo.existence();
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i];
+      let s = state[r];
+      if (s === UNKNOWN) {
+        s = floatOfBytes(r, values, state);
+        if (s === UNKNOWN) {
+          accessor.float(r);
+          s = state[r];
+        }
+      }
+      // Existence is known now: the bytes' reading or the text's noted it.
+      if (known[r] !== PRESENT) out[i] = NaN;
+      else if (s === VALUE) {
+        const f = values[r];
+        out[i] = f !== f ? worst : f;
+      } else out[i] = worst;
+    }
+    return out;
+  };
+  return accessor;
 }
 
 /**

@@ -373,6 +373,18 @@ function perDistinctValue(field: Node, other: Node, test: BoolNode): BoolNode {
   };
 }
 
+/**
+ * `$eq` of a JSON field's text with a string literal, read by the field's accessor (mostly from
+ * the stored bytes, no string made per row), or null when the operands are not that. The text is
+ * never NULL, so neither is the result.
+ */
+function textEqualsLiteral(field: Node, literal: Node): BoolNode | null {
+  if (field.kind !== 'string' || field.json?.textEquals === undefined || literal.kind !== 'string' || !literal.constant) return null;
+  const value = literal.constant.value;
+  if (value === null) return null;
+  return { kind: 'bool', get: field.json.textEquals(value) };
+}
+
 // ---------------------------------------------------------------------------------------------
 // The compiler.
 
@@ -571,6 +583,10 @@ class Compiler {
     }
     l = this.withInferredCast(l, inferLiteralCast(right));
     r = this.withInferredCast(r, inferLiteralCast(left));
+    if (op === 'eq') {
+      const equal = textEqualsLiteral(l, r) ?? textEqualsLiteral(r, l);
+      if (equal !== null) return equal;
+    }
     const cmp = compareNodes(op, l, r);
     return l.constant ? perDistinctValue(r, l, cmp) : perDistinctValue(l, r, cmp);
   }

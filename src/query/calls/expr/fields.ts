@@ -28,6 +28,13 @@ export type FieldAccessor =
       float(row: number): number | null;
       int(row: number): number | bigint | null;
       exists(row: number): boolean;
+      /** `(row) => str(row) === literal`, mostly decided from stored bytes without the text (an `$eq` against a string). */
+      textEquals?(literal: string): (row: number) => boolean;
+      /**
+       * For each of `rows`: NaN when the value is absent, `worst` when present without a float
+       * reading (or NaN), else the float reading (a sort's first key; one loop over the memo).
+       */
+      presenceAndNumbers?(rows: ArrayLike<number>, worst: number, out: Float64Array): Float64Array;
       /** `float` and `exists` are mostly read from stored bytes, without the text: a sort reads them first. */
       floatFromBytes?: boolean;
     };
