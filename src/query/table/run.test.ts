@@ -11,7 +11,7 @@ import { ProjectStore } from '../../store/project.ts';
 import fc from 'fast-check';
 import { parseExact } from '../../core/json/exact.ts';
 import { usePathWalkWasm } from '../../core/json/path-walk.ts';
-import { rowComparator, rowSortValue, setSortColumns, type SortColumns } from './row-sort.ts';
+import { rowComparator, rowSortValue, setSortColumns, textPrefixKey, textsFor, type SortColumns } from './row-sort.ts';
 
 const PROJECT = 'acme/evals';
 
@@ -401,6 +401,7 @@ test('first sort: a row walked after another of the same byte length gets its ow
 });
 
 test('first sort: the readings kept for a path are the rows\' parsed readings, ASCII rows (values sliced from the row text) and others, across walk batches', () => {
+  let lazyTextsSeen = 0;
   const stringValue = fc.oneof(
     fc.constantFrom('"plain"', '"10"', '" 7 "', '"-1e3"', '"inf"', '""', '"a\\"b"', '"\\u0041"', '"é"', '"😀x"', '"\\ud800"'),
     fc.string({ maxLength: 30 }).map((s) => JSON.stringify(s)),
@@ -419,7 +420,13 @@ test('first sort: the readings kept for a path are the rows\' parsed readings, A
         const cols = tableCaches(engine.store).sorts.get(engine.store.project(PROJECT)!.tables.get(digest)!)!.get(JSON.stringify(path))!;
         const want: SortColumns = { present: new Uint8Array(all.length), tier: new Uint8Array(all.length), float: new Float64Array(all.length), text: all.map(() => '') };
         all.forEach((t, i) => setSortColumns(want, i, rowSortValue(parseExact(t), path)));
+        // Texts not made yet are made from the rows, as a comparator makes them (textsFor).
+        const pending = cols.textFrom!.filter((f) => f >= 0).length;
+        lazyTextsSeen += pending;
+        textsFor(cols, Int32Array.from(all, (_, i) => i));
+        assert.ok(cols.textFrom!.every((f) => f < 0));
         assert.deepEqual(cols.text, want.text);
+        assert.deepEqual([...cols.prefix!], want.text.map(textPrefixKey));
         assert.deepEqual([...cols.present], [...want.present]);
         assert.deepEqual([...cols.tier], [...want.tier]);
         assert.deepEqual([...cols.float], [...want.float]);
@@ -429,4 +436,5 @@ test('first sort: the readings kept for a path are the rows\' parsed readings, A
     }),
     { numRuns: 40 },
   );
+  assert.ok(lazyTextsSeen > 0, 'some texts were left to be made on demand');
 });

@@ -17,7 +17,7 @@ import type { Store } from '../../store/store.ts';
 import { selectWindow } from '../sort.ts';
 import type { TableQuery, TableQueryStats } from './request.ts';
 import { firstKeyCandidates } from './sort-candidates.ts';
-import { columnsComparator, rowSortSteps, rowSortValue, setSortColumns, setSortColumnsOfSpan, setSortColumnsOfText, type SortColumns } from './row-sort.ts';
+import { columnsComparator, lazySortColumns, rowSortSteps, rowSortValue, setSortColumns, setSortColumnsOfSpan, setSortColumnsOfText, type SortColumns } from './row-sort.ts';
 import { locatePathBytes } from '../../core/json/path-extract.ts';
 import { TextMemberWalk } from '../../core/json/path-walk.ts';
 import { isNullLiteral } from '../../core/json/bytes.ts';
@@ -119,6 +119,7 @@ export class TableCaches implements DerivedCache {
     for (const perPath of this.sorts.values()) {
       for (const [key, c] of perPath) {
         n += stringBytes(key) + c.present.byteLength + c.tier.byteLength + c.float.byteLength + 8 * c.text.length;
+        n += (c.prefix?.byteLength ?? 0) + (c.textFrom?.byteLength ?? 0) + (c.textTo?.byteLength ?? 0);
         for (const t of c.text) if (t !== undefined) n += stringBytes(t);
       }
     }
@@ -234,10 +235,7 @@ function tableSortColumns(caches: TableCaches, digests: readonly string[], rows:
   let cols = touch(perPath, key);
   if (cols) return cols;
   const n = digests.length;
-  // Texts pushed, not `new Array(n)`: a large preallocated array is a slow dictionary.
-  const text: string[] = [];
-  for (let i = 0; i < n; i++) text.push('');
-  cols = { present: new Uint8Array(n), tier: new Uint8Array(n), float: new Float64Array(n), text };
+  cols = lazySortColumns(n, rows);
   const steps = rowSortSteps(path);
   // A path of keys only has its first key found in batches of rows, in WebAssembly
   // (core/json/path-walk.ts), the rest walked from there.

@@ -86,52 +86,56 @@ export function firstKeyCandidates(cols: SortColumns, descending: boolean, at: I
   }
 
   // Within G, numbers: the m-th smallest signed float among G's rows is the bar (m = what G
-  // must supply); otherwise all of G is kept (its rows tie on both keys).
+  // must supply). Otherwise G's rows tie on both keys and the third (the text) decides: with
+  // prefix keys (row-sort.ts textPrefixKey: a smaller signed key is a text strictly ahead), the
+  // m-th smallest signed key is the bar; without them all of G is kept.
   let bar = Infinity;
-  if (g % 3 === FLOAT_NUMBER) {
-    const m = k - before;
+  const m = k - before;
+  const keys = g % 3 === FLOAT_NUMBER ? float : cols.prefix;
+  if (keys !== undefined) {
     if (g === 0 && heaped) bar = heap[0];
-    else bar = m <= HEAP_LIMIT ? boundedMth(cols, at, g, sign, m) : copiedMth(cols, at, g, sign, counts[g], m);
+    else bar = m <= HEAP_LIMIT ? boundedMth(cols, keys, at, g, sign, m) : copiedMth(cols, keys, at, g, sign, counts[g], m);
   }
+  const within = keys ?? float;
   let kept = 0;
   for (let j = 0; j < n; j++) {
     const p = at[j];
     const pg = (present[p] === 1 ? 0 : 3) + tier[p];
-    if (pg < g || (pg === g && sign * float[p] <= bar)) kept++;
+    if (pg < g || (pg === g && sign * within[p] <= bar)) kept++;
   }
   if (kept >= n / 2) return null;
   const out = new Int32Array(kept);
   for (let j = 0, i = 0; j < n; j++) {
     const p = at[j];
     const pg = (present[p] === 1 ? 0 : 3) + tier[p];
-    if (pg < g || (pg === g && sign * float[p] <= bar)) out[i++] = p;
+    if (pg < g || (pg === g && sign * within[p] <= bar)) out[i++] = p;
   }
   return out;
 }
 
-/** The m-th smallest signed float of the rows in group `g`, through a max-heap of the m best. */
-function boundedMth(cols: SortColumns, at: Int32Array, g: number, sign: number, m: number): number {
-  const { present, tier, float } = cols;
+/** The m-th smallest signed key of the rows in group `g`, through a max-heap of the m best. */
+function boundedMth(cols: SortColumns, keys: Float64Array, at: Int32Array, g: number, sign: number, m: number): number {
+  const { present, tier } = cols;
   const heap = new Float64Array(m);
   let size = 0;
   for (let j = 0; j < at.length; j++) {
     const p = at[j];
     if ((present[p] === 1 ? 0 : 3) + tier[p] !== g) continue;
-    const r = sign * float[p];
+    const r = sign * keys[p];
     if (size < m) heapPush(heap, size++, r);
     else if (r < heap[0]) heapReplaceRoot(heap, m, r);
   }
   return heap[0];
 }
 
-/** The same as boundedMth for a large m: the group's values copied, then quickselect. */
-function copiedMth(cols: SortColumns, at: Int32Array, g: number, sign: number, size: number, m: number): number {
-  const { present, tier, float } = cols;
+/** The same as boundedMth for a large m: the group's keys copied, then quickselect. */
+function copiedMth(cols: SortColumns, keys: Float64Array, at: Int32Array, g: number, sign: number, size: number, m: number): number {
+  const { present, tier } = cols;
   const values = new Float64Array(size);
   let i = 0;
   for (let j = 0; j < at.length; j++) {
     const p = at[j];
-    if ((present[p] === 1 ? 0 : 3) + tier[p] === g) values[i++] = sign * float[p];
+    if ((present[p] === 1 ? 0 : 3) + tier[p] === g) values[i++] = sign * keys[p];
   }
   return kthSmallest(values, m);
 }
