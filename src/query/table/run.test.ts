@@ -16,16 +16,36 @@ import { rowComparator, rowSortValue, setSortColumns, textPrefixKey, textsFor, t
 const PROJECT = 'acme/evals';
 
 /** Stores rows (JSON texts, first writer wins per digest) and a table over them; returns the engine and digests. */
-function setup(rowTexts: string[], project = PROJECT) {
+/**
+ * A project holding one table of `rowTexts`. `packed`: the row texts are slices of one string,
+ * as a table_create stores them (ProjectStore.tableTextsWhenStored), for every position
+ * ('all') or all but every third, as if those rows were held already ('some').
+ */
+function setup(rowTexts: string[], project = PROJECT, packed: 'all' | 'some' | null = null) {
   const engine = createEngine();
   const p = engine.store.projectForWrite(project);
-  const digests = rowTexts.map((text) => {
+  const joined = rowTexts.join('');
+  const from = new Int32Array(rowTexts.length).fill(-1), to = new Int32Array(rowTexts.length);
+  const firstAt = new Map<string, number>();
+  let at = 0;
+  const digests = rowTexts.map((text, i) => {
     const digest = rowDigest(parseLossless(text));
-    if (!p.rows.has(digest)) p.rows.set(digest, { digest, text });
+    const slice = joined.slice(at, (at += text.length));
+    if (!p.rows.has(digest)) {
+      const own = packed !== null && !(packed === 'some' && i % 3 === 0);
+      p.rows.set(digest, { digest, text: own ? slice : text });
+      if (own) firstAt.set(digest, i);
+    }
+    const first = firstAt.get(digest);
+    if (first !== undefined) {
+      from[i] = joined.length - rowTexts.slice(first).join('').length;
+      to[i] = from[i] + rowTexts[first].length;
+    }
     return digest;
   });
   const digest = tableDigest(digests);
   p.tables.set(digest, digests);
+  if (packed !== null) p.tableTextsWhenStored.set(digest, { text: joined, from, to });
   return { engine, digest, rowDigests: digests };
 }
 
@@ -401,7 +421,7 @@ test('first sort: a row walked after another of the same byte length gets its ow
 });
 
 test('first sort: the readings kept for a path are the rows\' parsed readings, ASCII rows (values sliced from the row text) and others, across walk batches', () => {
-  let lazyTextsSeen = 0;
+  let lazyTextsSeen = 0, packedRuns = 0;
   const stringValue = fc.oneof(
     fc.constantFrom('"plain"', '"10"', '" 7 "', '"-1e3"', '"inf"', '""', '"a\\"b"', '"\\u0041"', '"é"', '"😀x"', '"\\ud800"'),
     fc.string({ maxLength: 30 }).map((s) => JSON.stringify(s)),
@@ -409,21 +429,24 @@ test('first sort: the readings kept for a path are the rows\' parsed readings, A
   );
   const row = fc.tuple(fc.constantFrom('', '"pad":"ü",', '"pad":[1,"x"],'), fc.boolean(), stringValue).map(([pad, nested, v]) => (nested ? `{${pad}"k":{"v":${v}}}` : `{${pad}"v":${v}}`));
   fc.assert(
-    fc.property(fc.array(row, { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 60 }), fc.boolean(), fc.boolean(), (texts, copies, nested, wasm) => {
+    fc.property(fc.array(row, { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 60 }), fc.boolean(), fc.boolean(), fc.constantFrom(null, 'all' as const, 'some' as const), (texts, copies, nested, wasm, packed) => {
       // Copies with a distinct id: more rows than one batch of the walk (1024) in some runs.
       const all = Array.from({ length: copies }, (_, c) => texts.map((t, i) => t.replace(/^\{/, `{"id":${c * 1000 + i},`))).flat();
       const path = nested ? ['k', 'v'] : ['v'];
       usePathWalkWasm(wasm);
       try {
-        const { engine, digest } = setup(all);
+        // Some rows twice (a digest listed twice, read through its first position's text).
+        const listed = all.length > 3 ? [...all, all[1], all[2]] : all;
+        const { engine, digest } = setup(listed, PROJECT, packed);
         query(engine, { digest, sort_by: [{ field: path.join('.'), order: 'asc' }], limit: 1 });
         const cols = tableCaches(engine.store).sorts.get(engine.store.project(PROJECT)!.tables.get(digest)!)!.get(JSON.stringify(path))!;
-        const want: SortColumns = { present: new Uint8Array(all.length), tier: new Uint8Array(all.length), float: new Float64Array(all.length), text: all.map(() => '') };
-        all.forEach((t, i) => setSortColumns(want, i, rowSortValue(parseExact(t), path)));
+        const want: SortColumns = { present: new Uint8Array(listed.length), tier: new Uint8Array(listed.length), float: new Float64Array(listed.length), text: listed.map(() => '') };
+        listed.forEach((t, i) => setSortColumns(want, i, rowSortValue(parseExact(t), path)));
         // Texts not made yet are made from the rows, as a comparator makes them (textsFor).
         const pending = cols.textFrom!.filter((f) => f >= 0).length;
         lazyTextsSeen += pending;
-        textsFor(cols, Int32Array.from(all, (_, i) => i));
+        if (packed !== null) packedRuns++;
+        textsFor(cols, Int32Array.from(listed, (_, i) => i));
         assert.ok(cols.textFrom!.every((f) => f < 0));
         assert.deepEqual(cols.text, want.text);
         assert.deepEqual([...cols.prefix!], want.text.map(textPrefixKey));
@@ -434,7 +457,25 @@ test('first sort: the readings kept for a path are the rows\' parsed readings, A
         usePathWalkWasm(true);
       }
     }),
-    { numRuns: 40 },
+    { numRuns: 60 },
   );
   assert.ok(lazyTextsSeen > 0, 'some texts were left to be made on demand');
+  assert.ok(packedRuns > 0, 'some tables had their texts packed');
+});
+
+test('first sort of packed row texts: a row longer than a walk batch, non-ASCII runs and held rows read as parsed (both walks)', () => {
+  const long = `{"v":"${'x'.repeat(400_000)}","w":1}`;
+  const texts = ['{"v":"b"}', '{"v":"é"}', long, '{"v":"a"}', '{"k":1,"v":"😀"}', '{"v":2}', '{"v":"a\\u0041"}', long.replace('"w":1', '"w":2'), '{"v":"c"}'];
+  for (const wasm of [false, true]) {
+    for (const packed of ['all', 'some'] as const) {
+      usePathWalkWasm(wasm);
+      try {
+        const { engine, digest } = setup(texts, PROJECT, packed);
+        const got = indexes(query(engine, { digest, sort_by: [{ field: 'v', order: 'desc' }] }));
+        assert.deepEqual(got, [5, 4, 1, 2, 7, 8, 0, 6, 3], `wasm ${wasm} ${packed}`);
+      } finally {
+        usePathWalkWasm(true);
+      }
+    }
+  }
 });

@@ -12,14 +12,14 @@ import type { Engine } from '../../api/types.ts';
 import { exactPlain, parseExact } from '../../core/json/exact.ts';
 import { parseLossless } from '../../core/json/lossless.ts';
 import { stringBytes, type DerivedCache } from '../../store/derived.ts';
-import type { StoredRow } from '../../store/project.ts';
+import type { PackedRowTexts, StoredRow } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
 import { selectWindow } from '../sort.ts';
 import type { TableQuery, TableQueryStats } from './request.ts';
 import { firstKeyCandidates } from './sort-candidates.ts';
-import { columnsComparator, lazySortColumns, rowSortSteps, rowSortValue, setSortColumns, setSortColumnsOfSpan, setSortColumnsOfText, type SortColumns } from './row-sort.ts';
+import { columnsComparator, lazySortColumns, rowSortSteps, type RowSortSteps, rowSortValue, setSortColumns, setSortColumnsOfSpan, setSortColumnsOfText, type SortColumns } from './row-sort.ts';
 import { locatePathBytes } from '../../core/json/path-extract.ts';
-import { TextMemberWalk } from '../../core/json/path-walk.ts';
+import { PackedTextMemberWalk, TextMemberWalk } from '../../core/json/path-walk.ts';
 import { isNullLiteral } from '../../core/json/bytes.ts';
 
 /** One result row: the stored body and its position in the table. */
@@ -86,7 +86,8 @@ export function queryTableRows(engine: Engine, req: TableQuery): Iterable<TableR
   const whenStored = project.tableRowsWhenStored.get(req.digest);
   const positions = candidatePositions(caches, digests, rows, wanted, whenStored);
   const byPosition = resolvedTable(caches, digests, rows, whenStored).rows;
-  const columns = req.sort_by.map((term) => tableSortColumns(caches, digests, byPosition, term.path));
+  const packed = project.tableTextsWhenStored.get(req.digest);
+  const columns = req.sort_by.map((term) => tableSortColumns(caches, digests, byPosition, term.path, packed));
   const k = limit === null ? positions.length : Math.min(positions.length, offset + limit);
   // Only rows that can reach the first k on the first term's readings are ranked in full.
   const ranked = firstKeyCandidates(columns[0], req.sort_by[0].order === 'desc', positions, k) ?? positions;
@@ -228,7 +229,7 @@ export function candidatePositions(caches: TableCaches, digests: readonly string
  * Sort readings of one path for every position of a table, cached: a repeated sort reads
  * typed arrays instead of parsing rows.
  */
-function tableSortColumns(caches: TableCaches, digests: readonly string[], rows: ReadonlyArray<StoredRow | undefined>, path: readonly string[]): SortColumns {
+function tableSortColumns(caches: TableCaches, digests: readonly string[], rows: ReadonlyArray<StoredRow | undefined>, path: readonly string[], packed?: PackedRowTexts): SortColumns {
   let perPath = touch(caches.sorts, digests);
   if (!perPath) remember(caches.sorts, digests, (perPath = new Map()), CACHED_TABLES);
   const key = JSON.stringify(path);
@@ -239,7 +240,13 @@ function tableSortColumns(caches: TableCaches, digests: readonly string[], rows:
   const steps = rowSortSteps(path);
   // A path of keys only has its first key found in batches of rows, in WebAssembly
   // (core/json/path-walk.ts), the rest walked from there.
-  const walk = steps !== null && steps.sameWalk && steps.bytesWalk && steps.value.length > 0 ? new TextMemberWalk(steps.value[0], (i) => textToWalk(rows[i]), n) : null;
+  const walked = steps !== null && steps.sameWalk && steps.bytesWalk && steps.value.length > 0;
+  if (walked && packed !== undefined && packed.from.length === n) {
+    const complete = walkPackedRows(cols, rows, path, steps, new PackedTextMemberWalk(steps.value[0], packed.text, packed.from, packed.to, (i) => textToWalk(rows[i]), n));
+    if (complete) remember(perPath, key, cols, SORT_PATHS_PER_TABLE);
+    return cols;
+  }
+  const walk = walked ? new TextMemberWalk(steps.value[0], (i) => textToWalk(rows[i]), n) : null;
   const rest = steps?.value.slice(1) ?? [];
   let complete = true;
   for (let i = 0; i < n; i++) {
@@ -267,6 +274,39 @@ function tableSortColumns(caches: TableCaches, digests: readonly string[], rows:
   }
   if (complete) remember(perPath, key, cols, SORT_PATHS_PER_TABLE);
   return cols;
+}
+
+/**
+ * tableSortColumns' loop over rows whose texts sit in one string (PackedTextMemberWalk): the
+ * same readings, with the ASCII test of each row known from its run. Whether every row had a
+ * body (a gap may be filled later: the readings are then not cached).
+ */
+function walkPackedRows(cols: SortColumns, rows: ReadonlyArray<StoredRow | undefined>, path: readonly string[], steps: RowSortSteps, walk: PackedTextMemberWalk): boolean {
+  const rest = steps.value.slice(1);
+  const deeper = rest.length > 0;
+  const start = walk.members.start, end = walk.members.end;
+  let complete = true;
+  for (let i = 0; i < cols.present.length; i++) {
+    const row = rows[i];
+    if (row === undefined) {
+      complete = false;
+      continue;
+    }
+    if (row.parsed !== undefined) {
+      setSortColumns(cols, i, rowSortValue(row.parsed, path));
+      continue;
+    }
+    const b = walk.walk(i);
+    let s = start[0], e = end[0];
+    let found = s >= 0;
+    if (found && deeper) {
+      found = locatePathBytes(b, s, e, rest, restSpan);
+      s = restSpan[0];
+      e = restSpan[1];
+    }
+    setSortColumnsOfSpan(cols, i, row.text, steps, b, found, s, e, found && !isNullLiteral(b, s, e), walk.rowAscii ? walk.rowFrom : -1);
+  }
+  return complete;
 }
 
 /** The text a table's first sort walks for a row (a row parsed already is read parsed). */
