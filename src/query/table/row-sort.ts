@@ -199,6 +199,16 @@ export function setSortColumnsOfSpan(cols: SortColumns, i: number, text: string,
     else if (c === 0x6e) value = 'null';
     else if (readSpanFloat(b, start, end, floatScratch) === SPAN_FLOAT_VALUE) {
       float = floatScratch[0];
+      if (cols.textFrom !== undefined) {
+        // A finite number: its text is String(float), made when a comparison needs it, and its
+        // prefix key is never read (a number's group is decided by the float).
+        cols.present[i] = present ? 1 : 0;
+        cols.tier[i] = FLOAT_NUMBER;
+        cols.float[i] = float;
+        cols.textFrom[i] = TEXT_OF_FLOAT;
+        cols.prefix![i] = 0;
+        return;
+      }
       value = String(float);
     }
   }
@@ -222,7 +232,7 @@ function hasBackslash(b: Uint8Array, from: number, to: number): boolean {
 /** `text` as row i's text reading (and its prefix key). */
 function setText(cols: SortColumns, i: number, text: string): void {
   cols.text[i] = text;
-  if (cols.textFrom !== undefined) cols.textFrom[i] = -1;
+  if (cols.textFrom !== undefined) cols.textFrom[i] = TEXT_MADE;
   if (cols.prefix !== undefined) cols.prefix[i] = textPrefixKey(text);
 }
 
@@ -288,25 +298,32 @@ export interface SortColumns {
   present: Uint8Array;
   tier: Uint8Array;
   float: Float64Array;
-  /** The text readings; where `textFrom[i] >= 0`, row i's is not made yet (textsFor). */
+  /** The text readings; where `textFrom[i]` is not TEXT_MADE, row i's is not made yet (textsFor). */
   text: string[];
-  /** textPrefixKey of each row's text, when kept: a selection prunes on it (sort-candidates.ts). */
+  /**
+   * textPrefixKey of each row's text, when kept, for the rows with no float number reading (0
+   * for the others): a selection prunes on it (sort-candidates.ts).
+   */
   prefix?: Float64Array;
   /**
    * Texts made on demand: row i's text is `textRows[i].text.slice(textFrom[i], textTo[i])`
-   * while `textFrom[i] >= 0` (a first sort makes no string per row; most are never compared).
+   * while `textFrom[i] >= 0`, `String(float[i])` while it is TEXT_OF_FLOAT (a first sort makes
+   * no string per row; most are never compared).
    */
   textFrom?: Int32Array;
   textTo?: Int32Array;
   textRows?: ReadonlyArray<{ readonly text: string } | undefined>;
 }
 
+/** textFrom: the text is made (in `text`), or is String(float). */
+export const TEXT_MADE = -1, TEXT_OF_FLOAT = -2;
+
 /** Columns for n rows whose texts may be made on demand from `rows` (and with prefix keys). */
 export function lazySortColumns(n: number, rows: ReadonlyArray<{ readonly text: string } | undefined>): SortColumns {
   const text: string[] = [];
   // Pushed, not `new Array(n)`: a large preallocated array is a slow dictionary.
   for (let i = 0; i < n; i++) text.push('');
-  return { present: new Uint8Array(n), tier: new Uint8Array(n), float: new Float64Array(n), text, prefix: new Float64Array(n), textFrom: new Int32Array(n).fill(-1), textTo: new Int32Array(n), textRows: rows };
+  return { present: new Uint8Array(n), tier: new Uint8Array(n), float: new Float64Array(n), text, prefix: new Float64Array(n), textFrom: new Int32Array(n).fill(TEXT_MADE), textTo: new Int32Array(n), textRows: rows };
 }
 
 /** Makes the texts of rows `at` that are not made yet (before a comparator reads them). */
@@ -317,9 +334,9 @@ export function textsFor(cols: SortColumns, at: ArrayLike<number>): void {
   for (let j = 0; j < at.length; j++) {
     const p = at[j];
     const f = from[p];
-    if (f < 0) continue;
-    text[p] = rows[p]!.text.slice(f, to[p]);
-    from[p] = -1;
+    if (f === TEXT_MADE) continue;
+    text[p] = f === TEXT_OF_FLOAT ? String(cols.float[p]) : rows[p]!.text.slice(f, to[p]);
+    from[p] = TEXT_MADE;
   }
 }
 

@@ -11,7 +11,7 @@ import { ProjectStore } from '../../store/project.ts';
 import fc from 'fast-check';
 import { parseExact } from '../../core/json/exact.ts';
 import { usePathWalkWasm } from '../../core/json/path-walk.ts';
-import { rowComparator, rowSortValue, setSortColumns, textPrefixKey, textsFor, type SortColumns } from './row-sort.ts';
+import { FLOAT_NUMBER, rowComparator, rowSortValue, setSortColumns, TEXT_MADE, textPrefixKey, textsFor, type SortColumns } from './row-sort.ts';
 
 const PROJECT = 'acme/evals';
 
@@ -423,7 +423,10 @@ test('first sort: a row walked after another of the same byte length gets its ow
 test('first sort: the readings kept for a path are the rows\' parsed readings, ASCII rows (values sliced from the row text) and others, across walk batches', () => {
   let lazyTextsSeen = 0, packedRuns = 0;
   const stringValue = fc.oneof(
-    fc.constantFrom('"plain"', '"10"', '" 7 "', '"-1e3"', '"inf"', '""', '"a\\"b"', '"\\u0041"', '"é"', '"😀x"', '"\\ud800"'),
+    fc.constantFrom('"plain"', '"10"', '" 7 "', '"-1e3"', '"inf"', '""', '"a\\"b"', '"\\u0041"', '"é"', '"😀x"', '"\\ud800"', '"invoice"', '"nan"', '"need"', '"Infinity "'),
+    // Numbers (short ones read from the bytes, long ones and -0 from the text), literals, containers.
+    fc.constantFrom('1.5', '-3', '10', '0.1', '1E2', '-0', '1e300', '123456789012345678', '3.141592653589793', 'true', 'false', 'null', '{"x":1}', '[2]'),
+    fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => JSON.stringify(d)),
     fc.string({ maxLength: 30 }).map((s) => JSON.stringify(s)),
     fc.string({ unit: 'binary', maxLength: 12 }).map((s) => JSON.stringify(s)),
   );
@@ -443,13 +446,14 @@ test('first sort: the readings kept for a path are the rows\' parsed readings, A
         const want: SortColumns = { present: new Uint8Array(listed.length), tier: new Uint8Array(listed.length), float: new Float64Array(listed.length), text: listed.map(() => '') };
         listed.forEach((t, i) => setSortColumns(want, i, rowSortValue(parseExact(t), path)));
         // Texts not made yet are made from the rows, as a comparator makes them (textsFor).
-        const pending = cols.textFrom!.filter((f) => f >= 0).length;
+        const pending = cols.textFrom!.filter((f) => f !== TEXT_MADE).length;
         lazyTextsSeen += pending;
         if (packed !== null) packedRuns++;
         textsFor(cols, Int32Array.from(listed, (_, i) => i));
-        assert.ok(cols.textFrom!.every((f) => f < 0));
+        assert.ok(cols.textFrom!.every((f) => f === TEXT_MADE));
         assert.deepEqual(cols.text, want.text);
-        assert.deepEqual([...cols.prefix!], want.text.map(textPrefixKey));
+        // Prefix keys are kept for the rows without a float number reading.
+        assert.deepEqual([...cols.prefix!].map((k, i) => (want.tier[i] === FLOAT_NUMBER ? 0 : k)), want.text.map((t, i) => (want.tier[i] === FLOAT_NUMBER ? 0 : textPrefixKey(t))));
         assert.deepEqual([...cols.present], [...want.present]);
         assert.deepEqual([...cols.tier], [...want.tier]);
         assert.deepEqual([...cols.float], [...want.float]);
