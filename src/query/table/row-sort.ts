@@ -181,7 +181,7 @@ export function setSortColumnsOfSpan(cols: SortColumns, i: number, text: string,
       // A string that starts no float text, of an all-ASCII row, with no escape: its text is the
       // row text's slice [start + 1, end - 1) (less asciiAt), made when a comparison needs it.
       const from = cols.textFrom;
-      if (from !== undefined && asciiAt >= 0 && readSpanFloat(b, start, end, floatScratch) === SPAN_FLOAT_NULL && !hasBackslash(b, start + 1, end - 1)) {
+      if (from !== undefined && asciiAt >= 0 && startsNoFloat(b, start, end) && !hasBackslash(b, start + 1, end - 1)) {
         cols.present[i] = present ? 1 : 0;
         cols.tier[i] = FLOAT_NULL;
         cols.float[i] = 0;
@@ -222,6 +222,18 @@ export function setSortColumnsOfSpan(cols: SortColumns, i: number, text: string,
   cols.tier[i] = float === null ? FLOAT_NULL : float !== float ? FLOAT_NAN : FLOAT_NUMBER;
   cols.float[i] = float ?? 0;
   setText(cols, i, value);
+}
+
+/**
+ * Whether the JSON string at `b[start]` certainly casts to no float (readSpanFloat's NULL), or
+ * starts with i/n but not as inf/infinity/nan, the only float texts that start with a letter
+ * (words such as "invoice" or "need").
+ */
+function startsNoFloat(b: Uint8Array, start: number, end: number): boolean {
+  const first = b[start + 1];
+  if (first === 0x69 || first === 0x49) return (b[start + 2] | 0x20) !== 0x6e || (b[start + 3] | 0x20) !== 0x66;
+  if (first === 0x6e || first === 0x4e) return (b[start + 2] | 0x20) !== 0x61 || (b[start + 3] | 0x20) !== 0x6e;
+  return readSpanFloat(b, start, end, floatScratch) === SPAN_FLOAT_NULL;
 }
 
 function hasBackslash(b: Uint8Array, from: number, to: number): boolean {
