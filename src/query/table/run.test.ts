@@ -354,6 +354,10 @@ test('resolvedTable: the rows a table held when stored are read by position, and
   // A list of another length than the table's (not its rows) is not read by position.
   const other = resolvedTable(new TableCaches(), ['b'], project.rows, whenStored);
   assert.equal(other.rows[0], project.rows.get('b'));
+  // A table stored with every body: its rows as stored, every position (the same as looked up).
+  const full = resolvedTable(new TableCaches(), project.tables.get('V')!, project.rows, project.tableRowsWhenStored.get('V'));
+  assert.deepEqual([...full.positions], [0, 1]);
+  assert.deepEqual(full.rows, [project.rows.get('a'), project.rows.get('b')]);
 });
 
 test('first sort of a path of keys (its first key walked in WebAssembly batches): the order of the rows parsed and read whole, any rows, any path', () => {

@@ -150,7 +150,7 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V, limit: number): void {
 /** A table's rows resolved by position (undefined where no body is stored), and the positions that have one. */
 interface ResolvedTable {
   rowCount: number;
-  rows: Array<StoredRow | undefined>;
+  rows: ReadonlyArray<StoredRow | undefined>;
   positions: Int32Array;
   /** digestKey of each position's digest, made by the first digest filter on the table. */
   keys?: Uint32Array;
@@ -182,6 +182,14 @@ export function resolvedTable(caches: TableCaches, digests: readonly string[], r
   const n = digests.length;
   // The rows as the table was stored (ProjectStore.storeTable): only its gaps are looked up.
   const stored = whenStored !== undefined && whenStored.length === n ? whenStored : null;
+  if (stored !== null && !stored.includes(undefined)) {
+    // Every body was stored with the table: its rows as they are, every position present.
+    const every = new Int32Array(n);
+    for (let i = 0; i < n; i++) every[i] = i;
+    const table = { rowCount: rows.size, rows: stored, positions: every };
+    remember(caches.positions, digests, table, CACHED_TABLES);
+    return table;
+  }
   // Pushed, not `new Array(n)`: a large preallocated array is a slow dictionary.
   const resolved: Array<StoredRow | undefined> = [];
   const found = new Int32Array(n);
