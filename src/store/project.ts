@@ -13,6 +13,17 @@ export interface StoredRow {
   parsed?: unknown;
 }
 
+/**
+ * Where the texts of a table's rows sit in one string (a table_create's rows arrive packed,
+ * api/packed-strings.ts): position i's stored row text is `text.slice(from[i], to[i])` where
+ * `from[i] >= 0`. A first sort encodes runs of rows with one call instead of one per row.
+ */
+export interface PackedRowTexts {
+  text: string;
+  from: Int32Array;
+  to: Int32Array;
+}
+
 export interface ObjectVersion {
   projectId: string;
   objectId: string;
@@ -57,6 +68,8 @@ export class ProjectStore {
    * of looking each digest up in `rows` (query/table/run.ts resolvedTable fills the gaps).
    */
   readonly tableRowsWhenStored = new Map<string, ReadonlyArray<StoredRow | undefined>>();
+  /** Table digest → where its rows' texts sit in the string they were written in, when known. */
+  readonly tableTextsWhenStored = new Map<string, PackedRowTexts>();
   /** Object id → versions in creation order. */
   readonly objects = new Map<string, ObjectVersion[]>();
   private readonly feedbackRows: FeedbackRow[] = [];
@@ -80,10 +93,11 @@ export class ProjectStore {
   /**
    * Stores a table's digest list (the same digest is the same list: the first is kept) and its
    * rows by position: `byPosition` when the caller holds them (each the stored row of its
-   * digest), else each looked up.
+   * digest), else each looked up; `texts`, where its rows' texts sit in one string, when known.
    */
-  storeTable(digest: string, rowDigests: string[], byPosition?: ReadonlyArray<StoredRow | undefined>): void {
+  storeTable(digest: string, rowDigests: string[], byPosition?: ReadonlyArray<StoredRow | undefined>, texts?: PackedRowTexts): void {
     if (this.tables.has(digest)) return;
+    if (texts !== undefined && texts.from.length === rowDigests.length) this.tableTextsWhenStored.set(digest, texts);
     this.tables.set(digest, rowDigests);
     if (byPosition === undefined || byPosition.length !== rowDigests.length) {
       // Pushed, not `new Array(n)`: a large preallocated array is a slow dictionary.

@@ -54,6 +54,11 @@ export const SNAPSHOT_COVERAGE = {
     identity: ['projectId'],
     /** Rebuilt from the feedback rows (addFeedback), and from the restored tables and rows (storeTable). */
     rebuilt: ['feedbackIndex', 'tableRowsWhenStored'],
+    /**
+     * Where a created table's row texts sit in the string they were written in: known only when
+     * the table was written in this process (a restored table's first sort encodes row by row).
+     */
+    derived: ['tableTextsWhenStored'],
     /** The snapshot's feedback rows until first used (deferFeedback). */
     bookkeeping: ['pendingFeedback'],
     /** Filled by the tables and objects files, each restored from a snapshot of its own (io/snapshot/kind-image.ts). */

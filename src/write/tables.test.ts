@@ -157,3 +157,25 @@ test('semantics.md#digest-table the project is not part of a digest: the same ta
   assert.deepEqual(a, b);
   assert.ok(e.store.project('other/proj')!.tables.has(T12));
 });
+
+test('table_create records where each position\'s stored row text sits in the packed texts (a first sort encodes runs of them): duplicates, held rows, and none when the texts were copied', () => {
+  const e = testEngine();
+  // {"a":1} is held already (stored by an earlier table: its text is not this write's).
+  call(e, '/table/create', '{"table":{"project_id":"acme/proj","rows":[{"a":1}]}}');
+  const res = call(e, '/table/create', '{"table":{"project_id":"acme/proj","rows":[{"c":"é"},{"a":1},{"c":"é"},{"d":[1,2]},{"e":3},{"f":4}]}}');
+  const { digest, row_digests } = res.body as { digest: string; row_digests: string[] };
+  const p = e.store.project(P)!;
+  const packed = p.tableTextsWhenStored.get(digest)!;
+  assert.equal(packed.from.length, 6);
+  assert.deepEqual([...packed.from].map((f) => f >= 0), [true, false, true, true, true, true]);
+  for (let i = 0; i < 6; i++) {
+    if (packed.from[i] < 0) continue;
+    assert.equal(packed.text.slice(packed.from[i], packed.to[i]), p.rows.get(row_digests[i])!.text, `position ${i}`);
+  }
+  // The duplicate reads its first occurrence's text.
+  assert.deepEqual([packed.from[2], packed.to[2]], [packed.from[0], packed.to[0]]);
+  // Mostly held rows: the few new texts are copied out of the packed string, so none is recorded.
+  const copied = call(e, '/table/create', '{"table":{"project_id":"acme/proj","rows":[{"c":"é"},{"a":1},{"d":[1,2]},{"e":3},{"f":4},{"g":5}]}}');
+  assert.equal(p.tableTextsWhenStored.get((copied.body as { digest: string }).digest), undefined);
+  assert.ok(p.tables.has((copied.body as { digest: string }).digest));
+});

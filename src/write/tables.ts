@@ -9,7 +9,7 @@ import type { Engine } from '../api/types.ts';
 import { invalidRequest, tqError } from '../core/errors.ts';
 import { rowDigest, tableDigest } from '../core/digest.ts';
 import type { LosslessObject } from '../core/json/lossless.ts';
-import type { ProjectStore } from '../store/project.ts';
+import type { PackedRowTexts, ProjectStore } from '../store/project.ts';
 import { storedRowText } from '../core/json/stored-text.ts';
 import { packStrings, unpackStrings, type PackedStrings } from '../api/packed-strings.ts';
 
@@ -61,20 +61,50 @@ const PROGRESS_ROWS_MASK = 4095;
  * it (a body of rows mostly held already), each is copied out, so a small write cannot pin a
  * 32 MiB string.
  */
-function newRowTexts(engine: Engine, projectId: string, digests: readonly string[], texts: readonly string[], packedLength: number, isNew?: Uint8Array): Array<[string, string]> {
+function newRowTexts(engine: Engine, projectId: string, digests: readonly string[], texts: readonly string[], packedLength: number, isNew?: Uint8Array, textOf?: Int32Array): Array<[string, string]> {
   const held = engine.store.project(projectId)?.rows;
-  const out = new Map<string, string>();
+  // Digest → the index of its first new row (whose text is stored).
+  const out = new Map<string, number>();
   let newLength = 0;
   for (let i = 0; i < digests.length; i++) {
     const digest = digests[i];
-    if ((isNew === undefined || isNew[i] === 1) && !held?.has(digest) && !out.has(digest)) {
-      out.set(digest, texts[i]);
-      newLength += texts[i].length;
+    let first = -1;
+    if ((isNew === undefined || isNew[i] === 1) && !held?.has(digest)) {
+      const seen = out.get(digest);
+      if (seen === undefined) {
+        out.set(digest, (first = i));
+        newLength += texts[i].length;
+      } else first = seen;
+    }
+    if (textOf !== undefined) textOf[i] = first;
+  }
+  const entries: Array<[string, string]> = [];
+  for (const [digest, i] of out) entries.push([digest, texts[i]]);
+  if (newLength * 2 < packedLength) {
+    for (const entry of entries) entry[1] = ownCopy(entry[1]);
+    textOf?.fill(-1);
+  }
+  return entries;
+}
+
+/**
+ * Where each position's stored text sits in the packed texts, given the index of the row whose
+ * text it is (newRowTexts' `textOf`, -1: none of this write's).
+ */
+function packedRowTexts(texts: PackedStrings, textOf: Int32Array): PackedRowTexts | undefined {
+  const n = textOf.length;
+  const from = new Int32Array(n), to = new Int32Array(n);
+  let any = false;
+  for (let i = 0; i < n; i++) {
+    const j = textOf[i];
+    if (j < 0) from[i] = -1;
+    else {
+      from[i] = j === 0 ? 0 : texts.ends[j - 1];
+      to[i] = texts.ends[j];
+      any = true;
     }
   }
-  const entries = [...out];
-  if (newLength * 2 < packedLength) for (const entry of entries) entry[1] = ownCopy(entry[1]);
-  return entries;
+  return any ? { text: texts.text, from, to } : undefined;
 }
 
 /** A string that shares no memory with the one it was sliced from. */
@@ -109,10 +139,11 @@ export function storeCreatedTable(
   const rowDigests = unpackStrings(rows.digests);
   const digest = tableDigest(rowDigests);
   checkExpectedDigest(expectedDigest, digest, `table (${rowDigests.length} rows)`);
-  const texts = newRowTexts(engine, projectId, rowDigests, unpackStrings(rows.texts), rows.texts.text.length);
+  const textOf = new Int32Array(rowDigests.length);
+  const texts = newRowTexts(engine, projectId, rowDigests, unpackStrings(rows.texts), rows.texts.text.length, undefined, textOf);
   const project = engine.store.projectForWrite(projectId);
   storeRows(project, texts);
-  project.storeTable(digest, rowDigests.slice());
+  project.storeTable(digest, rowDigests.slice(), undefined, packedRowTexts(rows.texts, textOf));
   return { digest, row_digests: rowDigests };
 }
 

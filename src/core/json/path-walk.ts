@@ -372,3 +372,145 @@ export class TextMemberWalk {
     this.count = r;
   }
 }
+
+/**
+ * TextMemberWalk over rows whose texts are slices of one string (a table's rows as written,
+ * store/project.ts PackedRowTexts): rows that follow one another in that string are encoded with
+ * one native write per run instead of one per row (a call per row was about half of a table's
+ * first sort). A run that is all ASCII (as many bytes as code units) gives each row's bytes at
+ * its offset in the run; a run that is not, and rows with no place in the string
+ * (`from[i] < 0`), are encoded row by row. `rowAscii` says whether the row walked last is all
+ * ASCII.
+ */
+export class PackedTextMemberWalk {
+  readonly members = new MemberSpans();
+  rowFrom = 0;
+  rowTo = 0;
+  rowAscii = false;
+  private first = 0;
+  private count = 0;
+  private readonly rowAt = new Int32Array(MAX_ROWS);
+  private readonly rowEnd = new Int32Array(MAX_ROWS);
+  private readonly ascii = new Uint8Array(MAX_ROWS);
+  private readonly wasm: boolean;
+  private scratch = new Uint8Array(1024);
+  /** Rows of the batch longer than a batch: encoded into the scratch and walked by MemberSpans. */
+  private readonly alone = new Uint8Array(MAX_ROWS);
+
+  /**
+   * Row i's text is `packed.slice(from[i], to[i])` where `from[i] >= 0`, else `textOf(i)`
+   * (null: a row not walked here, never asked for).
+   */
+  constructor(
+    step: PathStep,
+    private readonly packed: string,
+    private readonly from: Int32Array,
+    private readonly to: Int32Array,
+    private readonly textOf: (i: number) => string | null,
+    private readonly rowCount: number,
+  ) {
+    this.members.add(step);
+    this.wasm = pathWalkWasmAvailable() && keysFit(this.members.wanted) && utf8Write !== undefined;
+  }
+
+  walk(i: number): Uint8Array {
+    if (!this.wasm) return this.walkHere(i);
+    if (i < this.first || i >= this.first + this.count) this.fill(i);
+    const k = i - this.first;
+    if (this.alone[k] === 1) return this.walkHere(i);
+    const from = this.rowAt[k], to = this.rowEnd[k];
+    this.rowFrom = from;
+    this.rowTo = to;
+    this.rowAscii = this.ascii[k] === 1;
+    // The module's memory is rewritten for every batch: MemberSpans must not take a walk of the
+    // same span of it for the last one it made.
+    this.members.forget();
+    if (memoryBytes[STATUS + k] !== 0) this.members.walk(memoryBytes, from, to);
+    else {
+      this.members.start[0] = memoryWords[(RESULTS >> 2) + 2 * k];
+      this.members.end[0] = memoryWords[(RESULTS >> 2) + 2 * k + 1];
+    }
+    return memoryBytes;
+  }
+
+  private textAt(i: number): string | null {
+    return this.from[i] >= 0 ? this.packed.slice(this.from[i], this.to[i]) : this.textOf(i);
+  }
+
+  /** The row encoded into a scratch and walked by MemberSpans. */
+  private walkHere(i: number): Uint8Array {
+    const text = this.textAt(i)!;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    if (this.scratch.length <= 3 * text.length) this.scratch = new Uint8Array(3 * text.length + 1024);
+    const length = encoder.encodeInto(text, this.scratch).written;
+    this.rowFrom = 0;
+    this.rowTo = length;
+    this.rowAscii = length === text.length;
+    this.members.forget();
+    this.members.walk(this.scratch, 0, length);
+    return this.scratch;
+  }
+
+  /** Encodes the rows of a batch from `i` into the module and walks them there. */
+  private fill(i: number): void {
+    const w = instance()!;
+    const n = Math.min(MAX_ROWS, this.rowCount - i);
+    const from = this.from, to = this.to, rowAt = this.rowAt, rowEnd = this.rowEnd, ascii = this.ascii, alone = this.alone;
+    let input = INPUT, r = 0;
+    while (r < n) {
+      const f = from[i + r];
+      if (f < 0 || 3 * (to[i + r] - f) > BATCH_BYTES) {
+        // Not in the string, or longer than a batch: the row alone.
+        const text = this.textAt(i + r);
+        alone[r] = text !== null && 3 * text.length > BATCH_BYTES ? 1 : 0;
+        if (text === null || alone[r] === 1) {
+          rowAt[r] = rowEnd[r] = input;
+          ascii[r] = 0;
+        } else {
+          if (r > 0 && input + 3 * text.length > INPUT + BATCH_BYTES) break;
+          ensureMemory(w, input + 3 * text.length + SLACK);
+          const length = utf8Write!.call(memoryBytes, text, input, 3 * text.length);
+          rowAt[r] = input;
+          rowEnd[r] = input += length;
+          ascii[r] = length === text.length ? 1 : 0;
+        }
+        r++;
+        continue;
+      }
+      // The run of rows from r that follow one another in the string, within the batch's bytes.
+      let e = r + 1, end = to[i + r];
+      while (e < n && from[i + e] === end && 3 * (to[i + e] - f) <= BATCH_BYTES && input + 3 * (to[i + e] - f) <= INPUT + BATCH_BYTES) end = to[i + e++];
+      if (r > 0 && input + 3 * (end - f) > INPUT + BATCH_BYTES) break;
+      ensureMemory(w, input + 3 * (end - f) + SLACK);
+      const length = utf8Write!.call(memoryBytes, this.packed.slice(f, end), input, 3 * (end - f));
+      if (length === end - f) {
+        // All ASCII: a byte per code unit, every row at its offset in the run.
+        for (let k = r; k < e; k++) {
+          rowAt[k] = input + (from[i + k] - f);
+          rowEnd[k] = input + (to[i + k] - f);
+          ascii[k] = 1;
+          alone[k] = 0;
+        }
+        input += length;
+      } else {
+        // Not ASCII: each row again, on its own (over what the run wrote).
+        for (let k = r; k < e; k++) {
+          const text = this.packed.slice(from[i + k], to[i + k]);
+          const written = utf8Write!.call(memoryBytes, text, input, 3 * text.length);
+          rowAt[k] = input;
+          rowEnd[k] = input += written;
+          ascii[k] = written === text.length ? 1 : 0;
+          alone[k] = 0;
+        }
+      }
+      r = e;
+    }
+    for (let k = 0; k < r; k++) {
+      memoryWords[(ROWS >> 2) + 2 * k] = rowAt[k];
+      memoryWords[(ROWS >> 2) + 2 * k + 1] = rowEnd[k];
+    }
+    walkBatch(w, this.members.wanted, r);
+    this.first = i;
+    this.count = r;
+  }
+}

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
+import { compareStrings } from '../../core/ch/values.ts';
 import { topK } from '../sort.ts';
-import { rowComparator, rowSortValue, type RowSortValue } from './row-sort.ts';
+import { rowComparator, rowSortValue, textPrefixKey, type RowSortValue } from './row-sort.ts';
 
 test('semantics.md#table-sort-keys: JSON_VALUE readings: strings unquoted, booleans as words, objects/arrays and misses as ""', () => {
   const row = { s: 'x', n: 1.5, t: true, f: false, o: { a: 1 }, arr: [4, 'y'], z: null };
@@ -62,4 +64,25 @@ test('semantics.md#order-ties: equal rows keep table order in both directions', 
   const values = [v(true, 'x', null), v(true, 'x', null), v(true, 'x', null)];
   assert.deepEqual(order(values, 'asc'), [0, 1, 2]);
   assert.deepEqual(order(values, 'desc'), [0, 1, 2]);
+});
+
+test('textPrefixKey orders texts as compareStrings does where two keys differ (ASCII, DEL, NUL, non-ASCII, lone surrogates)', () => {
+  // Texts from a few characters, so that long shared prefixes, a text that is another's
+  // prefix, and units on either side of the 0x7f cut meet often.
+  const unit = fc.constantFrom('a', 'b', '\u0000', '~', '\u007f', '\u0080', 'é', '\uffff', '\ud800', '\udc00', '😀', 'z');
+  const text = fc.array(unit, { maxLength: 10 }).map((u) => u.join(''));
+  let differed = 0;
+  fc.assert(
+    fc.property(text, text, (a, b) => {
+      const c = compareStrings(a, b), ka = textPrefixKey(a), kb = textPrefixKey(b);
+      if (c < 0) assert.ok(ka <= kb, `${JSON.stringify(a)} < ${JSON.stringify(b)}: keys ${ka} ${kb}`);
+      if (c === 0) assert.equal(ka, kb);
+      if (ka !== kb) differed++;
+    }),
+    { numRuns: 3000 },
+  );
+  assert.ok(differed > 1000);
+  assert.ok(textPrefixKey('abcdefg') === textPrefixKey('abcdefgh'), 'seven units are read');
+  assert.ok(textPrefixKey('abcdef') < textPrefixKey('abcdefg'));
+  assert.ok(Number.isSafeInteger(textPrefixKey('\u007f'.repeat(7))));
 });

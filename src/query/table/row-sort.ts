@@ -178,6 +178,18 @@ export function setSortColumnsOfSpan(cols: SortColumns, i: number, text: string,
   else {
     const c = b[start];
     if (c === QUOTE) {
+      // A string that starts no float text, of an all-ASCII row, with no escape: its text is the
+      // row text's slice [start + 1, end - 1) (less asciiAt), made when a comparison needs it.
+      const from = cols.textFrom;
+      if (from !== undefined && asciiAt >= 0 && startsNoFloat(b, start, end) && !hasBackslash(b, start + 1, end - 1)) {
+        cols.present[i] = present ? 1 : 0;
+        cols.tier[i] = FLOAT_NULL;
+        cols.float[i] = 0;
+        from[i] = start + 1 - asciiAt;
+        cols.textTo![i] = end - 1 - asciiAt;
+        cols.prefix![i] = bytesPrefixKey(b, start + 1, end - 1);
+        return;
+      }
       value = asciiAt >= 0 ? plainStringOfAsciiRow(text, b, start, end, asciiAt) : readPlainStringSpan(b, start, end);
       // A string whose first character starts no float text casts to NULL without a look.
       if (value !== undefined && readSpanFloat(b, start, end, floatScratch) !== SPAN_FLOAT_NULL) float = toFloat64OrNull(value);
@@ -187,6 +199,16 @@ export function setSortColumnsOfSpan(cols: SortColumns, i: number, text: string,
     else if (c === 0x6e) value = 'null';
     else if (readSpanFloat(b, start, end, floatScratch) === SPAN_FLOAT_VALUE) {
       float = floatScratch[0];
+      if (cols.textFrom !== undefined) {
+        // A finite number: its text is String(float), made when a comparison needs it, and its
+        // prefix key is never read (a number's group is decided by the float).
+        cols.present[i] = present ? 1 : 0;
+        cols.tier[i] = FLOAT_NUMBER;
+        cols.float[i] = float;
+        cols.textFrom[i] = TEXT_OF_FLOAT;
+        cols.prefix![i] = 0;
+        return;
+      }
       value = String(float);
     }
   }
@@ -199,7 +221,75 @@ export function setSortColumnsOfSpan(cols: SortColumns, i: number, text: string,
   cols.present[i] = present ? 1 : 0;
   cols.tier[i] = float === null ? FLOAT_NULL : float !== float ? FLOAT_NAN : FLOAT_NUMBER;
   cols.float[i] = float ?? 0;
-  cols.text[i] = value;
+  setText(cols, i, value);
+}
+
+/**
+ * Whether the JSON string at `b[start]` certainly casts to no float (readSpanFloat's NULL), or
+ * starts with i/n but not as inf/infinity/nan, the only float texts that start with a letter
+ * (words such as "invoice" or "need").
+ */
+function startsNoFloat(b: Uint8Array, start: number, end: number): boolean {
+  const first = b[start + 1];
+  if (first === 0x69 || first === 0x49) return (b[start + 2] | 0x20) !== 0x6e || (b[start + 3] | 0x20) !== 0x66;
+  if (first === 0x6e || first === 0x4e) return (b[start + 2] | 0x20) !== 0x61 || (b[start + 3] | 0x20) !== 0x6e;
+  return readSpanFloat(b, start, end, floatScratch) === SPAN_FLOAT_NULL;
+}
+
+function hasBackslash(b: Uint8Array, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) if (b[k] === BACKSLASH) return true;
+  return false;
+}
+
+/** `text` as row i's text reading (and its prefix key). */
+function setText(cols: SortColumns, i: number, text: string): void {
+  cols.text[i] = text;
+  if (cols.textFrom !== undefined) cols.textFrom[i] = TEXT_MADE;
+  if (cols.prefix !== undefined) cols.prefix[i] = textPrefixKey(text);
+}
+
+/** Code units a prefix key reads (7 bits each: 49 bits, an exact double). */
+const PREFIX_UNITS = 7;
+
+/**
+ * A number that orders texts as compareStrings does, weakly: compareStrings(a, b) < 0 implies
+ * textPrefixKey(a) <= textPrefixKey(b), so keys that differ order their texts (equal keys tell
+ * nothing). It reads the first 7 code units, each below 0x7f as itself; the first unit of 0x7f
+ * or above (every non-ASCII unit, surrogates included, orders after every ASCII one) reads as
+ * 0x7f and ends the key; a text that ends reads as 0 from there.
+ */
+export function textPrefixKey(text: string): number {
+  let key = 0, j = 0;
+  for (; j < PREFIX_UNITS && j < text.length; j++) {
+    const u = text.charCodeAt(j);
+    if (u >= 0x7f) {
+      key = key * 128 + 0x7f;
+      j++;
+      break;
+    }
+    key = key * 128 + u;
+  }
+  for (; j < PREFIX_UNITS; j++) key *= 128;
+  return key;
+}
+
+/**
+ * textPrefixKey of the text whose UTF-8 is `b[from, to)`: bytes below 0x7f are ASCII units, and
+ * the first byte of 0x7f or above is the first unit of 0x7f or above.
+ */
+function bytesPrefixKey(b: Uint8Array, from: number, to: number): number {
+  let key = 0, j = 0;
+  for (; j < PREFIX_UNITS && from + j < to; j++) {
+    const u = b[from + j];
+    if (u >= 0x7f) {
+      key = key * 128 + 0x7f;
+      j++;
+      break;
+    }
+    key = key * 128 + u;
+  }
+  for (; j < PREFIX_UNITS; j++) key *= 128;
+  return key;
 }
 
 /**
@@ -220,7 +310,45 @@ export interface SortColumns {
   present: Uint8Array;
   tier: Uint8Array;
   float: Float64Array;
+  /** The text readings; where `textFrom[i]` is not TEXT_MADE, row i's is not made yet (textsFor). */
   text: string[];
+  /**
+   * textPrefixKey of each row's text, when kept, for the rows with no float number reading (0
+   * for the others): a selection prunes on it (sort-candidates.ts).
+   */
+  prefix?: Float64Array;
+  /**
+   * Texts made on demand: row i's text is `textRows[i].text.slice(textFrom[i], textTo[i])`
+   * while `textFrom[i] >= 0`, `String(float[i])` while it is TEXT_OF_FLOAT (a first sort makes
+   * no string per row; most are never compared).
+   */
+  textFrom?: Int32Array;
+  textTo?: Int32Array;
+  textRows?: ReadonlyArray<{ readonly text: string } | undefined>;
+}
+
+/** textFrom: the text is made (in `text`), or is String(float). */
+export const TEXT_MADE = -1, TEXT_OF_FLOAT = -2;
+
+/** Columns for n rows whose texts may be made on demand from `rows` (and with prefix keys). */
+export function lazySortColumns(n: number, rows: ReadonlyArray<{ readonly text: string } | undefined>): SortColumns {
+  // Filled at once: as fast an array as one pushed n times (not a dictionary), in a third of the time.
+  const text = new Array<string>(n).fill('');
+  return { present: new Uint8Array(n), tier: new Uint8Array(n), float: new Float64Array(n), text, prefix: new Float64Array(n), textFrom: new Int32Array(n).fill(TEXT_MADE), textTo: new Int32Array(n), textRows: rows };
+}
+
+/** Makes the texts of rows `at` that are not made yet (before a comparator reads them). */
+export function textsFor(cols: SortColumns, at: ArrayLike<number>): void {
+  const from = cols.textFrom;
+  if (from === undefined) return;
+  const to = cols.textTo!, rows = cols.textRows!, text = cols.text;
+  for (let j = 0; j < at.length; j++) {
+    const p = at[j];
+    const f = from[p];
+    if (f === TEXT_MADE) continue;
+    text[p] = f === TEXT_OF_FLOAT ? String(cols.float[p]) : rows[p]!.text.slice(f, to[p]);
+    from[p] = TEXT_MADE;
+  }
 }
 
 /** Column-wise readings of `values` (one RowSortValue per row). */
@@ -235,7 +363,7 @@ export function setSortColumns(cols: SortColumns, i: number, v: RowSortValue): v
   cols.present[i] = v.present ? 1 : 0;
   cols.tier[i] = v.float === null ? FLOAT_NULL : Number.isNaN(v.float) ? FLOAT_NAN : FLOAT_NUMBER;
   cols.float[i] = v.float ?? 0;
-  cols.text[i] = v.text;
+  setText(cols, i, v.text);
 }
 
 /**
@@ -246,6 +374,7 @@ export function setSortColumns(cols: SortColumns, i: number, v: RowSortValue): v
 export function columnsComparator(columns: readonly SortColumns[], orders: readonly SortOrder[], at: ArrayLike<number>): PositionComparator {
   const keys: PositionComparator[] = [];
   orders.forEach((order, t) => {
+    textsFor(columns[t], at);
     const { present, tier, float, text } = columns[t];
     const sign = order === 'desc' ? -1 : 1;
     keys.push((a, b) => present[at[b]] - present[at[a]]);

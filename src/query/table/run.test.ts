@@ -11,21 +11,41 @@ import { ProjectStore } from '../../store/project.ts';
 import fc from 'fast-check';
 import { parseExact } from '../../core/json/exact.ts';
 import { usePathWalkWasm } from '../../core/json/path-walk.ts';
-import { rowComparator, rowSortValue, setSortColumns, type SortColumns } from './row-sort.ts';
+import { FLOAT_NUMBER, rowComparator, rowSortValue, setSortColumns, TEXT_MADE, textPrefixKey, textsFor, type SortColumns } from './row-sort.ts';
 
 const PROJECT = 'acme/evals';
 
 /** Stores rows (JSON texts, first writer wins per digest) and a table over them; returns the engine and digests. */
-function setup(rowTexts: string[], project = PROJECT) {
+/**
+ * A project holding one table of `rowTexts`. `packed`: the row texts are slices of one string,
+ * as a table_create stores them (ProjectStore.tableTextsWhenStored), for every position
+ * ('all') or all but every third, as if those rows were held already ('some').
+ */
+function setup(rowTexts: string[], project = PROJECT, packed: 'all' | 'some' | null = null) {
   const engine = createEngine();
   const p = engine.store.projectForWrite(project);
-  const digests = rowTexts.map((text) => {
+  const joined = rowTexts.join('');
+  const from = new Int32Array(rowTexts.length).fill(-1), to = new Int32Array(rowTexts.length);
+  const firstAt = new Map<string, number>();
+  let at = 0;
+  const digests = rowTexts.map((text, i) => {
     const digest = rowDigest(parseLossless(text));
-    if (!p.rows.has(digest)) p.rows.set(digest, { digest, text });
+    const slice = joined.slice(at, (at += text.length));
+    if (!p.rows.has(digest)) {
+      const own = packed !== null && !(packed === 'some' && i % 3 === 0);
+      p.rows.set(digest, { digest, text: own ? slice : text });
+      if (own) firstAt.set(digest, i);
+    }
+    const first = firstAt.get(digest);
+    if (first !== undefined) {
+      from[i] = joined.length - rowTexts.slice(first).join('').length;
+      to[i] = from[i] + rowTexts[first].length;
+    }
     return digest;
   });
   const digest = tableDigest(digests);
   p.tables.set(digest, digests);
+  if (packed !== null) p.tableTextsWhenStored.set(digest, { text: joined, from, to });
   return { engine, digest, rowDigests: digests };
 }
 
@@ -334,6 +354,10 @@ test('resolvedTable: the rows a table held when stored are read by position, and
   // A list of another length than the table's (not its rows) is not read by position.
   const other = resolvedTable(new TableCaches(), ['b'], project.rows, whenStored);
   assert.equal(other.rows[0], project.rows.get('b'));
+  // A table stored with every body: its rows as stored, every position (the same as looked up).
+  const full = resolvedTable(new TableCaches(), project.tables.get('V')!, project.rows, project.tableRowsWhenStored.get('V'));
+  assert.deepEqual([...full.positions], [0, 1]);
+  assert.deepEqual(full.rows, [project.rows.get('a'), project.rows.get('b')]);
 });
 
 test('first sort of a path of keys (its first key walked in WebAssembly batches): the order of the rows parsed and read whole, any rows, any path', () => {
@@ -401,25 +425,39 @@ test('first sort: a row walked after another of the same byte length gets its ow
 });
 
 test('first sort: the readings kept for a path are the rows\' parsed readings, ASCII rows (values sliced from the row text) and others, across walk batches', () => {
+  let lazyTextsSeen = 0, packedRuns = 0;
   const stringValue = fc.oneof(
-    fc.constantFrom('"plain"', '"10"', '" 7 "', '"-1e3"', '"inf"', '""', '"a\\"b"', '"\\u0041"', '"é"', '"😀x"', '"\\ud800"'),
+    fc.constantFrom('"plain"', '"10"', '" 7 "', '"-1e3"', '"inf"', '""', '"a\\"b"', '"\\u0041"', '"é"', '"😀x"', '"\\ud800"', '"invoice"', '"nan"', '"need"', '"Infinity "'),
+    // Numbers (short ones read from the bytes, long ones and -0 from the text), literals, containers.
+    fc.constantFrom('1.5', '-3', '10', '0.1', '1E2', '-0', '1e300', '123456789012345678', '3.141592653589793', 'true', 'false', 'null', '{"x":1}', '[2]'),
+    fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => JSON.stringify(d)),
     fc.string({ maxLength: 30 }).map((s) => JSON.stringify(s)),
     fc.string({ unit: 'binary', maxLength: 12 }).map((s) => JSON.stringify(s)),
   );
   const row = fc.tuple(fc.constantFrom('', '"pad":"ü",', '"pad":[1,"x"],'), fc.boolean(), stringValue).map(([pad, nested, v]) => (nested ? `{${pad}"k":{"v":${v}}}` : `{${pad}"v":${v}}`));
   fc.assert(
-    fc.property(fc.array(row, { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 60 }), fc.boolean(), fc.boolean(), (texts, copies, nested, wasm) => {
+    fc.property(fc.array(row, { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 60 }), fc.boolean(), fc.boolean(), fc.constantFrom(null, 'all' as const, 'some' as const), (texts, copies, nested, wasm, packed) => {
       // Copies with a distinct id: more rows than one batch of the walk (1024) in some runs.
       const all = Array.from({ length: copies }, (_, c) => texts.map((t, i) => t.replace(/^\{/, `{"id":${c * 1000 + i},`))).flat();
       const path = nested ? ['k', 'v'] : ['v'];
       usePathWalkWasm(wasm);
       try {
-        const { engine, digest } = setup(all);
+        // Some rows twice (a digest listed twice, read through its first position's text).
+        const listed = all.length > 3 ? [...all, all[1], all[2]] : all;
+        const { engine, digest } = setup(listed, PROJECT, packed);
         query(engine, { digest, sort_by: [{ field: path.join('.'), order: 'asc' }], limit: 1 });
         const cols = tableCaches(engine.store).sorts.get(engine.store.project(PROJECT)!.tables.get(digest)!)!.get(JSON.stringify(path))!;
-        const want: SortColumns = { present: new Uint8Array(all.length), tier: new Uint8Array(all.length), float: new Float64Array(all.length), text: all.map(() => '') };
-        all.forEach((t, i) => setSortColumns(want, i, rowSortValue(parseExact(t), path)));
+        const want: SortColumns = { present: new Uint8Array(listed.length), tier: new Uint8Array(listed.length), float: new Float64Array(listed.length), text: listed.map(() => '') };
+        listed.forEach((t, i) => setSortColumns(want, i, rowSortValue(parseExact(t), path)));
+        // Texts not made yet are made from the rows, as a comparator makes them (textsFor).
+        const pending = cols.textFrom!.filter((f) => f !== TEXT_MADE).length;
+        lazyTextsSeen += pending;
+        if (packed !== null) packedRuns++;
+        textsFor(cols, Int32Array.from(listed, (_, i) => i));
+        assert.ok(cols.textFrom!.every((f) => f === TEXT_MADE));
         assert.deepEqual(cols.text, want.text);
+        // Prefix keys are kept for the rows without a float number reading.
+        assert.deepEqual([...cols.prefix!].map((k, i) => (want.tier[i] === FLOAT_NUMBER ? 0 : k)), want.text.map((t, i) => (want.tier[i] === FLOAT_NUMBER ? 0 : textPrefixKey(t))));
         assert.deepEqual([...cols.present], [...want.present]);
         assert.deepEqual([...cols.tier], [...want.tier]);
         assert.deepEqual([...cols.float], [...want.float]);
@@ -427,6 +465,25 @@ test('first sort: the readings kept for a path are the rows\' parsed readings, A
         usePathWalkWasm(true);
       }
     }),
-    { numRuns: 40 },
+    { numRuns: 60 },
   );
+  assert.ok(lazyTextsSeen > 0, 'some texts were left to be made on demand');
+  assert.ok(packedRuns > 0, 'some tables had their texts packed');
+});
+
+test('first sort of packed row texts: a row longer than a walk batch, non-ASCII runs and held rows read as parsed (both walks)', () => {
+  const long = `{"v":"${'x'.repeat(400_000)}","w":1}`;
+  const texts = ['{"v":"b"}', '{"v":"é"}', long, '{"v":"a"}', '{"k":1,"v":"😀"}', '{"v":2}', '{"v":"a\\u0041"}', long.replace('"w":1', '"w":2'), '{"v":"c"}'];
+  for (const wasm of [false, true]) {
+    for (const packed of ['all', 'some'] as const) {
+      usePathWalkWasm(wasm);
+      try {
+        const { engine, digest } = setup(texts, PROJECT, packed);
+        const got = indexes(query(engine, { digest, sort_by: [{ field: 'v', order: 'desc' }] }));
+        assert.deepEqual(got, [5, 4, 1, 2, 7, 8, 0, 6, 3], `wasm ${wasm} ${packed}`);
+      } finally {
+        usePathWalkWasm(true);
+      }
+    }
+  }
 });

@@ -12,14 +12,14 @@ import type { Engine } from '../../api/types.ts';
 import { exactPlain, parseExact } from '../../core/json/exact.ts';
 import { parseLossless } from '../../core/json/lossless.ts';
 import { stringBytes, type DerivedCache } from '../../store/derived.ts';
-import type { StoredRow } from '../../store/project.ts';
+import type { PackedRowTexts, StoredRow } from '../../store/project.ts';
 import type { Store } from '../../store/store.ts';
 import { selectWindow } from '../sort.ts';
 import type { TableQuery, TableQueryStats } from './request.ts';
 import { firstKeyCandidates } from './sort-candidates.ts';
-import { columnsComparator, rowSortSteps, rowSortValue, setSortColumns, setSortColumnsOfSpan, setSortColumnsOfText, type SortColumns } from './row-sort.ts';
+import { columnsComparator, lazySortColumns, rowSortSteps, type RowSortSteps, rowSortValue, setSortColumns, setSortColumnsOfSpan, setSortColumnsOfText, type SortColumns } from './row-sort.ts';
 import { locatePathBytes } from '../../core/json/path-extract.ts';
-import { TextMemberWalk } from '../../core/json/path-walk.ts';
+import { PackedTextMemberWalk, TextMemberWalk } from '../../core/json/path-walk.ts';
 import { isNullLiteral } from '../../core/json/bytes.ts';
 
 /** One result row: the stored body and its position in the table. */
@@ -86,7 +86,8 @@ export function queryTableRows(engine: Engine, req: TableQuery): Iterable<TableR
   const whenStored = project.tableRowsWhenStored.get(req.digest);
   const positions = candidatePositions(caches, digests, rows, wanted, whenStored);
   const byPosition = resolvedTable(caches, digests, rows, whenStored).rows;
-  const columns = req.sort_by.map((term) => tableSortColumns(caches, digests, byPosition, term.path));
+  const packed = project.tableTextsWhenStored.get(req.digest);
+  const columns = req.sort_by.map((term) => tableSortColumns(caches, digests, byPosition, term.path, packed));
   const k = limit === null ? positions.length : Math.min(positions.length, offset + limit);
   // Only rows that can reach the first k on the first term's readings are ranked in full.
   const ranked = firstKeyCandidates(columns[0], req.sort_by[0].order === 'desc', positions, k) ?? positions;
@@ -119,6 +120,7 @@ export class TableCaches implements DerivedCache {
     for (const perPath of this.sorts.values()) {
       for (const [key, c] of perPath) {
         n += stringBytes(key) + c.present.byteLength + c.tier.byteLength + c.float.byteLength + 8 * c.text.length;
+        n += (c.prefix?.byteLength ?? 0) + (c.textFrom?.byteLength ?? 0) + (c.textTo?.byteLength ?? 0);
         for (const t of c.text) if (t !== undefined) n += stringBytes(t);
       }
     }
@@ -148,7 +150,7 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V, limit: number): void {
 /** A table's rows resolved by position (undefined where no body is stored), and the positions that have one. */
 interface ResolvedTable {
   rowCount: number;
-  rows: Array<StoredRow | undefined>;
+  rows: ReadonlyArray<StoredRow | undefined>;
   positions: Int32Array;
   /** digestKey of each position's digest, made by the first digest filter on the table. */
   keys?: Uint32Array;
@@ -180,6 +182,14 @@ export function resolvedTable(caches: TableCaches, digests: readonly string[], r
   const n = digests.length;
   // The rows as the table was stored (ProjectStore.storeTable): only its gaps are looked up.
   const stored = whenStored !== undefined && whenStored.length === n ? whenStored : null;
+  if (stored !== null && !stored.includes(undefined)) {
+    // Every body was stored with the table: its rows as they are, every position present.
+    const every = new Int32Array(n);
+    for (let i = 0; i < n; i++) every[i] = i;
+    const table = { rowCount: rows.size, rows: stored, positions: every };
+    remember(caches.positions, digests, table, CACHED_TABLES);
+    return table;
+  }
   // Pushed, not `new Array(n)`: a large preallocated array is a slow dictionary.
   const resolved: Array<StoredRow | undefined> = [];
   const found = new Int32Array(n);
@@ -227,21 +237,24 @@ export function candidatePositions(caches: TableCaches, digests: readonly string
  * Sort readings of one path for every position of a table, cached: a repeated sort reads
  * typed arrays instead of parsing rows.
  */
-function tableSortColumns(caches: TableCaches, digests: readonly string[], rows: ReadonlyArray<StoredRow | undefined>, path: readonly string[]): SortColumns {
+function tableSortColumns(caches: TableCaches, digests: readonly string[], rows: ReadonlyArray<StoredRow | undefined>, path: readonly string[], packed?: PackedRowTexts): SortColumns {
   let perPath = touch(caches.sorts, digests);
   if (!perPath) remember(caches.sorts, digests, (perPath = new Map()), CACHED_TABLES);
   const key = JSON.stringify(path);
   let cols = touch(perPath, key);
   if (cols) return cols;
   const n = digests.length;
-  // Texts pushed, not `new Array(n)`: a large preallocated array is a slow dictionary.
-  const text: string[] = [];
-  for (let i = 0; i < n; i++) text.push('');
-  cols = { present: new Uint8Array(n), tier: new Uint8Array(n), float: new Float64Array(n), text };
+  cols = lazySortColumns(n, rows);
   const steps = rowSortSteps(path);
   // A path of keys only has its first key found in batches of rows, in WebAssembly
   // (core/json/path-walk.ts), the rest walked from there.
-  const walk = steps !== null && steps.sameWalk && steps.bytesWalk && steps.value.length > 0 ? new TextMemberWalk(steps.value[0], (i) => textToWalk(rows[i]), n) : null;
+  const walked = steps !== null && steps.sameWalk && steps.bytesWalk && steps.value.length > 0;
+  if (walked && packed !== undefined && packed.from.length === n) {
+    const complete = walkPackedRows(cols, rows, path, steps, new PackedTextMemberWalk(steps.value[0], packed.text, packed.from, packed.to, (i) => textToWalk(rows[i]), n));
+    if (complete) remember(perPath, key, cols, SORT_PATHS_PER_TABLE);
+    return cols;
+  }
+  const walk = walked ? new TextMemberWalk(steps.value[0], (i) => textToWalk(rows[i]), n) : null;
   const rest = steps?.value.slice(1) ?? [];
   let complete = true;
   for (let i = 0; i < n; i++) {
@@ -269,6 +282,39 @@ function tableSortColumns(caches: TableCaches, digests: readonly string[], rows:
   }
   if (complete) remember(perPath, key, cols, SORT_PATHS_PER_TABLE);
   return cols;
+}
+
+/**
+ * tableSortColumns' loop over rows whose texts sit in one string (PackedTextMemberWalk): the
+ * same readings, with the ASCII test of each row known from its run. Whether every row had a
+ * body (a gap may be filled later: the readings are then not cached).
+ */
+function walkPackedRows(cols: SortColumns, rows: ReadonlyArray<StoredRow | undefined>, path: readonly string[], steps: RowSortSteps, walk: PackedTextMemberWalk): boolean {
+  const rest = steps.value.slice(1);
+  const deeper = rest.length > 0;
+  const start = walk.members.start, end = walk.members.end;
+  let complete = true;
+  for (let i = 0; i < cols.present.length; i++) {
+    const row = rows[i];
+    if (row === undefined) {
+      complete = false;
+      continue;
+    }
+    if (row.parsed !== undefined) {
+      setSortColumns(cols, i, rowSortValue(row.parsed, path));
+      continue;
+    }
+    const b = walk.walk(i);
+    let s = start[0], e = end[0];
+    let found = s >= 0;
+    if (found && deeper) {
+      found = locatePathBytes(b, s, e, rest, restSpan);
+      s = restSpan[0];
+      e = restSpan[1];
+    }
+    setSortColumnsOfSpan(cols, i, row.text, steps, b, found, s, e, found && !isNullLiteral(b, s, e), walk.rowAscii ? walk.rowFrom : -1);
+  }
+  return complete;
 }
 
 /** The text a table's first sort walks for a row (a row parsed already is read parsed). */

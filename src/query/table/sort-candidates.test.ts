@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { selectWindow } from '../sort.ts';
 import type { SortOrder } from './request.ts';
-import { columnsComparator, FLOAT_NAN, FLOAT_NULL, FLOAT_NUMBER, type SortColumns } from './row-sort.ts';
+import { columnsComparator, FLOAT_NAN, FLOAT_NULL, FLOAT_NUMBER, lazySortColumns, textPrefixKey, type SortColumns } from './row-sort.ts';
 import { firstKeyCandidates } from './sort-candidates.ts';
 
 function lcg(seed: number): (n: number) => number {
@@ -30,6 +30,52 @@ function randomColumns(rand: (n: number) => number, n: number, distinct: number)
   }
   return cols;
 }
+
+/**
+ * Readings with prefix keys, most rows without a float reading (so the text decides), texts
+ * from a pool sharing long prefixes (equal keys, different texts) and left to be made on
+ * demand from row texts for some rows.
+ */
+function prefixedColumns(rand: (n: number) => number, n: number): SortColumns {
+  const words = ['', 'a', 'b', 'abcdefgh', 'abcdefgi', 'abcdefg', 'abcdefgh~', 'é', 'éa', '\u007f', 'null', 'zz'];
+  const rows = Array.from({ length: n }, () => ({ text: `{"v":"${words[rand(words.length)]}"}` }));
+  const cols = lazySortColumns(n, rows);
+  for (let i = 0; i < n; i++) {
+    cols.present[i] = rand(10) < 8 ? 1 : 0;
+    cols.tier[i] = rand(10) === 0 ? rand(3) : FLOAT_NULL;
+    cols.float[i] = cols.tier[i] === FLOAT_NUMBER ? rand(5) : 0;
+    const text = rows[i].text.slice(6, -2);
+    if (rand(2) === 0) {
+      cols.textFrom![i] = 6;
+      cols.textTo![i] = rows[i].text.length - 2;
+      cols.prefix![i] = textPrefixKey(text);
+    } else {
+      cols.text[i] = text;
+      cols.prefix![i] = textPrefixKey(text);
+    }
+  }
+  return cols;
+}
+
+test('pruning on the first term\'s text prefix keys never changes the window', () => {
+  const rand = lcg(99);
+  let prunedRuns = 0;
+  for (let round = 0; round < 300; round++) {
+    const n = 1 + rand(3000);
+    const columns = [prefixedColumns(rand, n), randomColumns(rand, n, 1 + rand(5))];
+    const terms = 1 + rand(2);
+    const orders: SortOrder[] = Array.from({ length: terms }, () => (rand(2) ? 'asc' : 'desc'));
+    const all = Array.from({ length: n }, (_, i) => i);
+    const positions = Int32Array.from(rand(2) ? all : all.filter(() => rand(3) !== 0));
+    const k = Math.min(positions.length, 1 + rand(rand(2) ? 50 : positions.length));
+    const offset = rand(k + 1);
+    // The window over every position, its texts made first (a comparator makes them).
+    const { all: want, pruned, ranked } = both(columns.slice(0, terms), orders, positions, offset, k);
+    assert.deepEqual(pruned, want, `round ${round}: n=${n} k=${k} offset=${offset} orders=${orders}`);
+    if (ranked !== null) prunedRuns++;
+  }
+  assert.ok(prunedRuns > 50, `pruning ran in ${prunedRuns} rounds`);
+});
 
 /** The window as selectWindow ranks it over every position, and over the candidates alone. */
 function both(columns: SortColumns[], orders: SortOrder[], positions: Int32Array, offset: number, k: number) {

@@ -1,14 +1,16 @@
 /**
  * Which rows of a table sort can reach the first `k`, decided on the first sort term's
- * presence and float readings alone (row-sort.ts), in three tight passes over typed arrays, so
- * that the full comparator (every term, texts, table order) only ranks the few that can.
+ * presence and float readings and its texts' prefix keys alone (row-sort.ts), in a few tight
+ * passes over typed arrays, so that the full comparator (every term, texts, table order) only
+ * ranks the few that can.
  *
  * The first two keys of a term put every row in one of six groups, in comparator order:
  * present before missing, and within each, float numbers, then NaN, then no float reading.
  * Rows in groups before the group G where the count reaches k are all in; rows in groups after
  * G have at least k rows strictly ahead and are out. Within G, when it holds numbers, a row
  * whose (signed) float is beyond the m-th best of G (m = what G must supply) has k rows strictly
- * ahead too. Everything kept still goes through the full comparator: only rows that cannot be
+ * ahead too; when G holds no numbers, its rows tie on both keys and a row whose (signed) text
+ * prefix key is beyond the m-th best of G has k rows strictly ahead on the text. Everything kept still goes through the full comparator: only rows that cannot be
  * among the first k are dropped, so the order of the result does not change.
  */
 import { heapPush, heapReplaceRoot, kthSmallest } from '../sort.ts';
@@ -86,52 +88,51 @@ export function firstKeyCandidates(cols: SortColumns, descending: boolean, at: I
   }
 
   // Within G, numbers: the m-th smallest signed float among G's rows is the bar (m = what G
-  // must supply); otherwise all of G is kept (its rows tie on both keys).
+  // must supply). Otherwise G's rows tie on both keys and the third (the text) decides: with
+  // prefix keys (row-sort.ts textPrefixKey: a smaller signed key is a text strictly ahead), the
+  // m-th smallest signed key is the bar; without them all of G is kept.
   let bar = Infinity;
-  if (g % 3 === FLOAT_NUMBER) {
-    const m = k - before;
+  const m = k - before;
+  const keys = g % 3 === FLOAT_NUMBER ? float : cols.prefix;
+  if (keys !== undefined) {
     if (g === 0 && heaped) bar = heap[0];
-    else bar = m <= HEAP_LIMIT ? boundedMth(cols, at, g, sign, m) : copiedMth(cols, at, g, sign, counts[g], m);
+    else bar = m <= HEAP_LIMIT ? boundedMth(cols, keys, at, g, sign, m) : copiedMth(cols, keys, at, g, sign, counts[g], m);
   }
+  const within = keys ?? float;
+  // One pass: the kept rows are written out as they are found (and dropped if too many).
+  const out = new Int32Array(n);
   let kept = 0;
   for (let j = 0; j < n; j++) {
     const p = at[j];
     const pg = (present[p] === 1 ? 0 : 3) + tier[p];
-    if (pg < g || (pg === g && sign * float[p] <= bar)) kept++;
+    if (pg < g || (pg === g && sign * within[p] <= bar)) out[kept++] = p;
   }
-  if (kept >= n / 2) return null;
-  const out = new Int32Array(kept);
-  for (let j = 0, i = 0; j < n; j++) {
-    const p = at[j];
-    const pg = (present[p] === 1 ? 0 : 3) + tier[p];
-    if (pg < g || (pg === g && sign * float[p] <= bar)) out[i++] = p;
-  }
-  return out;
+  return kept >= n / 2 ? null : out.slice(0, kept);
 }
 
-/** The m-th smallest signed float of the rows in group `g`, through a max-heap of the m best. */
-function boundedMth(cols: SortColumns, at: Int32Array, g: number, sign: number, m: number): number {
-  const { present, tier, float } = cols;
+/** The m-th smallest signed key of the rows in group `g`, through a max-heap of the m best. */
+function boundedMth(cols: SortColumns, keys: Float64Array, at: Int32Array, g: number, sign: number, m: number): number {
+  const { present, tier } = cols;
   const heap = new Float64Array(m);
   let size = 0;
   for (let j = 0; j < at.length; j++) {
     const p = at[j];
     if ((present[p] === 1 ? 0 : 3) + tier[p] !== g) continue;
-    const r = sign * float[p];
+    const r = sign * keys[p];
     if (size < m) heapPush(heap, size++, r);
     else if (r < heap[0]) heapReplaceRoot(heap, m, r);
   }
   return heap[0];
 }
 
-/** The same as boundedMth for a large m: the group's values copied, then quickselect. */
-function copiedMth(cols: SortColumns, at: Int32Array, g: number, sign: number, size: number, m: number): number {
-  const { present, tier, float } = cols;
+/** The same as boundedMth for a large m: the group's keys copied, then quickselect. */
+function copiedMth(cols: SortColumns, keys: Float64Array, at: Int32Array, g: number, sign: number, size: number, m: number): number {
+  const { present, tier } = cols;
   const values = new Float64Array(size);
   let i = 0;
   for (let j = 0; j < at.length; j++) {
     const p = at[j];
-    if ((present[p] === 1 ? 0 : 3) + tier[p] === g) values[i++] = sign * float[p];
+    if ((present[p] === 1 ? 0 : 3) + tier[p] === g) values[i++] = sign * keys[p];
   }
   return kthSmallest(values, m);
 }
