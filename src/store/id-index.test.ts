@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { IdHash, IdIndex } from './id-index.ts';
+import { IdHash, idHashSeed, IdIndex } from './id-index.ts';
 import { CollidingIdHash } from './id-index.testing.ts';
 
 const utf8 = (s: string) => Buffer.from(s, 'utf8');
@@ -28,6 +28,23 @@ test('IdHash: a string hashes as its UTF-8 bytes (ASCII, non-ASCII, lone surroga
     seen.add(`${h.a},${h.b}`);
   }
   assert.equal(seen.size, 20000);
+});
+
+test('IdHash starts from a seed: the same seed, the same hash; another seed, another one (ids a client picks cannot be aimed at one probe run)', () => {
+  const ids = ['call-1', '0192f0a4-7c3e-7d2a-9b1e-5f6a7b8c9d0e', 'é', ''];
+  const hashOf = (h: IdHash, id: string) => (h.string(id), [h.a, h.b]);
+  // The default is this thread's seed, the one a load's worker is given.
+  for (const id of ids) assert.deepEqual(hashOf(new IdHash(), id), hashOf(new IdHash(idHashSeed()), id));
+  const s1 = new IdHash([1, 2]), s1again = new IdHash([1, 2]), s2 = new IdHash([1, 3]), s3 = new IdHash([7, 2]);
+  for (const id of ids) {
+    assert.deepEqual(hashOf(s1, id), hashOf(s1again, id));
+    assert.notDeepEqual(hashOf(s1, id), hashOf(s2, id));
+    assert.notDeepEqual(hashOf(s1, id), hashOf(s3, id));
+  }
+  // The slot a probe starts from (the low bits of `a`) moves with the seed too.
+  let moved = 0;
+  for (let i = 0; i < 1000; i++) if ((hashOf(s1, `call-${i}`)[0] & 1023) !== (hashOf(s3, `call-${i}`)[0] & 1023)) moved++;
+  assert.ok(moved > 990, `${moved} of 1000 start slots moved`);
 });
 
 type Op = { kind: 'set'; id: number; row: number } | { kind: 'get'; id: number } | { kind: 'hashed'; id: number; given: boolean };

@@ -14,19 +14,50 @@
 const encoder = new TextEncoder();
 
 /**
+ * The seed every IdHash of this thread starts from, random per process: call ids are chosen by
+ * clients, and with a fixed hash a client could send ids that all land in one probe run (each
+ * write then walks the run: quadratic). A worker that hashes for this thread (a load's scanning
+ * thread) takes this thread's seed (idHashSeed() → useIdHashSeed()) before it hashes anything.
+ */
+let seed: readonly [number, number] = randomSeed();
+
+function randomSeed(): [number, number] {
+  const words = crypto.getRandomValues(new Uint32Array(2));
+  return [words[0] | 0, words[1] | 0];
+}
+
+/** This thread's seed, for a worker whose hashes must agree with this thread's. */
+export function idHashSeed(): [number, number] {
+  return [seed[0], seed[1]];
+}
+
+/** Makes `parentSeed` this thread's seed (a worker, before its first IdHash is made). */
+export function useIdHashSeed(parentSeed: readonly [number, number]): void {
+  seed = [parentSeed[0] | 0, parentSeed[1] | 0];
+}
+
+/**
  * The 64-bit hash of an id's UTF-8 bytes as two 32-bit halves in `a`, `b` (never both 0: (0, 0)
- * means "not hashed" where a loader hands hashes over). The same bytes give the same halves on
- * any thread; string() hashes a string's UTF-8 encoding, so it agrees with bytes() on the bytes
- * a string was decoded from.
+ * means "not hashed" where a loader hands hashes over). The same bytes and seed give the same
+ * halves on any thread; string() hashes a string's UTF-8 encoding, so it agrees with bytes() on
+ * the bytes a string was decoded from.
  */
 export class IdHash {
   a = 0;
   b = 0;
   private scratch = new Uint8Array(256);
+  private readonly seedA: number;
+  private readonly seedB: number;
+
+  /** `from`: the seed (this thread's by default; a test passes its own). */
+  constructor(from: readonly [number, number] = seed) {
+    this.seedA = (0x811c9dc5 ^ from[0]) | 0;
+    this.seedB = (0x9747b28c ^ from[1]) | 0;
+  }
 
   /** Hashes `bytes[from, to)`. */
   bytes(bytes: Uint8Array, from: number, to: number): void {
-    let a = 0x811c9dc5 | 0, b = 0x9747b28c | 0;
+    let a = this.seedA, b = this.seedB;
     for (let i = from; i < to; i++) {
       const c = bytes[i];
       a = Math.imul(a ^ c, 0x01000193);
@@ -38,7 +69,7 @@ export class IdHash {
 
   /** Hashes the UTF-8 encoding of `id` (an ASCII id is hashed from its characters, no encoding). */
   string(id: string): void {
-    let a = 0x811c9dc5 | 0, b = 0x9747b28c | 0;
+    let a = this.seedA, b = this.seedB;
     for (let i = 0; i < id.length; i++) {
       const c = id.charCodeAt(i);
       if (c >= 0x80) return this.encoded(id);

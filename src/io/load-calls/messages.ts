@@ -18,6 +18,8 @@ export interface WorkerData {
   blocksDone: SharedArrayBuffer;
   /** A one-shot gate's request: the worker judges each line for it (GateScreen) as it scans. */
   gateSpec: OneShotGateSpec | null;
+  /** The main thread's IdHash seed: the ids this thread hashes must probe the main thread's index. */
+  idHashSeed: [number, number];
 }
 
 /** The prescan of a block's lines (slot i is line i). */

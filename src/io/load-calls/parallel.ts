@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { GateScreen, type OneShotGateSpec } from '../../load/calls/one-shot-gate.ts';
 import { CallLinePrescan } from '../../load/calls/scanned-call.ts';
+import { idHashSeed } from '../../store/id-index.ts';
 import type { LineRef, ReadProgress } from '../lines.ts';
 import { BlockScan } from './block-scan.ts';
 import type { WorkerData, WorkerMessage } from './messages.ts';
@@ -73,7 +74,7 @@ export async function forEachPrescannedLine(
   const totalBytes = (await stat(path)).size;
   const blocksDone = new SharedArrayBuffer(4);
   const done = new Int32Array(blocksDone);
-  const worker = startWorker({ file: path, blockSize, maxInFlight: MAX_IN_FLIGHT, handOverAt, gateSpec, blocksDone });
+  const worker = startWorker({ file: path, blockSize, maxInFlight: MAX_IN_FLIGHT, handOverAt, gateSpec, blocksDone, idHashSeed: idHashSeed() });
   let ownScan: BlockScan | null = null;
   try {
     await new Promise<void>((resolve, reject) => {

@@ -11,11 +11,14 @@ import { createReadStream } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createGunzip } from 'node:zlib';
 import { GateScreen } from '../../load/calls/one-shot-gate.ts';
+import { useIdHashSeed } from '../../store/id-index.ts';
 import { BlockScan } from './block-scan.ts';
 import { forEachLineIn, LineBlocks } from './line-blocks.ts';
 import type { BlockMessage, WorkerData, WorkerMessage } from './messages.ts';
 
-const { file, blockSize, maxInFlight, handOverAt, gateSpec, blocksDone } = workerData as WorkerData;
+const { file, blockSize, maxInFlight, handOverAt, gateSpec, blocksDone, idHashSeed } = workerData as WorkerData;
+// Before any IdHash is made here (BlockScan's, GateScreen's): hashes sent must be the main thread's.
+useIdHashSeed(idHashSeed);
 const port = parentPort!;
 const done = new Int32Array(blocksDone);
 
