@@ -285,133 +285,38 @@ const utf8Write = typeof Buffer === 'function' ? (Buffer.prototype.utf8Write as 
 const encoder = new TextEncoder();
 
 /**
- * One key's member walk over rows stored as JS strings (table rows), in order: each row is
- * encoded to UTF-8 straight into the module's memory, a batch of rows walked there at once.
- * `walk(i)` returns the bytes the row now sits in (the module's memory, valid until the next
- * walk of another batch), its span in `rowFrom`/`rowTo`, and the key's value span in
- * `members`, as MemberSpans.walk over the row's UTF-8 gives it.
+ * One key's member walk over rows stored as JS strings (table rows), in order: a batch of rows
+ * is encoded to UTF-8 straight into the module's memory and walked there at once (how: fill(),
+ * per subclass). `walk(i)` returns the bytes the row now sits in (the module's memory, valid
+ * until the next walk of another batch, or a scratch), its span in `rowFrom`/`rowTo`, whether
+ * it is all ASCII in `rowAscii`, and the key's value span in `members`, as MemberSpans.walk over
+ * the row's UTF-8 gives it.
  */
-export class TextMemberWalk {
-  readonly members = new MemberSpans();
-  rowFrom = 0;
-  rowTo = 0;
-  private first = 0;
-  private count = 0;
-  private readonly from = new Int32Array(MAX_ROWS);
-  private readonly to = new Int32Array(MAX_ROWS);
-  private readonly wasm: boolean;
-  private scratch = new Uint8Array(1024);
-  /** Rows of the batch longer than a batch: encoded into the scratch and walked by MemberSpans. */
-  private readonly alone = new Uint8Array(MAX_ROWS);
-
-  /** `textOf(i)`: row i's text, or null for a row not walked here (it is never asked for). */
-  constructor(
-    step: PathStep,
-    private readonly textOf: (i: number) => string | null,
-    private readonly rowCount: number,
-  ) {
-    this.members.add(step);
-    this.wasm = pathWalkWasmAvailable() && keysFit(this.members.wanted);
-  }
-
-  walk(i: number): Uint8Array {
-    if (!this.wasm) return this.walkHere(i);
-    const at = i - this.first;
-    if (at < 0 || at >= this.count) this.fill(i);
-    const k = i - this.first;
-    if (this.alone[k] === 1) return this.walkHere(i);
-    const from = this.from[k], to = this.to[k];
-    this.rowFrom = from;
-    this.rowTo = to;
-    // The module's memory and the scratch are rewritten for every batch and row: MemberSpans must
-    // not take a walk of the same span of them for the last one it made.
-    this.members.forget();
-    if (memoryBytes[STATUS + k] !== 0) this.members.walk(memoryBytes, from, to);
-    else {
-      const s = memoryWords[(RESULTS >> 2) + 2 * k];
-      this.members.start[0] = s;
-      this.members.end[0] = memoryWords[(RESULTS >> 2) + 2 * k + 1];
-    }
-    return memoryBytes;
-  }
-
-  /** The row encoded into a scratch and walked by MemberSpans. */
-  private walkHere(i: number): Uint8Array {
-    const text = this.textOf(i)!;
-    // UTF-8 takes at most 3 bytes per UTF-16 unit.
-    if (this.scratch.length <= 3 * text.length) this.scratch = new Uint8Array(3 * text.length + 1024);
-    const length = encoder.encodeInto(text, this.scratch).written;
-    this.rowFrom = 0;
-    this.rowTo = length;
-    this.members.forget();
-    this.members.walk(this.scratch, 0, length);
-    return this.scratch;
-  }
-
-  private fill(i: number): void {
-    const w = instance()!;
-    const n = Math.min(MAX_ROWS, this.rowCount - i);
-    let input = INPUT, r = 0;
-    for (; r < n; r++) {
-      const text = this.textOf(i + r);
-      this.alone[r] = text !== null && 3 * text.length > BATCH_BYTES ? 1 : 0;
-      if (text === null || this.alone[r] === 1) {
-        this.from[r] = this.to[r] = input;
-      } else {
-        if (r > 0 && input + 3 * text.length > INPUT + BATCH_BYTES) break;
-        ensureMemory(w, input + 3 * text.length + SLACK);
-        const length = utf8Write !== undefined ? utf8Write.call(memoryBytes, text, input, 3 * text.length) : encoder.encodeInto(text, memoryBytes.subarray(input)).written;
-        this.from[r] = input;
-        this.to[r] = input += length;
-      }
-      memoryWords[(ROWS >> 2) + 2 * r] = this.from[r];
-      memoryWords[(ROWS >> 2) + 2 * r + 1] = this.to[r];
-    }
-    walkBatch(w, this.members.wanted, r);
-    this.first = i;
-    this.count = r;
-  }
-}
-
-/**
- * TextMemberWalk over rows whose texts are slices of one string (a table's rows as written,
- * store/project.ts PackedRowTexts): rows that follow one another in that string are encoded with
- * one native write per run instead of one per row (a call per row was about half of a table's
- * first sort). A run that is all ASCII (as many bytes as code units) gives each row's bytes at
- * its offset in the run; a run that is not, and rows with no place in the string
- * (`from[i] < 0`), are encoded row by row. `rowAscii` says whether the row walked last is all
- * ASCII.
- */
-export class PackedTextMemberWalk {
+abstract class RowTextWalk {
   readonly members = new MemberSpans();
   rowFrom = 0;
   rowTo = 0;
   rowAscii = false;
-  private first = 0;
-  private count = 0;
-  private readonly rowAt = new Int32Array(MAX_ROWS);
-  private readonly rowEnd = new Int32Array(MAX_ROWS);
-  private readonly ascii = new Uint8Array(MAX_ROWS);
+  protected first = 0;
+  protected count = 0;
+  /** Per row of the batch: its span in the module's memory, and whether it is all ASCII. */
+  protected readonly rowAt = new Int32Array(MAX_ROWS);
+  protected readonly rowEnd = new Int32Array(MAX_ROWS);
+  protected readonly ascii = new Uint8Array(MAX_ROWS);
+  /** Rows of the batch longer than a batch: encoded into the scratch and walked by MemberSpans. */
+  protected readonly alone = new Uint8Array(MAX_ROWS);
   private readonly wasm: boolean;
   private scratch = new Uint8Array(1024);
-  /** Rows of the batch longer than a batch: encoded into the scratch and walked by MemberSpans. */
-  private readonly alone = new Uint8Array(MAX_ROWS);
 
-  /**
-   * Row i's text is `packed.slice(from[i], to[i])` where `from[i] >= 0`, else `textOf(i)`
-   * (null: a row not walked here, never asked for).
-   */
-  constructor(
-    step: PathStep,
-    private readonly packed: string,
-    private readonly from: Int32Array,
-    private readonly to: Int32Array,
-    private readonly textOf: (i: number) => string | null,
-    private readonly rowCount: number,
-  ) {
+  constructor(step: PathStep) {
     this.members.add(step);
     this.wasm = pathWalkWasmAvailable() && keysFit(this.members.wanted) && utf8Write !== undefined;
   }
+
+  /** Row i's text (null: a row not walked here, never asked for). */
+  protected abstract textAt(i: number): string | null;
+  /** Encodes the rows of a batch from `i` into the module (rowAt, rowEnd, ascii, alone, count) and walks them there. */
+  protected abstract fill(i: number): void;
 
   walk(i: number): Uint8Array {
     if (!this.wasm) return this.walkHere(i);
@@ -422,8 +327,8 @@ export class PackedTextMemberWalk {
     this.rowFrom = from;
     this.rowTo = to;
     this.rowAscii = this.ascii[k] === 1;
-    // The module's memory is rewritten for every batch: MemberSpans must not take a walk of the
-    // same span of it for the last one it made.
+    // The module's memory and the scratch are rewritten for every batch and row: MemberSpans must
+    // not take a walk of the same span of them for the last one it made.
     this.members.forget();
     if (memoryBytes[STATUS + k] !== 0) this.members.walk(memoryBytes, from, to);
     else {
@@ -431,10 +336,6 @@ export class PackedTextMemberWalk {
       this.members.end[0] = memoryWords[(RESULTS >> 2) + 2 * k + 1];
     }
     return memoryBytes;
-  }
-
-  private textAt(i: number): string | null {
-    return this.from[i] >= 0 ? this.packed.slice(this.from[i], this.to[i]) : this.textOf(i);
   }
 
   /** The row encoded into a scratch and walked by MemberSpans. */
@@ -451,8 +352,91 @@ export class PackedTextMemberWalk {
     return this.scratch;
   }
 
-  /** Encodes the rows of a batch from `i` into the module and walks them there. */
-  private fill(i: number): void {
+  /** Row `r` of the batch is `text` (not null), encoded at `input`; returns the input's new end. */
+  protected encodeRow(w: WalkExports, r: number, text: string, input: number): number {
+    ensureMemory(w, input + 3 * text.length + SLACK);
+    const length = utf8Write!.call(memoryBytes, text, input, 3 * text.length);
+    this.rowAt[r] = input;
+    this.rowEnd[r] = input + length;
+    this.ascii[r] = length === text.length ? 1 : 0;
+    return input + length;
+  }
+
+  /** The batch's `r` rows handed to the module and walked. */
+  protected walkFilled(w: WalkExports, i: number, r: number): void {
+    for (let k = 0; k < r; k++) {
+      memoryWords[(ROWS >> 2) + 2 * k] = this.rowAt[k];
+      memoryWords[(ROWS >> 2) + 2 * k + 1] = this.rowEnd[k];
+    }
+    walkBatch(w, this.members.wanted, r);
+    this.first = i;
+    this.count = r;
+  }
+}
+
+/** RowTextWalk over rows each its own string: each row encoded into the module on its own. */
+export class TextMemberWalk extends RowTextWalk {
+  /** `textOf(i)`: row i's text, or null for a row not walked here (it is never asked for). */
+  constructor(
+    step: PathStep,
+    private readonly textOf: (i: number) => string | null,
+    private readonly rowCount: number,
+  ) {
+    super(step);
+  }
+
+  protected textAt(i: number): string | null {
+    return this.textOf(i);
+  }
+
+  protected fill(i: number): void {
+    const w = instance()!;
+    const n = Math.min(MAX_ROWS, this.rowCount - i);
+    let input = INPUT, r = 0;
+    for (; r < n; r++) {
+      const text = this.textOf(i + r);
+      this.alone[r] = text !== null && 3 * text.length > BATCH_BYTES ? 1 : 0;
+      if (text === null || this.alone[r] === 1) {
+        this.rowAt[r] = this.rowEnd[r] = input;
+        this.ascii[r] = 0;
+      } else {
+        if (r > 0 && input + 3 * text.length > INPUT + BATCH_BYTES) break;
+        input = this.encodeRow(w, r, text, input);
+      }
+    }
+    this.walkFilled(w, i, r);
+  }
+}
+
+/**
+ * RowTextWalk over rows whose texts are slices of one string (a table's rows as written,
+ * store/project.ts PackedRowTexts): rows that follow one another in that string are encoded with
+ * one native write per run instead of one per row (a call per row was about half of a table's
+ * first sort). A run that is all ASCII (as many bytes as code units) gives each row's bytes at
+ * its offset in the run; a run that is not, and rows with no place in the string
+ * (`from[i] < 0`), are encoded row by row.
+ */
+export class PackedTextMemberWalk extends RowTextWalk {
+  /**
+   * Row i's text is `packed.slice(from[i], to[i])` where `from[i] >= 0`, else `textOf(i)`
+   * (null: a row not walked here, never asked for).
+   */
+  constructor(
+    step: PathStep,
+    private readonly packed: string,
+    private readonly from: Int32Array,
+    private readonly to: Int32Array,
+    private readonly textOf: (i: number) => string | null,
+    private readonly rowCount: number,
+  ) {
+    super(step);
+  }
+
+  protected textAt(i: number): string | null {
+    return this.from[i] >= 0 ? this.packed.slice(this.from[i], this.to[i]) : this.textOf(i);
+  }
+
+  protected fill(i: number): void {
     const w = instance()!;
     const n = Math.min(MAX_ROWS, this.rowCount - i);
     const from = this.from, to = this.to, rowAt = this.rowAt, rowEnd = this.rowEnd, ascii = this.ascii, alone = this.alone;
@@ -468,11 +452,7 @@ export class PackedTextMemberWalk {
           ascii[r] = 0;
         } else {
           if (r > 0 && input + 3 * text.length > INPUT + BATCH_BYTES) break;
-          ensureMemory(w, input + 3 * text.length + SLACK);
-          const length = utf8Write!.call(memoryBytes, text, input, 3 * text.length);
-          rowAt[r] = input;
-          rowEnd[r] = input += length;
-          ascii[r] = length === text.length ? 1 : 0;
+          input = this.encodeRow(w, r, text, input);
         }
         r++;
         continue;
@@ -495,22 +475,12 @@ export class PackedTextMemberWalk {
       } else {
         // Not ASCII: each row again, on its own (over what the run wrote).
         for (let k = r; k < e; k++) {
-          const text = this.packed.slice(from[i + k], to[i + k]);
-          const written = utf8Write!.call(memoryBytes, text, input, 3 * text.length);
-          rowAt[k] = input;
-          rowEnd[k] = input += written;
-          ascii[k] = written === text.length ? 1 : 0;
+          input = this.encodeRow(w, k, this.packed.slice(from[i + k], to[i + k]), input);
           alone[k] = 0;
         }
       }
       r = e;
     }
-    for (let k = 0; k < r; k++) {
-      memoryWords[(ROWS >> 2) + 2 * k] = rowAt[k];
-      memoryWords[(ROWS >> 2) + 2 * k + 1] = rowEnd[k];
-    }
-    walkBatch(w, this.members.wanted, r);
-    this.first = i;
-    this.count = r;
+    this.walkFilled(w, i, r);
   }
 }
