@@ -99,12 +99,20 @@ export async function assertLoopFreeDuring(base: string, path: string, body: Buf
     answered = performance.now();
     return r;
   });
-  while (answered === undefined) {
-    const r = await fetch(`${base}/health`);
-    await r.text();
-    if (sent > 0 && answered === undefined) healthAnswered.push(performance.now());
+  try {
+    while (answered === undefined) {
+      const r = await fetch(`${base}/health`);
+      await r.text();
+      if (sent > 0 && answered === undefined) healthAnswered.push(performance.now());
+    }
+  } catch (e) {
+    // A failed /health fails the test; the big request is awaited first so nothing outlives it.
+    await big.catch(() => undefined);
+    throw e;
+  } finally {
+    // A ticker left running would keep the test process alive after a failure.
+    clearInterval(ticker);
   }
-  clearInterval(ticker);
   const result = await big;
   assert.equal(result.status, 200, result.text.slice(0, 200));
   const window = answered - sent;
