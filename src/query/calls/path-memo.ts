@@ -15,7 +15,7 @@ import { jsonValueString, toFloat64OrNull, toInt64OrNull } from '../../core/ch/v
 import type { FieldAccessor } from './expr/fields.ts';
 import { MISSING } from './json-path.ts';
 import { readJsonSpanBytes, readPlainStringSpan, readSpanFloat, SPAN_FLOAT_NULL, SPAN_FLOAT_VALUE } from '../../core/json/path-extract.ts';
-import { BACKSLASH, QUOTE, isNullLiteral } from '../../core/json/bytes.ts';
+import { BACKSLASH, QUOTE, bytesEqualRange, isNullLiteral } from '../../core/json/bytes.ts';
 
 type JsonAccessor = Extract<FieldAccessor, { kind: 'json' }>;
 
@@ -226,7 +226,6 @@ export function jsonAccessor(read: RawReader, memo: PathMemo, size: number, read
    */
   const textEquals = (literal: string): ((row: number) => boolean) => {
     const want = utf8.encode(literal);
-    const n = want.length;
     const known = memo.equality(literal);
     const byText = (row: number): boolean => {
       const equal = str(row) === literal;
@@ -249,15 +248,7 @@ export function jsonAccessor(read: RawReader, memo: PathMemo, size: number, read
       const start = span[0], end = span[1];
       if (b[start] !== QUOTE) return byText(row);
       const from = start + 1, to = end - 1;
-      let equal = to - from === n;
-      if (equal) {
-        for (let i = 0; i < n; i++) {
-          if (b[from + i] !== want[i]) {
-            equal = false;
-            break;
-          }
-        }
-      }
+      const equal = bytesEqualRange(b, from, to, want);
       if (!equal) {
         // Unequal bytes are an unequal text only when they decode one to one.
         for (let i = from; i < to; i++) if (b[i] >= 0x80 || b[i] === BACKSLASH) return byText(row);
