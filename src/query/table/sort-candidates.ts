@@ -10,8 +10,9 @@
  * G have at least k rows strictly ahead and are out. Within G, when it holds numbers, a row
  * whose (signed) float is beyond the m-th best of G (m = what G must supply) has k rows strictly
  * ahead too; when G holds no numbers, its rows tie on both keys and a row whose (signed) text
- * prefix key is beyond the m-th best of G has k rows strictly ahead on the text. Everything kept still goes through the full comparator: only rows that cannot be
- * among the first k are dropped, so the order of the result does not change.
+ * prefix key is beyond the m-th best of G has k rows strictly ahead on the text. Everything
+ * kept still goes through the full comparator: only rows that cannot be among the first k are
+ * dropped, so the order of the result does not change.
  */
 import { heapPush, heapReplaceRoot, kthSmallest } from '../sort.ts';
 import { FLOAT_NUMBER, type SortColumns } from './row-sort.ts';
@@ -99,15 +100,21 @@ export function firstKeyCandidates(cols: SortColumns, descending: boolean, at: I
     else bar = m <= HEAP_LIMIT ? boundedMth(cols, keys, at, g, sign, m) : copiedMth(cols, keys, at, g, sign, counts[g], m);
   }
   const within = keys ?? float;
-  // One pass: the kept rows are written out as they are found (and dropped if too many).
-  const out = new Int32Array(n);
+  // Counted first, so that only a short list is ever allocated (no n-entry array per query).
   let kept = 0;
   for (let j = 0; j < n; j++) {
     const p = at[j];
     const pg = (present[p] === 1 ? 0 : 3) + tier[p];
-    if (pg < g || (pg === g && sign * within[p] <= bar)) out[kept++] = p;
+    if (pg < g || (pg === g && sign * within[p] <= bar)) kept++;
   }
-  return kept >= n / 2 ? null : out.slice(0, kept);
+  if (kept >= n / 2) return null;
+  const out = new Int32Array(kept);
+  for (let j = 0, i = 0; j < n; j++) {
+    const p = at[j];
+    const pg = (present[p] === 1 ? 0 : 3) + tier[p];
+    if (pg < g || (pg === g && sign * within[p] <= bar)) out[i++] = p;
+  }
+  return out;
 }
 
 /** The m-th smallest signed key of the rows in group `g`, through a max-heap of the m best. */
