@@ -63,19 +63,28 @@ test('pruning on the first term\'s text prefix keys never changes the window', (
   for (let round = 0; round < 300; round++) {
     const n = 1 + rand(3000);
     const columns = [prefixedColumns(rand, n), randomColumns(rand, n, 1 + rand(5))];
-    const terms = 1 + rand(2);
-    const orders: SortOrder[] = Array.from({ length: terms }, () => (rand(2) ? 'asc' : 'desc'));
-    const all = Array.from({ length: n }, (_, i) => i);
-    const positions = Int32Array.from(rand(2) ? all : all.filter(() => rand(3) !== 0));
-    const k = Math.min(positions.length, 1 + rand(rand(2) ? 50 : positions.length));
-    const offset = rand(k + 1);
-    // The window over every position, its texts made first (a comparator makes them).
-    const { all: want, pruned, ranked } = both(columns.slice(0, terms), orders, positions, offset, k);
-    assert.deepEqual(pruned, want, `round ${round}: n=${n} k=${k} offset=${offset} orders=${orders}`);
+    const { ranked } = prunedRound(rand, n, columns, round);
     if (ranked !== null) prunedRuns++;
   }
   assert.ok(prunedRuns > 50, `pruning ran in ${prunedRuns} rounds`);
 });
+
+/**
+ * One random round over `columns`: one or two terms in random orders, every position or a
+ * subset (a row-digest filter, missing bodies), a random window; asserts that the window over
+ * the candidates alone is the window over every position.
+ */
+function prunedRound(rand: (n: number) => number, n: number, columns: SortColumns[], round: number): { ranked: Int32Array | null; positions: Int32Array } {
+  const terms = 1 + rand(2);
+  const orders: SortOrder[] = Array.from({ length: terms }, () => (rand(2) ? 'asc' : 'desc'));
+  const all = Array.from({ length: n }, (_, i) => i);
+  const positions = Int32Array.from(rand(2) ? all : all.filter(() => rand(3) !== 0));
+  const k = Math.min(positions.length, 1 + rand(rand(2) ? 50 : positions.length));
+  const offset = rand(k + 1);
+  const { all: want, pruned, ranked } = both(columns.slice(0, terms), orders, positions, offset, k);
+  assert.deepEqual(pruned, want, `round ${round}: n=${n} k=${k} offset=${offset} orders=${orders}`);
+  return { ranked, positions };
+}
 
 /** The window as selectWindow ranks it over every position, and over the candidates alone. */
 function both(columns: SortColumns[], orders: SortOrder[], positions: Int32Array, offset: number, k: number) {
@@ -92,15 +101,7 @@ test('pruning on the first term never changes the window (generated readings, on
   for (let round = 0; round < 400; round++) {
     const n = 1 + rand(3000);
     const columns = [randomColumns(rand, n, 1 + rand(200)), randomColumns(rand, n, 1 + rand(5))];
-    const terms = 1 + rand(2);
-    const orders: SortOrder[] = Array.from({ length: terms }, () => (rand(2) ? 'asc' : 'desc'));
-    // Positions: every row, or a subset (a row-digest filter, missing bodies).
-    const all = Array.from({ length: n }, (_, i) => i);
-    const positions = Int32Array.from(rand(2) ? all : all.filter(() => rand(3) !== 0));
-    const k = Math.min(positions.length, 1 + rand(rand(2) ? 50 : positions.length));
-    const offset = rand(k + 1);
-    const { all: want, pruned, ranked } = both(columns.slice(0, terms), orders, positions, offset, k);
-    assert.deepEqual(pruned, want, `round ${round}: n=${n} k=${k} offset=${offset} orders=${orders}`);
+    const { ranked, positions } = prunedRound(rand, n, columns, round);
     if (ranked !== null) {
       prunedRuns++;
       assert.ok(ranked.length < positions.length / 2);
