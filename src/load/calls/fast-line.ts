@@ -4,7 +4,6 @@
  * thread's prescan of the same bytes), then storeCallParts. The slow path (JSON.parse and
  * parseCallRecord, in the fixture loader) takes every line this one declines.
  */
-import { DuplicateCallError } from '../../store/call-table.ts';
 import type { Store } from '../../store/store.ts';
 import { SCREENED, type OneShotGate } from './one-shot-gate.ts';
 import { storeCallParts } from './parts-body.ts';
@@ -43,14 +42,10 @@ export function storeFastCallLine(store: Store, buf: Buffer, start: number, end:
   if (scanned === null) return false;
   // Only the four JSON parts are stored (storeCallParts): their spans come from the same scan.
   const spans = partByteSpans(prescan ?? linePrescan, slot, 0, partSpans);
-  const table = store.projectForWrite(scanned.projectId).calls;
+  // The id's hash from the scanning thread, where it made one: the id string is not hashed here.
   const idHashes = prescan?.idHashes;
-  if (idHashes) {
-    // The duplicate check with the id's hash from the scanning thread: the table's own checks
-    // and its add then reuse it (IdIndex), so the id string is never hashed here.
-    if (table.rowOfHashed(scanned.record.id, idHashes[2 * slot], idHashes[2 * slot + 1]) >= 0) throw new DuplicateCallError(scanned.record.id);
-  }
-  storeCallParts(table, scanned.record, plainView(buf), spans, scanned.derived);
+  const table = store.projectForWrite(scanned.projectId).calls;
+  storeCallParts(table, scanned.record, plainView(buf), spans, scanned.derived, idHashes?.[2 * slot] ?? 0, idHashes?.[2 * slot + 1] ?? 0);
   return true;
 }
 

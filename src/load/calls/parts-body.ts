@@ -21,10 +21,12 @@ const bodySpans = new Int32Array(8);
  * last occurrence: the scan refuses repeated or escaped top-level keys, so each part's key is
  * spelled plainly once); the new body's spans go to the table with it. `derived` gives what
  * the row's columns take from the JSON parts, found by the same scan without building them.
- * DuplicateCallError for a stored id, and the table is left as it was.
+ * DuplicateCallError for a stored id, and the table is left as it was. `idHashA`/`idHashB`: the
+ * id's IdHash when the thread that scanned the line made it ((0, 0): hashed here); the table's
+ * own checks and its add then reuse it.
  */
-export function storeCallParts(table: CallTable, record: CallRecordPart, line: Uint8Array, spans: ArrayLike<number>, derived?: DerivedColumns): number {
-  if (table.rowOf(record.id) !== undefined) throw new DuplicateCallError(record.id); // before the arena makes room
+export function storeCallParts(table: CallTable, record: CallRecordPart, line: Uint8Array, spans: ArrayLike<number>, derived?: DerivedColumns, idHashA = 0, idHashB = 0): number {
+  if (table.rowOfHashed(record.id, idHashA, idHashB) >= 0) throw new DuplicateCallError(record.id); // before the arena makes room
   const run = memberRun(line, spans);
   let body: Uint8Array, offset: number, at: number;
   if (run >= 0) {
