@@ -6,6 +6,7 @@ import { FixtureError } from '../../core/errors.ts';
 import { createEngine } from '../../engine.ts';
 import { loadFixtures } from '../load-fixtures.ts';
 import { IdHash } from '../../store/id-index.ts';
+import type { OneShotGateSpec } from '../../load/calls/one-shot-gate.ts';
 import { forEachPrescannedLine } from './parallel.ts';
 import { callsFingerprint } from './store-fingerprint.testing.ts';
 import { tempDir } from '../temp-dir.testing.ts';
@@ -22,21 +23,25 @@ function write(content: string): string {
   return join(d, 'calls.jsonl');
 }
 
-test('the scanning thread hashes each plain id as the store hashes its string; an escaped id is left to the store (0, 0)', async () => {
+test('the scanning thread hashes each plain id as the store hashes its string (with a one-shot gate too); an escaped id is left to the store (0, 0)', async () => {
   const file = write(Array.from({ length: 200 }, (_, i) => line(i)).join('\n') + '\n');
   const h = new IdHash();
   let lines = 0;
-  for (const handOverAt of [-1, 100]) {
-    await forEachPrescannedLine(file, ({ buf, start, end }, p, slot) => {
-      lines++;
-      const id = (JSON.parse(buf.toString('utf8', start, end)) as { id: string }).id;
-      const text = buf.toString('utf8', start, end);
-      const escaped = text.slice(7, text.indexOf('"', 7)).includes('\\');
-      h.string(id);
-      assert.deepEqual([p.idHashes![2 * slot], p.idHashes![2 * slot + 1]], escaped ? [0, 0] : [h.a, h.b], id);
-    }, undefined, 1024, handOverAt);
+  // Under a gate the screen's hash of a line it passes is reused: it must be the same.
+  const gate: OneShotGateSpec = { projectId: 'e/p', opExact: null, opPrefixes: [], rootsOnly: false, topK: null };
+  for (const gateSpec of [null, gate]) {
+    for (const handOverAt of [-1, 100]) {
+      await forEachPrescannedLine(file, ({ buf, start, end }, p, slot) => {
+        lines++;
+        const id = (JSON.parse(buf.toString('utf8', start, end)) as { id: string }).id;
+        const text = buf.toString('utf8', start, end);
+        const escaped = text.slice(7, text.indexOf('"', 7)).includes('\\');
+        h.string(id);
+        assert.deepEqual([p.idHashes![2 * slot], p.idHashes![2 * slot + 1]], escaped ? [0, 0] : [h.a, h.b], id);
+      }, undefined, 1024, handOverAt, gateSpec);
+    }
   }
-  assert.equal(lines, 400);
+  assert.equal(lines, 800);
 });
 
 async function load(path: string, parallel: boolean) {

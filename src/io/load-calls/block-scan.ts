@@ -52,13 +52,7 @@ export class BlockScan {
       const from = line === 1 && hasBom(block, start, end) ? start + 3 : start;
       // Under a gate, the refs only of the rows it may store (none of the others' is ever read).
       const ok = prescan.prescan(block, from, end, count, screen === null);
-      const idAt = count * FIELD_COUNT + FIELD.id;
-      if (ok && prescan.kinds[idAt] === KIND.STRING) {
-        // Here, while the line's bytes are in this core's cache.
-        this.idHash.bytes(block, prescan.starts[idAt] + 1, prescan.ends[idAt] - 1);
-        this.idHashes[2 * count] = this.idHash.a;
-        this.idHashes[2 * count + 1] = this.idHash.b;
-      } else this.idHashes[2 * count] = this.idHashes[2 * count + 1] = 0;
+      let screenHashed = false;
       if (screen !== null) {
         const screened = this.screened!;
         const verdict = screen.screen(prescan, count, block as Buffer);
@@ -66,7 +60,21 @@ export class BlockScan {
         screened.verdicts[count] = verdict;
         screened.hashA[count] = screen.hashA;
         screened.hashB[count] = screen.hashB;
+        // A line the fast path takes had its id hashed by the screen, with the same IdHash.
+        screenHashed = verdict !== SCREENED.SLOW;
       }
+      const idAt = count * FIELD_COUNT + FIELD.id;
+      if (ok && prescan.kinds[idAt] === KIND.STRING) {
+        // Here, while the line's bytes are in this core's cache.
+        if (screenHashed) {
+          this.idHashes[2 * count] = screen!.hashA;
+          this.idHashes[2 * count + 1] = screen!.hashB;
+        } else {
+          this.idHash.bytes(block, prescan.starts[idAt] + 1, prescan.ends[idAt] - 1);
+          this.idHashes[2 * count] = this.idHash.a;
+          this.idHashes[2 * count + 1] = this.idHash.b;
+        }
+      } else this.idHashes[2 * count] = this.idHashes[2 * count + 1] = 0;
       this.starts[count] = start;
       this.ends[count] = end;
       this.lines[count] = line;
