@@ -464,13 +464,7 @@ export function* pageChunks(
       continue;
     }
     if (run !== null) {
-      if (runEnd - runStart >= HAND_ON_BYTES) {
-        if (writer.size > 0) yield writer.take();
-        yield run.subarray(runStart, runEnd);
-      } else {
-        writer.bytes(run, runStart, runEnd);
-        if (writer.size >= target) yield writer.take();
-      }
+      yield* handOnKept(writer, run, runStart, runEnd);
       run = null;
     }
     if (found !== null) {
@@ -487,13 +481,22 @@ export function* pageChunks(
     lines.keep(kept, row, writer.room(0), start, writer.position);
     if (due) yield writer.take();
   }
-  if (run !== null) {
-    if (runEnd - runStart >= HAND_ON_BYTES) {
-      if (writer.size > 0) yield writer.take();
-      yield run.subarray(runStart, runEnd);
-    } else writer.bytes(run, runStart, runEnd);
-  }
+  if (run !== null) yield* handOnKept(writer, run, runStart, runEnd);
   if (writer.size > 0) yield writer.take();
+}
+
+/**
+ * A stretch of kept lines, `run[start, end)`, handed on as it is when long (after what the
+ * writer holds), else copied into the writer, whose chunk is taken once it is full.
+ */
+function* handOnKept(writer: JsonLineWriter, run: Uint8Array, start: number, end: number): Generator<Uint8Array, void, undefined> {
+  if (end - start >= HAND_ON_BYTES) {
+    if (writer.size > 0) yield writer.take();
+    yield run.subarray(start, end);
+  } else {
+    writer.bytes(run, start, end);
+    if (writer.size >= writer.chunkTarget) yield writer.take();
+  }
 }
 
 /**
