@@ -32,7 +32,26 @@ test('RenderedLines: a kept line is found by shape and row, byte for byte; other
   // Kept again (a re-render after a change): the newer bytes.
   keep(lines, 'a', 3, '{"id":"new"}');
   assert.equal(found(lines, 'a', 3), '{"id":"new"}');
-  assert.equal(lines.byteSize, MIB + 10 * (5001 + 1024)); // a chunk, and a position and length per row up to the highest kept
+  // A chunk, and a page of positions and lengths (4,096 rows, 10 bytes a row) per page a kept row falls in:
+  // rows 3 and 5000 of 'a' are in two pages, row 3 of 'b' in one.
+  assert.equal(lines.byteSize, MIB + 3 * 10 * 4096);
+});
+
+test('RenderedLines: scattered rows of a big table cost a page of positions each, not arrays as long as the table', () => {
+  const lines = new RenderedLines(() => 4 * MIB);
+  const rows = [2_999_999, 7, 1_500_000, 4095, 4096, 2_000_000];
+  for (const row of rows) keep(lines, 'a', row, `{"row":${row}}`);
+  for (const row of rows) assert.equal(found(lines, 'a', row), `{"row":${row}}`);
+  // Neighbours in a made page, rows in pages never made, and rows past the last page find nothing.
+  for (const row of [2_999_998, 8, 4094, 4097, 1_000_000, 3_000_000, 50_000_000]) assert.equal(found(lines, 'a', row), null);
+  // Rows 4095 and 4096 straddle pages 0 and 1; 7 shares page 0: five pages in all.
+  assert.equal(lines.byteSize, MIB + 5 * 10 * 4096);
+  // Forgetting a row in a page never made changes nothing; in a made page, only that row.
+  lines.forget(1_000_000);
+  lines.forget(4096);
+  assert.equal(found(lines, 'a', 4096), null);
+  assert.equal(found(lines, 'a', 4095), '{"row":4095}');
+  assert.equal(found(lines, 'a', 2_999_999), '{"row":2999999}');
 });
 
 test('RenderedLines: lines kept one after the other lie one after the other in one chunk (a stretch a render hands on whole)', () => {
@@ -82,7 +101,7 @@ test('RenderedLines: past the budget the oldest chunk goes first and its lines a
   assert.equal(found(lines, 'a', 16), null);
   assert.equal(found(lines, 'a', 17), `17:${line}`);
   assert.equal(found(lines, 'a', 39), `39:${line}`);
-  assert.equal(lines.byteSize, 2 * MIB + 10 * 1024);
+  assert.equal(lines.byteSize, 2 * MIB + 10 * 4096);
   budget = MIB - 1;
   for (let row = 40; row < 60; row++) keep(lines, 'a', row, `${row}:${line}`);
   assert.equal(found(lines, 'a', 39), `39:${line}`); // its chunk is still the newest: no new chunk could be added

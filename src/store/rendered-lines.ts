@@ -15,7 +15,9 @@
  * next chunk would pass it, the oldest chunk is dropped (first in, first out) and every line in
  * it counts as absent. Bytes are never overwritten once written, so a view of a chunk handed
  * on stays what it was. Per shape and row a float64 says where the row's line starts and a
- * uint16 how long it is (allocated on first use, grown to the rows rendered).
+ * uint16 how long it is, in pages of PAGE_ROWS rows made when a row of theirs is first kept: a
+ * few scattered rows (an id lookup in a 3M-call table) cost a few pages, not two arrays as long
+ * as the table (allocating and filling those took 67 ms of a 10-row answer at 3M rows).
  */
 
 /** Bytes per chunk; a line of more than MAX_LINE bytes is not kept (it is rendered each time). */
@@ -24,11 +26,16 @@ const MAX_LINE = 0xffff;
 /** Shapes kept at a time. */
 export const MAX_SHAPES = 4;
 const NONE = -1;
+/** Rows per page of a shape's positions (40 KiB a page). */
+const PAGE_BITS = 12;
+const PAGE_ROWS = 1 << PAGE_BITS;
+const PAGE_MASK = PAGE_ROWS - 1;
 
-/** The lines of one shape: where each row's line starts (a global byte position, or NONE). */
+/** The lines of one shape: where each row's line starts (a global byte position, or NONE), and its length. */
 export class LineShape {
-  offsets = new Float64Array(0);
-  lengths = new Uint16Array(0);
+  /** Page `row >>> PAGE_BITS` of the positions, or undefined while no row of it was kept. */
+  offsets: Array<Float64Array | undefined> = [];
+  lengths: Array<Uint16Array | undefined> = [];
   lastUse = 0;
   /** How often shape() handed it out: a renderer keeps lines from the second render of a shape on. */
   uses = 0;
@@ -74,14 +81,15 @@ export class RenderedLines {
    * none is kept (never rendered this way, changed since, or dropped with its chunk).
    */
   find(shape: LineShape, row: number): Uint8Array | null {
-    const offsets = shape.offsets;
-    if (row >= offsets.length) return null;
-    const at = offsets[row];
+    const page = row >>> PAGE_BITS;
+    const offsets = shape.offsets[page];
+    if (offsets === undefined) return null;
+    const at = offsets[row & PAGE_MASK];
     if (at < 0) return null;
     const n = Math.floor(at / CHUNK) - this.firstChunk;
     if (n < 0) return null;
     this.foundStart = at - (n + this.firstChunk) * CHUNK;
-    this.foundEnd = this.foundStart + shape.lengths[row];
+    this.foundEnd = this.foundStart + shape.lengths[page]![row & PAGE_MASK];
     return this.chunks[n];
   }
 
@@ -96,17 +104,19 @@ export class RenderedLines {
     const at = this.used;
     this.chunks[this.chunks.length - 1].set(bytes.subarray(start, end), at);
     this.used = at + length;
-    if (row >= shape.offsets.length) {
-      const rows = Math.max(1024, row + 1, Math.ceil(shape.offsets.length * 1.5));
-      const offsets = new Float64Array(rows).fill(NONE);
-      offsets.set(shape.offsets);
-      const lengths = new Uint16Array(rows);
-      lengths.set(shape.lengths);
-      shape.offsets = offsets;
-      shape.lengths = lengths;
+    const page = row >>> PAGE_BITS;
+    // Pages up to this one are listed (undefined until kept into), so the lists stay dense arrays.
+    while (shape.offsets.length <= page) {
+      shape.offsets.push(undefined);
+      shape.lengths.push(undefined);
     }
-    shape.offsets[row] = (this.firstChunk + this.chunks.length - 1) * CHUNK + at;
-    shape.lengths[row] = length;
+    let offsets = shape.offsets[page];
+    if (offsets === undefined) {
+      offsets = shape.offsets[page] = new Float64Array(PAGE_ROWS).fill(NONE);
+      shape.lengths[page] = new Uint16Array(PAGE_ROWS);
+    }
+    offsets[row & PAGE_MASK] = (this.firstChunk + this.chunks.length - 1) * CHUNK + at;
+    shape.lengths[page]![row & PAGE_MASK] = length;
   }
 
   /** A new chunk within the budget, dropping the oldest ones to make room; false when the budget holds none. */
@@ -124,7 +134,10 @@ export class RenderedLines {
 
   /** Forgets `row`'s lines of every shape (the row changed in place). */
   forget(row: number): void {
-    for (const s of this.shapes.values()) if (row < s.offsets.length) s.offsets[row] = NONE;
+    for (const s of this.shapes.values()) {
+      const offsets = s.offsets[row >>> PAGE_BITS];
+      if (offsets !== undefined) offsets[row & PAGE_MASK] = NONE;
+    }
   }
 
   /** Forgets every line. */
@@ -141,14 +154,14 @@ export class RenderedLines {
    */
   private drop(shape: LineShape): void {
     this.shapes.delete(shape.key);
-    shape.offsets = new Float64Array(0);
-    shape.lengths = new Uint16Array(0);
+    shape.offsets = [];
+    shape.lengths = [];
   }
 
   /** Bytes held: the chunks and the per-row positions. */
   get byteSize(): number {
     let n = this.chunks.length * CHUNK;
-    for (const s of this.shapes.values()) n += s.offsets.byteLength + s.lengths.byteLength;
+    for (const s of this.shapes.values()) for (const page of s.offsets) if (page !== undefined) n += page.byteLength + PAGE_ROWS * 2;
     return n;
   }
 }
