@@ -49,6 +49,8 @@ let walker: WalkExports | null | undefined;
 let memoryBytes = new Uint8Array(0);
 let memoryWords = new Int32Array(0);
 let enabled = true;
+/** The walk whose batch the module's input area holds now (every batch overwrites it). */
+let inputOwner: object | null = null;
 
 function views(w: WalkExports): void {
   memoryBytes = new Uint8Array(w.memory.buffer);
@@ -83,8 +85,12 @@ function ensureMemory(w: WalkExports, bytes: number): void {
   views(w);
 }
 
-/** Writes `keys` into the module (its one instance is shared: for every batch) and walks rows 0..rows-1 there. */
-function walkBatch(w: WalkExports, keys: readonly PathStep[], rows: number): void {
+/**
+ * Writes `keys` into the module (its one instance is shared: for every batch) and walks rows
+ * 0..rows-1 there; the input area now holds `owner`'s batch.
+ */
+function walkBatch(w: WalkExports, keys: readonly PathStep[], rows: number, owner: object): void {
+  inputOwner = owner;
   memoryWords[KEY_COUNT >> 2] = keys.length;
   let keyAt = KEY_BYTES;
   for (let k = 0; k < keys.length; k++) {
@@ -165,7 +171,10 @@ export class RowMemberWalk {
     return k;
   }
 
-  /** Walks `row`'s part: its bytes, the spans in `members`; null when the row has no part. */
+  /**
+   * Walks `row`'s part: the bytes its values sit in (the stored bytes, or the module's copy of
+   * them, valid until the next walk), the spans in `members`; null when the row has no part.
+   */
   walk(row: number): Uint8Array | null {
     const at = row - this.first;
     if (at >= 0 && at < this.count) {
@@ -243,7 +252,7 @@ export class RowMemberWalk {
       this.shift[r] = from - at;
     }
     if (runBytes !== null) this.copyRun(w, runBytes, runFrom, runTo, runAt);
-    walkBatch(w, keys, r);
+    walkBatch(w, keys, r, this);
     const words = 2 * nKeys * r;
     if (this.results.length < words) this.results = new Int32Array(2 * MAX_KEYS * MAX_ROWS);
     this.results.set(memoryWords.subarray(RESULTS >> 2, (RESULTS >> 2) + words));
@@ -269,8 +278,21 @@ export class RowMemberWalk {
       return bytes;
     }
     members.forget();
-    const start = members.start, end = members.end, results = this.results, shift = this.shift[at];
+    const start = members.start, end = members.end, results = this.results;
     const n = members.wanted.length;
+    if (inputOwner === this) {
+      // The module still holds this batch's copy: spans into it. Its bytes were just copied and
+      // walked, so the reads that follow (a number, a string) find them in cache, where the
+      // stored chunk's bytes are a cache miss per row.
+      for (let k = 0, i = 2 * n * at; k < n; k++, i += 2) {
+        const s = results[i];
+        start[k] = s < 0 ? -1 : s;
+        end[k] = results[i + 1];
+      }
+      return memoryBytes;
+    }
+    // Another walk's batch has replaced it (two body parts read row by row): the stored bytes.
+    const shift = this.shift[at];
     for (let k = 0, i = 2 * n * at; k < n; k++, i += 2) {
       const s = results[i];
       start[k] = s < 0 ? -1 : s + shift;
@@ -368,7 +390,7 @@ abstract class RowTextWalk {
       memoryWords[(ROWS >> 2) + 2 * k] = this.rowAt[k];
       memoryWords[(ROWS >> 2) + 2 * k + 1] = this.rowEnd[k];
     }
-    walkBatch(w, this.members.wanted, r);
+    walkBatch(w, this.members.wanted, r, this);
     this.first = i;
     this.count = r;
   }
