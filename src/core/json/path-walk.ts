@@ -49,8 +49,11 @@ let walker: WalkExports | null | undefined;
 let memoryBytes = new Uint8Array(0);
 let memoryWords = new Int32Array(0);
 let enabled = true;
-/** The walk whose batch the module's input area holds now (every batch overwrites it). */
-let inputOwner: object | null = null;
+/**
+ * Which batch the module's input area holds now: every walked batch takes the next number (a
+ * number, not the walk itself, so that no table stays reachable from here after its query).
+ */
+let batchSerial = 0;
 
 function views(w: WalkExports): void {
   memoryBytes = new Uint8Array(w.memory.buffer);
@@ -87,10 +90,9 @@ function ensureMemory(w: WalkExports, bytes: number): void {
 
 /**
  * Writes `keys` into the module (its one instance is shared: for every batch) and walks rows
- * 0..rows-1 there; the input area now holds `owner`'s batch.
+ * 0..rows-1 there; returns the batch's number (batchSerial while its input stays there).
  */
-function walkBatch(w: WalkExports, keys: readonly PathStep[], rows: number, owner: object): void {
-  inputOwner = owner;
+function walkBatch(w: WalkExports, keys: readonly PathStep[], rows: number): number {
   memoryWords[KEY_COUNT >> 2] = keys.length;
   let keyAt = KEY_BYTES;
   for (let k = 0; k < keys.length; k++) {
@@ -101,6 +103,7 @@ function walkBatch(w: WalkExports, keys: readonly PathStep[], rows: number, owne
     keyAt += key.length;
   }
   w.walk(rows);
+  return ++batchSerial;
 }
 
 /** Whether `keys` fit the module: at most 8, their bytes in its key area. */
@@ -144,6 +147,8 @@ export class RowMemberWalk {
   private used = 0;
   private size = FIRST_BATCH;
   private lastRow = -1;
+  /** The number of this walk's current batch (walkBatch): while it is batchSerial, the module holds its input. */
+  private batch = 0;
   /** Rows asked one after another while walking in JavaScript (to batch again). */
   private streak = 0;
   private readonly bytesOf: Array<Uint8Array | null> = new Array<Uint8Array | null>(MAX_ROWS).fill(null);
@@ -252,7 +257,7 @@ export class RowMemberWalk {
       this.shift[r] = from - at;
     }
     if (runBytes !== null) this.copyRun(w, runBytes, runFrom, runTo, runAt);
-    walkBatch(w, keys, r, this);
+    this.batch = walkBatch(w, keys, r);
     const words = 2 * nKeys * r;
     if (this.results.length < words) this.results = new Int32Array(2 * MAX_KEYS * MAX_ROWS);
     this.results.set(memoryWords.subarray(RESULTS >> 2, (RESULTS >> 2) + words));
@@ -280,7 +285,7 @@ export class RowMemberWalk {
     members.forget();
     const start = members.start, end = members.end, results = this.results;
     const n = members.wanted.length;
-    if (inputOwner === this) {
+    if (this.batch === batchSerial) {
       // The module still holds this batch's copy: spans into it. Its bytes were just copied and
       // walked, so the reads that follow (a number, a string) find them in cache, where the
       // stored chunk's bytes are a cache miss per row.
@@ -390,7 +395,7 @@ abstract class RowTextWalk {
       memoryWords[(ROWS >> 2) + 2 * k] = this.rowAt[k];
       memoryWords[(ROWS >> 2) + 2 * k + 1] = this.rowEnd[k];
     }
-    walkBatch(w, this.members.wanted, r, this);
+    walkBatch(w, this.members.wanted, r);
     this.first = i;
     this.count = r;
   }
