@@ -134,6 +134,28 @@ export class CallBodies {
     return value === null && (part === 'attributes' || part === 'inputs') ? {} : value;
   }
 
+  /**
+   * Part `k` (BODY_PARTS order) of a row alone: its (start, end) in chunkBytes(row) into
+   * `out[0..2)` and that chunk, or null when the body lacks the part. What partByteSpans gives
+   * for that part, without the other three (a first-use walk reads one part of every row).
+   */
+  partBytes(row: number, k: number, out: Int32Array): Uint8Array | null {
+    if (row < this.partSpansKnown.length && (this.partSpansKnown[row] & SPANS_KNOWN) !== 0) {
+      const s = this.partSpans, at = row * 8 + 2 * k;
+      if (s[at] === ABSENT) return null;
+      const base = this.offset.data[row];
+      out[0] = base + s[at];
+      out[1] = base + s[at + 1];
+      return this.chunkBytes(row);
+    }
+    const spans = this.spanScratch;
+    this.partByteSpans(row, spans);
+    if (spans[2 * k] < 0) return null;
+    out[0] = spans[2 * k];
+    out[1] = spans[2 * k + 1];
+    return this.chunkBytes(row);
+  }
+
   /** The arena chunk holding a row's body (read-only by contract). */
   chunkBytes(row: number): Uint8Array {
     this.ready(row);

@@ -263,6 +263,46 @@ test('partByteSpans: offsets into the arena chunk; setPartByteSpans hands spans 
   assert.equal(text(r3, spans, 3), '{"weave":{"x":1}}');
 });
 
+test('bodyPartBytes(row, k): part k\'s span and bytes, as partByteSpans gives them, before and after the spans are remembered', () => {
+  const rec = { ...start('c'), ended_at: null, exception: null, output: null, summary: null, run_step_end: null, deleted_at: null };
+  const names = ['attributes', 'inputs', 'output', 'summary'];
+  const value = fc.oneof(fc.constantFrom('null', '1', '"x"', '{}', '{"a":[1,{"b":"é"}]}'), fc.nat({ max: 70_000 }).map((n) => JSON.stringify({ s: 'z'.repeat(n) })));
+  fc.assert(
+    fc.property(fc.array(fc.array(fc.option(value), { minLength: 4, maxLength: 4 }), { minLength: 1, maxLength: 12 }), fc.array(fc.boolean(), { maxLength: 12 }), (bodies, handOver) => {
+      const t = new CallTable();
+      const rows = bodies.map((parts, i) => {
+        const text = '{' + parts.flatMap((v, k) => (v === null ? [] : [`"${names[k]}":${v}`])).join(',') + '}';
+        const line = Buffer.from('ab' + text + 'c');
+        const row = t.load({ ...rec, id: `c${i}` }, line, 2, line.length - 1);
+        if (handOver[i]) {
+          // The spans a loader hands over: the scan's own, relative to the body.
+          const spans = new Int32Array(8);
+          t.partByteSpans(row, spans);
+          const base = t.bodyStart(row);
+          t.setPartByteSpans(row, [...spans].map((x) => (x < 0 ? -1 : x - base)));
+        }
+        return row;
+      });
+      const spans = new Int32Array(8), one = new Int32Array(2);
+      for (let pass = 0; pass < 2; pass++) {
+        for (const row of rows) {
+          for (let k = 0; k < 4; k++) {
+            const bytes = t.bodyPartBytes(row, k, one);
+            t.partByteSpans(row, spans);
+            if (spans[2 * k] < 0) assert.equal(bytes, null);
+            else {
+              assert.equal(bytes, t.bodyChunkBytes(row));
+              assert.deepEqual([...one], [spans[2 * k], spans[2 * k + 1]]);
+              assert.equal(Buffer.from(bytes!.subarray(one[0], one[1])).toString(), bodies[rows.indexOf(row)][k]);
+            }
+          }
+        }
+      }
+    }),
+    { numRuns: 60 },
+  );
+});
+
 test('a call table holds no array a caller could index by row: its string columns are read through id(row), traceId(row), ...', () => {
   const t = new CallTable();
   t.start(start('a'));

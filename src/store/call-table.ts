@@ -339,6 +339,10 @@ export class CallTable {
   partByteSpans(row: number, out: Int32Array): void {
     this.bodies.partByteSpans(row, out);
   }
+  /** Part k's (start, end) in bodyChunkBytes(row) and those bytes, null when absent (CallBodies.partBytes). */
+  bodyPartBytes(row: number, k: number, out: Int32Array): Uint8Array | null {
+    return this.bodies.partBytes(row, k, out);
+  }
   /** The part spans of a row's body, found elsewhere (CallBodies.setPartByteSpans). */
   setPartByteSpans(row: number, spans: ArrayLike<number>): void {
     this.bodies.setPartByteSpans(row, spans);

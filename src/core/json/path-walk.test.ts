@@ -59,7 +59,11 @@ function table(bodies: ReadonlyArray<Uint8Array | null>, filler: number, gaps?: 
   return { partOf, reads: () => reads, chunks, spans };
 }
 
-/** What MemberSpans.walk gives for `row` (its spans per key, or an error's message), the reference. */
+/**
+ * What MemberSpans.walk gives for `row` (per key the bytes of its value, null when absent, or an
+ * error's message), the reference. Values are compared by their bytes: the walk may hand back
+ * its own copy of the row's bytes (spans into that), not the stored chunk.
+ */
 function expected(t: ReturnType<typeof table>, keys: readonly PathStep[], row: number): unknown {
   const chunk = t.chunks[row];
   if (chunk === null) return null;
@@ -70,11 +74,13 @@ function expected(t: ReturnType<typeof table>, keys: readonly PathStep[], row: n
   } catch (e) {
     return (e as Error).message;
   }
-  return keys.map((_, k) => spanOf(m, k));
+  return keys.map((_, k) => spanBytes(chunk, m, k));
 }
 
 /** Key k's span, [-1, -1] when absent (`end` is left as it was then: callers read it only after a start). */
 const spanOf = (m: MemberSpans, k: number) => (m.start[k] < 0 ? [-1, -1] : [m.start[k], m.end[k]]);
+/** Key k's value as bytes (latin1, so every byte shows), null when absent. */
+const spanBytes = (bytes: Uint8Array, m: MemberSpans, k: number) => (m.start[k] < 0 ? null : Buffer.from(bytes.subarray(m.start[k], m.end[k])).toString('latin1'));
 
 function actual(walk: RowMemberWalk, keys: readonly PathStep[], row: number): unknown {
   let bytes: Uint8Array | null;
@@ -84,7 +90,7 @@ function actual(walk: RowMemberWalk, keys: readonly PathStep[], row: number): un
     return (e as Error).message;
   }
   if (bytes === null) return null;
-  return keys.map((_, k) => spanOf(walk.members, k));
+  return keys.map((_, k) => spanBytes(bytes, walk.members, k));
 }
 
 /** Every row asked in `order` gives what MemberSpans gives. */
@@ -149,6 +155,37 @@ test('differential over many rows: batches of every size, strings and containers
       agree(bodies, keys, Array.from({ length: bodies.length }, (_, r) => r), 0x7b, [0, 3, 16]);
     }),
     { numRuns: 20 },
+  );
+});
+
+test('two walks asked in turn (two body parts read row by row): each row\'s values are its own, whichever batch the module holds', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(part, part), { minLength: 1, maxLength: 300 }),
+      fc.uniqueArray(fc.constantFrom(...names), { minLength: 1, maxLength: 3 }),
+      fc.array(fc.tuple(fc.boolean(), fc.nat()), { maxLength: 400 }),
+      (pairs, wanted, asks) => {
+        const keys = wanted.map(keyStep);
+        const sides = [0, 1].map((s) => {
+          const t = table(pairs.map((p) => p[s]), 0x22, s === 0 ? [0, 7] : [5000, 1]);
+          const walk = new RowMemberWalk(t.partOf, () => pairs.length);
+          keys.forEach((k) => walk.add(k));
+          return { t, walk };
+        });
+        const check = (side: number, row: number) => {
+          const { t, walk } = sides[side];
+          assert.deepEqual(actual(walk, keys, row), expected(t, keys, row), `side ${side} row ${row}`);
+        };
+        // In turn, row by row (each side's batch replaces the other's in the module), then in any order.
+        for (let r = 0; r < pairs.length; r++) {
+          check(0, r);
+          check(1, r);
+          check(0, r);
+        }
+        for (const [side, r] of asks) check(side ? 1 : 0, r % pairs.length);
+      },
+    ),
+    { numRuns: 300 },
   );
 });
 

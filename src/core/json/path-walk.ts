@@ -49,6 +49,11 @@ let walker: WalkExports | null | undefined;
 let memoryBytes = new Uint8Array(0);
 let memoryWords = new Int32Array(0);
 let enabled = true;
+/**
+ * Which batch the module's input area holds now: every walked batch takes the next number (a
+ * number, not the walk itself, so that no table stays reachable from here after its query).
+ */
+let batchSerial = 0;
 
 function views(w: WalkExports): void {
   memoryBytes = new Uint8Array(w.memory.buffer);
@@ -83,8 +88,11 @@ function ensureMemory(w: WalkExports, bytes: number): void {
   views(w);
 }
 
-/** Writes `keys` into the module (its one instance is shared: for every batch) and walks rows 0..rows-1 there. */
-function walkBatch(w: WalkExports, keys: readonly PathStep[], rows: number): void {
+/**
+ * Writes `keys` into the module (its one instance is shared: for every batch) and walks rows
+ * 0..rows-1 there; returns the batch's number (batchSerial while its input stays there).
+ */
+function walkBatch(w: WalkExports, keys: readonly PathStep[], rows: number): number {
   memoryWords[KEY_COUNT >> 2] = keys.length;
   let keyAt = KEY_BYTES;
   for (let k = 0; k < keys.length; k++) {
@@ -95,6 +103,7 @@ function walkBatch(w: WalkExports, keys: readonly PathStep[], rows: number): voi
     keyAt += key.length;
   }
   w.walk(rows);
+  return ++batchSerial;
 }
 
 /** Whether `keys` fit the module: at most 8, their bytes in its key area. */
@@ -138,6 +147,8 @@ export class RowMemberWalk {
   private used = 0;
   private size = FIRST_BATCH;
   private lastRow = -1;
+  /** The number of this walk's current batch (walkBatch): while it is batchSerial, the module holds its input. */
+  private batch = 0;
   /** Rows asked one after another while walking in JavaScript (to batch again). */
   private streak = 0;
   private readonly bytesOf: Array<Uint8Array | null> = new Array<Uint8Array | null>(MAX_ROWS).fill(null);
@@ -165,7 +176,10 @@ export class RowMemberWalk {
     return k;
   }
 
-  /** Walks `row`'s part: its bytes, the spans in `members`; null when the row has no part. */
+  /**
+   * Walks `row`'s part: the bytes its values sit in (the stored bytes, or the module's copy of
+   * them, valid until the next walk), the spans in `members`; null when the row has no part.
+   */
   walk(row: number): Uint8Array | null {
     const at = row - this.first;
     if (at >= 0 && at < this.count) {
@@ -243,7 +257,7 @@ export class RowMemberWalk {
       this.shift[r] = from - at;
     }
     if (runBytes !== null) this.copyRun(w, runBytes, runFrom, runTo, runAt);
-    walkBatch(w, keys, r);
+    this.batch = walkBatch(w, keys, r);
     const words = 2 * nKeys * r;
     if (this.results.length < words) this.results = new Int32Array(2 * MAX_KEYS * MAX_ROWS);
     this.results.set(memoryWords.subarray(RESULTS >> 2, (RESULTS >> 2) + words));
@@ -269,8 +283,21 @@ export class RowMemberWalk {
       return bytes;
     }
     members.forget();
-    const start = members.start, end = members.end, results = this.results, shift = this.shift[at];
+    const start = members.start, end = members.end, results = this.results;
     const n = members.wanted.length;
+    if (this.batch === batchSerial) {
+      // The module still holds this batch's copy: spans into it. Its bytes were just copied and
+      // walked, so the reads that follow (a number, a string) find them in cache, where the
+      // stored chunk's bytes are a cache miss per row.
+      for (let k = 0, i = 2 * n * at; k < n; k++, i += 2) {
+        const s = results[i];
+        start[k] = s < 0 ? -1 : s;
+        end[k] = results[i + 1];
+      }
+      return memoryBytes;
+    }
+    // Another walk's batch has replaced it (two body parts read row by row): the stored bytes.
+    const shift = this.shift[at];
     for (let k = 0, i = 2 * n * at; k < n; k++, i += 2) {
       const s = results[i];
       start[k] = s < 0 ? -1 : s + shift;

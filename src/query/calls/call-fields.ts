@@ -215,14 +215,7 @@ export class CallFieldResolver implements FieldResolver {
     let members = this.memberWalks.get(root);
     if (members === undefined) {
       const t = this.table, k = BODY_PARTS.indexOf(root as keyof CallBody);
-      const spans = new Int32Array(8);
-      const partOf = (row: number, span: Int32Array): Uint8Array | null => {
-        t.partByteSpans(row, spans);
-        if (spans[2 * k] < 0) return null;
-        span[0] = spans[2 * k];
-        span[1] = spans[2 * k + 1];
-        return t.bodyChunkBytes(row);
-      };
+      const partOf = (row: number, span: Int32Array): Uint8Array | null => t.bodyPartBytes(row, k, span);
       this.memberWalks.set(root, (members = new RowMemberWalk(partOf, () => t.size)));
     }
     return members;

@@ -5,6 +5,7 @@ import { jsonAccessor, MEMO_PATHS_PER_TABLE, PathMemo, PathMemos, pathMemos } fr
 import { MISSING } from './json-path.ts';
 import { orderRows } from './order.ts';
 import { readJsonSpanBytes } from '../../core/json/path-extract.ts';
+import { usePathWalkWasm } from '../../core/json/path-walk.ts';
 import type { RequestContext } from '../../api/types.ts';
 import { createEngine } from '../../engine.ts';
 import { parseCallRecord } from '../../load/calls/call-record.ts';
@@ -226,4 +227,49 @@ test('path memo over located bytes: a sort\'s first key in one loop is what floa
       });
     }
   }
+});
+
+test('first use over two body parts read row by row (inputs and output in one $expr, a sort on output): the calls and order the JavaScript walk gives', () => {
+  const engine = createEngine();
+  const P = 'e/p';
+  let seed = 5;
+  const random = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+  const models = ['"gpt-4o"', '"gpt-4o-mini"', '"gpt\\u002d4o"', 'null', '7'];
+  const scores = ['0.304', '-1', '"0.5"', '1e3', 'null', '"x"', '0.5'];
+  // More rows than a walk batch (up to 1024), so both parts' batches replace each other in the module.
+  for (let i = 0; i < 3000; i++) {
+    const at = new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString();
+    const inputs = `{"model":${models[random(models.length)]},"max_tokens":${random(600)},"pad":"${'p'.repeat(random(40))}"}`;
+    const output = random(9) === 0 ? 'null' : `{"answer":"${'a'.repeat(random(30))}","score":${scores[random(scores.length)]}}`;
+    const base = { id: `c${i}`, project_id: P, op_name: 'op', trace_id: `t${i}`, parent_id: null, started_at: at, ended_at: at, attributes: { k: i }, inputs: {}, output: null, summary: {}, exception: null };
+    const line = JSON.stringify(base).replace('"inputs":{}', `"inputs":${inputs}`).replace('"output":null', `"output":${output}`);
+    const { projectId, record } = parseCallRecord(JSON.parse(line) as Record<string, unknown>, '');
+    const bytes = Buffer.from(line);
+    engine.store.projectForWrite(projectId).calls.load(record, bytes, 0, bytes.length);
+  }
+  const ctx: RequestContext = { userId: 'tester', authorize() {}, canRead: () => true };
+  const query = {
+    $expr: {
+      $or: [
+        { $and: [{ $eq: [{ $getField: 'inputs.model' }, { $literal: 'gpt-4o-mini' }] }, { $gt: [{ $getField: 'output.score' }, { $literal: 0.3 }] }] },
+        { $gt: [{ $convert: { input: { $getField: 'inputs.max_tokens' }, to: 'double' } }, { $convert: { input: { $getField: 'output.score' }, to: 'double' } }] },
+      ],
+    },
+  };
+  const ids = (): string[] => {
+    pathMemos(engine.store).clear();
+    const body = { project_id: P, query, sort_by: [{ field: 'output.score', direction: 'desc' }, { field: 'inputs.max_tokens', direction: 'asc' }, { field: 'id', direction: 'asc' }], columns: ['id'] };
+    const result = callsStreamQueryRoute.run(engine, { kind: 'value', value: body }, ctx);
+    return [...(result as { lines: Iterable<string> }).lines].map((l) => (JSON.parse(l) as { id: string }).id);
+  };
+  const wasm = ids();
+  usePathWalkWasm(false);
+  let js: string[];
+  try {
+    js = ids();
+  } finally {
+    usePathWalkWasm(true);
+  }
+  assert.ok(js.length > 500 && js.length < 2900, `${js.length} calls`);
+  assert.deepEqual(wasm, js);
 });
