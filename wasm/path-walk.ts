@@ -19,7 +19,8 @@
  *   4096   per row of the batch: from, to (i32 pairs, absolute offsets into this memory);
  *   12288  per row and key: the value's start, end (i32 pairs, absolute; -1, -1 when absent);
  *   77824  per row: the status (u8: 0 walked here, 1 walk it in JavaScript);
- *   81920  the input (the rows' bytes), followed by at least 16 readable bytes.
+ *   81920  the input (the rows' bytes), followed by at least 16 readable bytes;
+ *   past the largest input, where its caller says: a table sort's readings (`readings` below).
  */
 
 const KEY_COUNT: i32 = 0;
