@@ -19,7 +19,8 @@
  *   4096   per row of the batch: from, to (i32 pairs, absolute offsets into this memory);
  *   12288  per row and key: the value's start, end (i32 pairs, absolute; -1, -1 when absent);
  *   77824  per row: the status (u8: 0 walked here, 1 walk it in JavaScript);
- *   81920  the input (the rows' bytes), followed by at least 16 readable bytes.
+ *   81920  the input (the rows' bytes), followed by at least 16 readable bytes;
+ *   past the largest input, where its caller says: a table sort's readings (`readings` below).
  */
 
 const KEY_COUNT: i32 = 0;
@@ -200,5 +201,115 @@ export function walk(rows: i32): void {
     const from = load<i32>(<usize>(ROWS + 8 * r));
     const to = load<i32>(<usize>(ROWS + 8 * r + 4));
     store<u8>(<usize>(STATUS + r), <u8>walkRow(from, to, RESULTS + 8 * keys * r, keys));
+  }
+}
+
+/*
+ * A table's first sort (src/query/table/row-sort.ts setSortColumnsOfSpan): after a batch of rows
+ * is walked for one key, the readings that need no JavaScript, per row, into the area at `out`
+ * (arrays of 1024 rows each; src/core/json/path-walk.ts RowTextWalk.readBatch copies them out):
+ *   out + 0      the text's prefix key (f64);
+ *   out + 8192   where the text starts and ends in the row (i32, -1 and 0: the text is made);
+ *   out + 16384  present (u8), out + 17408 the float tier (u8);
+ *   out + 18432  1 where the row was read here, else 0 (every other reading then left at 0,
+ *                from at -1: JavaScript reads the row);
+ *   out + 19456  input: 1 where the row is all ASCII (its byte offsets are code-unit offsets).
+ * Read here: a key that is absent, an object or array, a literal, and a string with no escape
+ * that casts to no float, of an all-ASCII row the module walked itself.
+ */
+const READ_FROM: i32 = 8192;
+const READ_TO: i32 = 12288;
+const READ_PRESENT: i32 = 16384;
+const READ_TIER: i32 = 17408;
+const READ_KIND: i32 = 18432;
+const READ_ASCII: i32 = 19456;
+/** row-sort.ts FLOAT_NULL: no float reading. */
+const FLOAT_NULL: i32 = 2;
+
+/** row-sort.ts textPrefixKey of the ASCII text `[from, to)`: 7 units of 7 bits, 0x7f or above ends it. */
+function prefixKey(from: i32, to: i32): f64 {
+  let key: f64 = 0;
+  let j = 0;
+  for (; j < 7 && from + j < to; j++) {
+    const u = byte(from + j);
+    if (u >= 0x7f) {
+      key = key * 128 + 0x7f;
+      j++;
+      break;
+    }
+    key = key * 128 + <f64>u;
+  }
+  for (; j < 7; j++) key *= 128;
+  return key;
+}
+
+/** row-sort.ts startsNoFloat: the string opening at `s` certainly casts to no float. */
+function startsNoFloat(s: i32): bool {
+  const first = byte(s + 1);
+  if (first == 0x69 || first == 0x49) return (byte(s + 2) | 0x20) != 0x6e || (byte(s + 3) | 0x20) != 0x66;
+  if (first == 0x6e || first == 0x4e) return (byte(s + 2) | 0x20) != 0x61 || (byte(s + 3) | 0x20) != 0x6e;
+  // path-extract.ts readSpanFloat of a string: undecided from these first bytes, else no float.
+  if (first >= 0x80 || first == BACKSLASH || first <= SPACE) return false;
+  return !((first >= 0x30 && first <= 0x39) || first == 0x2b || first == 0x2d || first == 0x2e);
+}
+
+/** Whether `[s, e)` is exactly the 4 or 5 bytes of `word` (little-endian in an i64). */
+@inline function spells(s: i32, e: i32, word: i64, n: i32): bool {
+  if (e - s != n) return false;
+  for (let q = 0; q < n; q++) if (byte(s + q) != <i32>((word >> (8 * q)) & 0xff)) return false;
+  return true;
+}
+
+export function readings(rows: i32, out: i32): void {
+  const keys = load<i32>(<usize>KEY_COUNT);
+  for (let r = 0; r < rows; r++) {
+    let kind = 0, present = 0, tier = 0, from = -1, to = 0;
+    let prefix: f64 = 0;
+    const rowFrom = load<i32>(<usize>(ROWS + 8 * r));
+    if (load<u8>(<usize>(STATUS + r)) == 0 && load<u8>(<usize>(out + READ_ASCII + r)) != 0) {
+      const s = load<i32>(<usize>(RESULTS + 8 * keys * r));
+      const e = load<i32>(<usize>(RESULTS + 8 * keys * r + 4));
+      if (s < 0) {
+        kind = 1;
+        tier = FLOAT_NULL;
+      } else {
+        const c = byte(s);
+        if (c == QUOTE) {
+          let escaped = false;
+          for (let q = s + 1; q < e - 1; q++) {
+            if (byte(q) == BACKSLASH) {
+              escaped = true;
+              break;
+            }
+          }
+          if (!escaped && startsNoFloat(s)) {
+            kind = 1;
+            present = 1;
+            tier = FLOAT_NULL;
+            from = s + 1 - rowFrom;
+            to = e - 1 - rowFrom;
+            prefix = prefixKey(s + 1, e - 1);
+          }
+        } else if ((c | 0x20) == OPEN_OBJ) {
+          kind = 1;
+          present = 1;
+          tier = FLOAT_NULL;
+        } else if (spells(s, e, 0x65757274, 4) || spells(s, e, 0x65736c6166, 5) || spells(s, e, 0x6c6c756e, 4)) {
+          // true, false, null: the text is the row's own bytes; null is not present.
+          kind = 1;
+          present = c == 0x6e ? 0 : 1;
+          tier = FLOAT_NULL;
+          from = s - rowFrom;
+          to = e - rowFrom;
+          prefix = prefixKey(s, e);
+        }
+      }
+    }
+    store<f64>(<usize>(out + 8 * r), prefix);
+    store<i32>(<usize>(out + READ_FROM + 4 * r), from);
+    store<i32>(<usize>(out + READ_TO + 4 * r), to);
+    store<u8>(<usize>(out + READ_PRESENT + r), <u8>present);
+    store<u8>(<usize>(out + READ_TIER + r), <u8>tier);
+    store<u8>(<usize>(out + READ_KIND + r), <u8>kind);
   }
 }

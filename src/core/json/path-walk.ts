@@ -42,7 +42,13 @@ interface WasmApi {
 interface WalkExports {
   memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
   walk(rows: number): void;
+  readings(rows: number, out: number): void;
 }
+
+// A table's first sort: where the module writes the readings of a batch (wasm/path-walk.ts
+// `readings`), past the largest input a RowTextWalk batch writes (INPUT + BATCH_BYTES) and its slack.
+const READINGS = INPUT + BATCH_BYTES + 64;
+const READ_FROM = 8192, READ_TO = 12288, READ_PRESENT = 16384, READ_TIER = 17408, READ_KIND = 18432, READ_ASCII = 19456, READINGS_BYTES = 20480;
 
 /** The one instance of the module (null: this runtime cannot run it), its memory's views. */
 let walker: WalkExports | null | undefined;
@@ -364,6 +370,36 @@ abstract class RowTextWalk {
     }
     return memoryBytes;
   }
+
+  /**
+   * For a table's first sort of a one-key path: walks the batch of rows from `i` (as walk(i)
+   * does) and has the module read, where no JavaScript is needed, each row's sort readings
+   * (wasm/path-walk.ts `readings`: row-sort.ts setSortColumnsOfSpan's for an absent key, an
+   * object or array, a literal, a plain string that casts to no float, in an all-ASCII row),
+   * written at rows i.. of the given columns; `readHere[k]` is 1 for the rows of the batch read
+   * so, 0 for the others (their entries hold 0, and -1 in `textFrom`: read them through walk()).
+   * Returns the batch's row count, or 0 when the walk is not in WebAssembly (nothing written).
+   */
+  readBatch(i: number, present: Uint8Array, tier: Uint8Array, prefix: Float64Array, textFrom: Int32Array, textTo: Int32Array): number {
+    if (!this.wasm) return 0;
+    const w = instance()!;
+    this.fill(i);
+    const r = this.count;
+    ensureMemory(w, READINGS + READINGS_BYTES);
+    memoryBytes.set(this.ascii.subarray(0, r), READINGS + READ_ASCII);
+    w.readings(r, READINGS);
+    const buffer = w.memory.buffer;
+    prefix.set(new Float64Array(buffer, READINGS, r), i);
+    textFrom.set(new Int32Array(buffer, READINGS + READ_FROM, r), i);
+    textTo.set(new Int32Array(buffer, READINGS + READ_TO, r), i);
+    present.set(memoryBytes.subarray(READINGS + READ_PRESENT, READINGS + READ_PRESENT + r), i);
+    tier.set(memoryBytes.subarray(READINGS + READ_TIER, READINGS + READ_TIER + r), i);
+    this.readHere.set(memoryBytes.subarray(READINGS + READ_KIND, READINGS + READ_KIND + r));
+    return r;
+  }
+
+  /** Per row of the last readBatch: 1 where the module read its sort readings. */
+  readonly readHere = new Uint8Array(MAX_ROWS);
 
   /** The row encoded into a scratch and walked by MemberSpans. */
   private walkHere(i: number): Uint8Array {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { compareStrings } from '../../core/ch/values.ts';
 import { topK } from '../sort.ts';
-import { rowComparator, rowSortValue, textPrefixKey, type RowSortValue } from './row-sort.ts';
+import { deeperPrefixKey, rowComparator, rowSortValue, textPrefixKey, type RowSortValue } from './row-sort.ts';
 
 test('semantics.md#table-sort-keys: JSON_VALUE readings: strings unquoted, booleans as words, objects/arrays and misses as ""', () => {
   const row = { s: 'x', n: 1.5, t: true, f: false, o: { a: 1 }, arr: [4, 'y'], z: null };
@@ -85,4 +85,34 @@ test('textPrefixKey orders texts as compareStrings does where two keys differ (A
   assert.ok(textPrefixKey('abcdefg') === textPrefixKey('abcdefgh'), 'seven units are read');
   assert.ok(textPrefixKey('abcdef') < textPrefixKey('abcdefg'));
   assert.ok(Number.isSafeInteger(textPrefixKey('\u007f'.repeat(7))));
+});
+
+test('deeperPrefixKey orders texts whose keys at the levels before are equal as compareStrings does (offsets in a longer text too)', () => {
+  // Pairs sharing a prefix of up to 30 units, so that equal keys at levels 0..2 are common;
+  // units around the 0x7f cut, NUL (which reads as a text's end), surrogates.
+  const unit = fc.constantFrom('a', 'b', '\u0000', '~', '\u007f', '\u0080', 'é', '\ud800', '\udc00', '😀', 'z');
+  const ascii = fc.constantFrom('a', 'b', '\u0000', '~');
+  const run = (max: number, of = unit) => fc.array(of, { maxLength: max }).map((u) => u.join(''));
+  // Mostly ASCII shared prefixes long enough to reach the level; some with any unit.
+  const shared = fc.oneof({ arbitrary: run(30, ascii), weight: 4 }, { arbitrary: run(30), weight: 1 });
+  const level = fc.integer({ min: 1, max: 3 });
+  let decided = 0;
+  fc.assert(
+    fc.property(shared, run(9), run(9), level, run(3), run(3), (shared, tailA, tailB, l, left, right) => {
+      const a = shared + tailA, b = shared + tailB;
+      const key = (t: string, at: number) => (at === 0 ? textPrefixKey(t) : deeperPrefixKey(t, 0, t.length, at));
+      for (let before = 0; before < l; before++) if (key(a, before) !== key(b, before)) return;
+      // The same text inside a longer one reads the same.
+      assert.equal(deeperPrefixKey(left + a + right, left.length, left.length + a.length, l), key(a, l));
+      const c = compareStrings(a, b), ka = key(a, l), kb = key(b, l);
+      if (c < 0) assert.ok(ka <= kb, `level ${l}: ${JSON.stringify(a)} < ${JSON.stringify(b)}: keys ${ka} ${kb}`);
+      if (c === 0) assert.equal(ka, kb);
+      if (ka !== kb) decided++;
+    }),
+    { numRuns: 4000 },
+  );
+  assert.ok(decided > 150, `${decided} pairs told apart`);
+  assert.equal(deeperPrefixKey('abcdefgh', 0, 8, 1), textPrefixKey('h'));
+  assert.equal(deeperPrefixKey('abcdéfgh', 0, 8, 1), 0, 'a unit of 0x7f or above before the level');
+  assert.equal(deeperPrefixKey('abc', 0, 3, 1), 0, 'a text shorter than the levels before');
 });

@@ -256,12 +256,13 @@ const PREFIX_UNITS = 7;
  * textPrefixKey(a) <= textPrefixKey(b), so keys that differ order their texts (equal keys tell
  * nothing). It reads the first 7 code units, each below 0x7f as itself; the first unit of 0x7f
  * or above (every non-ASCII unit, surrogates included, orders after every ASCII one) reads as
- * 0x7f and ends the key; a text that ends reads as 0 from there.
+ * 0x7f and ends the key; a text that ends reads as 0 from there. (Of `text[from, to)` when
+ * given.)
  */
-export function textPrefixKey(text: string): number {
+export function textPrefixKey(text: string, from = 0, to = text.length): number {
   let key = 0, j = 0;
-  for (; j < PREFIX_UNITS && j < text.length; j++) {
-    const u = text.charCodeAt(j);
+  for (; j < PREFIX_UNITS && from + j < to; j++) {
+    const u = text.charCodeAt(from + j);
     if (u >= 0x7f) {
       key = key * 128 + 0x7f;
       j++;
@@ -271,6 +272,30 @@ export function textPrefixKey(text: string): number {
   }
   for (; j < PREFIX_UNITS; j++) key *= 128;
   return key;
+}
+
+/**
+ * The prefix key of the text `text[from, to)` at `level` (level 0 is textPrefixKey), for texts
+ * whose keys at every level before are equal: textPrefixKey of the units after the first
+ * 7 × level when those are all present and below 0x7f (each then read as itself, so equal keys
+ * before mean equal units), else 0. For two texts a, b whose keys at the levels before are
+ * equal, compareStrings(a, b) < 0 implies key(a) <= key(b): a text that reads 0 for lack of
+ * units is a prefix of the other or orders before it, and one that reads 0 for a unit of 0x7f
+ * or above ties at every level before only with texts that read 0 too.
+ */
+export function deeperPrefixKey(text: string, from: number, to: number, level: number): number {
+  const skip = from + PREFIX_UNITS * level;
+  if (skip > to) return 0;
+  for (let j = from; j < skip; j++) if (text.charCodeAt(j) >= 0x7f) return 0;
+  return textPrefixKey(text, skip, to);
+}
+
+/** deeperPrefixKey of row p's text reading in `cols` (made or not). */
+export function deeperPrefixKeyOf(cols: SortColumns, p: number, level: number): number {
+  const f = cols.textFrom === undefined ? TEXT_MADE : cols.textFrom[p];
+  if (f >= 0) return deeperPrefixKey(cols.textRows![p]!.text, f, cols.textTo![p], level);
+  const text = f === TEXT_OF_FLOAT ? String(cols.float[p]) : cols.text[p];
+  return deeperPrefixKey(text, 0, text.length, level);
 }
 
 /**

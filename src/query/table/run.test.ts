@@ -424,12 +424,16 @@ test('first sort: a row walked after another of the same byte length gets its ow
   }
 });
 
+/** Values a first sort reads from the bytes, or hands to the text's parse: strings that cast to a float or not, escapes, literals, numbers. */
+const TRICKY_VALUES = ['"plain"', '"10"', '" 7 "', '"-1e3"', '"inf"', '""', '"a\\"b"', '"\\u0041"', '"é"', '"😀x"', '"\\ud800"', '"invoice"', '"nan"', '"need"', '"Infinity "', '"0"', '"007"', '"+1"', '".5"', '"9x"', '"\\t1"', '"i"', '"In"', '"iNf"', '"info"', '"N"', '"nAn"', '"nano"', '"~"', '"\u007f"'];
+/** Numbers (short ones read from the bytes, long ones and -0 from the text), literals, containers. */
+const TRICKY_LITERALS = ['1.5', '-3', '10', '0.1', '1E2', '-0', '1e300', '123456789012345678', '3.141592653589793', 'true', 'false', 'null', '{"x":1}', '[2]', 'true ', '{}', '[]'];
+
 test('first sort: the readings kept for a path are the rows\' parsed readings, ASCII rows (values sliced from the row text) and others, across walk batches', () => {
   let lazyTextsSeen = 0, packedRuns = 0;
   const stringValue = fc.oneof(
-    fc.constantFrom('"plain"', '"10"', '" 7 "', '"-1e3"', '"inf"', '""', '"a\\"b"', '"\\u0041"', '"é"', '"😀x"', '"\\ud800"', '"invoice"', '"nan"', '"need"', '"Infinity "'),
-    // Numbers (short ones read from the bytes, long ones and -0 from the text), literals, containers.
-    fc.constantFrom('1.5', '-3', '10', '0.1', '1E2', '-0', '1e300', '123456789012345678', '3.141592653589793', 'true', 'false', 'null', '{"x":1}', '[2]'),
+    fc.constantFrom(...TRICKY_VALUES),
+    fc.constantFrom(...TRICKY_LITERALS),
     fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => JSON.stringify(d)),
     fc.string({ maxLength: 30 }).map((s) => JSON.stringify(s)),
     fc.string({ unit: 'binary', maxLength: 12 }).map((s) => JSON.stringify(s)),
@@ -437,39 +441,56 @@ test('first sort: the readings kept for a path are the rows\' parsed readings, A
   const row = fc.tuple(fc.constantFrom('', '"pad":"ü",', '"pad":[1,"x"],'), fc.boolean(), stringValue).map(([pad, nested, v]) => (nested ? `{${pad}"k":{"v":${v}}}` : `{${pad}"v":${v}}`));
   fc.assert(
     fc.property(fc.array(row, { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 60 }), fc.boolean(), fc.boolean(), fc.constantFrom(null, 'all' as const, 'some' as const), (texts, copies, nested, wasm, packed) => {
-      // Copies with a distinct id: more rows than one batch of the walk (1024) in some runs.
-      const all = Array.from({ length: copies }, (_, c) => texts.map((t, i) => t.replace(/^\{/, `{"id":${c * 1000 + i},`))).flat();
-      const path = nested ? ['k', 'v'] : ['v'];
-      usePathWalkWasm(wasm);
-      try {
-        // Some rows twice (a digest listed twice, read through its first position's text).
-        const listed = all.length > 3 ? [...all, all[1], all[2]] : all;
-        const { engine, digest } = setup(listed, PROJECT, packed);
-        query(engine, { digest, sort_by: [{ field: path.join('.'), order: 'asc' }], limit: 1 });
-        const cols = tableCaches(engine.store).sorts.get(engine.store.project(PROJECT)!.tables.get(digest)!)!.get(JSON.stringify(path))!;
-        const want: SortColumns = { present: new Uint8Array(listed.length), tier: new Uint8Array(listed.length), float: new Float64Array(listed.length), text: listed.map(() => '') };
-        listed.forEach((t, i) => setSortColumns(want, i, rowSortValue(parseExact(t), path)));
-        // Texts not made yet are made from the rows, as a comparator makes them (textsFor).
-        const pending = cols.textFrom!.filter((f) => f !== TEXT_MADE).length;
-        lazyTextsSeen += pending;
-        if (packed !== null) packedRuns++;
-        textsFor(cols, Int32Array.from(listed, (_, i) => i));
-        assert.ok(cols.textFrom!.every((f) => f === TEXT_MADE));
-        assert.deepEqual(cols.text, want.text);
-        // Prefix keys are kept for the rows without a float number reading.
-        assert.deepEqual([...cols.prefix!].map((k, i) => (want.tier[i] === FLOAT_NUMBER ? 0 : k)), want.text.map((t, i) => (want.tier[i] === FLOAT_NUMBER ? 0 : textPrefixKey(t))));
-        assert.deepEqual([...cols.present], [...want.present]);
-        assert.deepEqual([...cols.tier], [...want.tier]);
-        assert.deepEqual([...cols.float], [...want.float]);
-      } finally {
-        usePathWalkWasm(true);
-      }
+      if (readingsMatchParsed(texts, copies, nested, wasm, packed) > 0) lazyTextsSeen++;
+      if (packed !== null) packedRuns++;
     }),
     { numRuns: 60 },
   );
   assert.ok(lazyTextsSeen > 0, 'some texts were left to be made on demand');
   assert.ok(packedRuns > 0, 'some tables had their texts packed');
 });
+
+test('first sort: each tricky value, in ASCII rows and not, alone and nested, read as parsed (both walks, packed and not)', () => {
+  const texts = [...TRICKY_VALUES, ...TRICKY_LITERALS].flatMap((v) => [`{"v":${v}}`, `{"pad":"ü","v":${v}}`, `{"k":{"v":${v}}}`, `{"v":[${v}]}`, '{"w":1}']);
+  for (const wasm of [true, false]) {
+    for (const packed of [null, 'all', 'some'] as const) {
+      for (const nested of [false, true]) assert.ok(readingsMatchParsed(texts, 9, nested, wasm, packed) > 0);
+    }
+  }
+});
+
+/**
+ * A first sort's readings of `texts` (each `copies` times, two rows listed twice) against the
+ * rows parsed whole; the number of texts left to be made on demand.
+ */
+function readingsMatchParsed(texts: string[], copies: number, nested: boolean, wasm: boolean, packed: 'all' | 'some' | null): number {
+  // Copies with a distinct id: more rows than one batch of the walk (1024) in some runs.
+  const all = Array.from({ length: copies }, (_, c) => texts.map((t, i) => t.replace(/^\{/, `{"id":${c * 1000 + i},`))).flat();
+  const path = nested ? ['k', 'v'] : ['v'];
+  usePathWalkWasm(wasm);
+  try {
+    // Some rows twice (a digest listed twice, read through its first position's text).
+    const listed = all.length > 3 ? [...all, all[1], all[2]] : all;
+    const { engine, digest } = setup(listed, PROJECT, packed);
+    query(engine, { digest, sort_by: [{ field: path.join('.'), order: 'asc' }], limit: 1 });
+    const cols = tableCaches(engine.store).sorts.get(engine.store.project(PROJECT)!.tables.get(digest)!)!.get(JSON.stringify(path))!;
+    const want: SortColumns = { present: new Uint8Array(listed.length), tier: new Uint8Array(listed.length), float: new Float64Array(listed.length), text: listed.map(() => '') };
+    listed.forEach((t, i) => setSortColumns(want, i, rowSortValue(parseExact(t), path)));
+    // Texts not made yet are made from the rows, as a comparator makes them (textsFor).
+    const pending = cols.textFrom!.filter((f) => f !== TEXT_MADE).length;
+    textsFor(cols, Int32Array.from(listed, (_, i) => i));
+    assert.ok(cols.textFrom!.every((f) => f === TEXT_MADE));
+    assert.deepEqual(cols.text, want.text);
+    // Prefix keys are kept for the rows without a float number reading.
+    assert.deepEqual([...cols.prefix!].map((k, i) => (want.tier[i] === FLOAT_NUMBER ? 0 : k)), want.text.map((t, i) => (want.tier[i] === FLOAT_NUMBER ? 0 : textPrefixKey(t))));
+    assert.deepEqual([...cols.present], [...want.present]);
+    assert.deepEqual([...cols.tier], [...want.tier]);
+    assert.deepEqual([...cols.float], [...want.float]);
+    return pending;
+  } finally {
+    usePathWalkWasm(true);
+  }
+}
 
 test('first sort of packed row texts: a row longer than a walk batch, non-ASCII runs and held rows read as parsed (both walks)', () => {
   const long = `{"v":"${'x'.repeat(400_000)}","w":1}`;

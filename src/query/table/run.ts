@@ -18,7 +18,7 @@ import { selectWindow } from '../sort.ts';
 import type { TableQuery, TableQueryStats } from './request.ts';
 import { firstKeyCandidates } from './sort-candidates.ts';
 import { columnsComparator, lazySortColumns, rowSortSteps, type RowSortSteps, rowSortValue, setSortColumns, setSortColumnsOfSpan, setSortColumnsOfText, type SortColumns } from './row-sort.ts';
-import { locatePathBytes } from '../../core/json/path-extract.ts';
+import { locatePathBytes, type PathStep } from '../../core/json/path-extract.ts';
 import { PackedTextMemberWalk, TextMemberWalk } from '../../core/json/path-walk.ts';
 import { isNullLiteral } from '../../core/json/bytes.ts';
 
@@ -249,13 +249,12 @@ function tableSortColumns(caches: TableCaches, digests: readonly string[], rows:
   // A path of keys only has its first key found in batches of rows, in WebAssembly
   // (core/json/path-walk.ts), the rest walked from there.
   const walked = steps !== null && steps.sameWalk && steps.bytesWalk && steps.value.length > 0;
-  if (walked && packed !== undefined && packed.from.length === n) {
-    const complete = walkPackedRows(cols, rows, path, steps, new PackedTextMemberWalk(steps.value[0], packed.text, packed.from, packed.to, (i) => textToWalk(rows[i]), n));
-    if (complete) remember(perPath, key, cols, SORT_PATHS_PER_TABLE);
+  if (walked) {
+    const textOf = (i: number) => textToWalk(rows[i]);
+    const walk = packed !== undefined && packed.from.length === n ? new PackedTextMemberWalk(steps.value[0], packed.text, packed.from, packed.to, textOf, n) : new TextMemberWalk(steps.value[0], textOf, n);
+    if (walkRows(cols, rows, path, steps, walk)) remember(perPath, key, cols, SORT_PATHS_PER_TABLE);
     return cols;
   }
-  const walk = walked ? new TextMemberWalk(steps.value[0], (i) => textToWalk(rows[i]), n) : null;
-  const rest = steps?.value.slice(1) ?? [];
   let complete = true;
   for (let i = 0; i < n; i++) {
     const row = rows[i];
@@ -267,54 +266,56 @@ function tableSortColumns(caches: TableCaches, digests: readonly string[], rows:
     // (setSortColumnsOfText), and only the readings are kept. A digest listed twice is read
     // twice, which costs less than remembering every digest read.
     if (row.parsed !== undefined || steps === null) setSortColumns(cols, i, rowSortValue(row.parsed ?? parseRowText(row.text), path));
-    else if (walk !== null) {
-      const b = walk.walk(i);
-      let start = walk.members.start[0], end = walk.members.end[0];
-      let found = start >= 0;
-      if (found && rest.length > 0) {
-        found = locatePathBytes(b, start, end, rest, restSpan);
-        [start, end] = [restSpan[0], restSpan[1]];
-      }
-      // An all-ASCII row (as many bytes as code units) lends its text's slices as values.
-      const asciiAt = walk.rowTo - walk.rowFrom === row.text.length ? walk.rowFrom : -1;
-      setSortColumnsOfSpan(cols, i, row.text, steps, b, found, start, end, found && !isNullLiteral(b, start, end), asciiAt);
-    } else setSortColumnsOfText(cols, i, row.text, steps);
+    else setSortColumnsOfText(cols, i, row.text, steps);
   }
   if (complete) remember(perPath, key, cols, SORT_PATHS_PER_TABLE);
   return cols;
 }
 
 /**
- * tableSortColumns' loop over rows whose texts sit in one string (PackedTextMemberWalk): the
- * same readings, with the ASCII test of each row known from its run. Whether every row had a
- * body (a gap may be filled later: the readings are then not cached).
+ * tableSortColumns' loop over the rows, their path's first key walked in batches
+ * (core/json/path-walk.ts; rows that are one string's slices, PackedTextMemberWalk, are encoded
+ * a run at a time). For a one-key path the module also reads most rows' readings itself
+ * (RowTextWalk.readBatch); the others are read here from the spans it found. Whether every row
+ * had a body (a gap may be filled later: the readings are then not cached).
  */
-function walkPackedRows(cols: SortColumns, rows: ReadonlyArray<StoredRow | undefined>, path: readonly string[], steps: RowSortSteps, walk: PackedTextMemberWalk): boolean {
+function walkRows(cols: SortColumns, rows: ReadonlyArray<StoredRow | undefined>, path: readonly string[], steps: RowSortSteps, walk: TextMemberWalk | PackedTextMemberWalk): boolean {
   const rest = steps.value.slice(1);
-  const deeper = rest.length > 0;
-  const start = walk.members.start, end = walk.members.end;
+  const n = cols.present.length;
   let complete = true;
-  for (let i = 0; i < cols.present.length; i++) {
-    const row = rows[i];
-    if (row === undefined) {
-      complete = false;
-      continue;
+  if (rest.length === 0 && n > 0) {
+    for (let i = 0; i < n; ) {
+      const r = walk.readBatch(i, cols.present, cols.tier, cols.prefix!, cols.textFrom!, cols.textTo!);
+      if (r === 0) break; // not in WebAssembly: row by row below
+      const here = walk.readHere;
+      for (let k = 0; k < r; k++) if (here[k] === 0 && !readRow(cols, rows, path, steps, rest, walk, i + k)) complete = false;
+      i += r;
+      if (i === n) return complete;
     }
-    if (row.parsed !== undefined) {
-      setSortColumns(cols, i, rowSortValue(row.parsed, path));
-      continue;
-    }
-    const b = walk.walk(i);
-    let s = start[0], e = end[0];
-    let found = s >= 0;
-    if (found && deeper) {
-      found = locatePathBytes(b, s, e, rest, restSpan);
-      s = restSpan[0];
-      e = restSpan[1];
-    }
-    setSortColumnsOfSpan(cols, i, row.text, steps, b, found, s, e, found && !isNullLiteral(b, s, e), walk.rowAscii ? walk.rowFrom : -1);
   }
+  for (let i = 0; i < n; i++) if (!readRow(cols, rows, path, steps, rest, walk, i)) complete = false;
   return complete;
+}
+
+/** Row i's readings through the walk (false: the row has no body). */
+function readRow(cols: SortColumns, rows: ReadonlyArray<StoredRow | undefined>, path: readonly string[], steps: RowSortSteps, rest: readonly PathStep[], walk: TextMemberWalk | PackedTextMemberWalk, i: number): boolean {
+  const row = rows[i];
+  if (row === undefined) return false;
+  if (row.parsed !== undefined) {
+    setSortColumns(cols, i, rowSortValue(row.parsed, path));
+    return true;
+  }
+  const b = walk.walk(i);
+  let s = walk.members.start[0], e = walk.members.end[0];
+  let found = s >= 0;
+  if (found && rest.length > 0) {
+    found = locatePathBytes(b, s, e, rest, restSpan);
+    s = restSpan[0];
+    e = restSpan[1];
+  }
+  // An all-ASCII row (as many bytes as code units) lends its text's slices as values.
+  setSortColumnsOfSpan(cols, i, row.text, steps, b, found, s, e, found && !isNullLiteral(b, s, e), walk.rowAscii ? walk.rowFrom : -1);
+  return true;
 }
 
 /** The text a table's first sort walks for a row (a row parsed already is read parsed). */

@@ -36,8 +36,7 @@ function randomColumns(rand: (n: number) => number, n: number, distinct: number)
  * from a pool sharing long prefixes (equal keys, different texts) and left to be made on
  * demand from row texts for some rows.
  */
-function prefixedColumns(rand: (n: number) => number, n: number): SortColumns {
-  const words = ['', 'a', 'b', 'abcdefgh', 'abcdefgi', 'abcdefg', 'abcdefgh~', 'é', 'éa', '\u007f', 'null', 'zz'];
+function prefixedColumns(rand: (n: number) => number, n: number, words = ['', 'a', 'b', 'abcdefgh', 'abcdefgi', 'abcdefg', 'abcdefgh~', 'é', 'éa', '\u007f', 'null', 'zz']): SortColumns {
   const rows = Array.from({ length: n }, () => ({ text: `{"v":"${words[rand(words.length)]}"}` }));
   const cols = lazySortColumns(n, rows);
   for (let i = 0; i < n; i++) {
@@ -67,6 +66,46 @@ test('pruning on the first term\'s text prefix keys never changes the window', (
     if (ranked !== null) prunedRuns++;
   }
   assert.ok(prunedRuns > 50, `pruning ran in ${prunedRuns} rounds`);
+});
+
+/**
+ * Texts that share their first 7, 14 or 21 units, or all but one of those, with NUL, DEL and
+ * non-ASCII units where the keys cut: many tie on the first prefix key and on deeper ones.
+ */
+const LONG_SHARED = ['abcdefg', 'abcdefgabcdefg', 'abcdefgabcdefgh', 'abcdefgabcdefgé', 'abcdefg\u0000', 'abcdefgabcdef', 'abcdefgabcdefgabcdefgz', 'abcdefgabcdefgabcdefga', 'abcdefgabcdefgabcdefg', 'abcdef', 'abcdefgh~', 'abcdéfgh', 'abcdéfgi', 'abcdefgabcdefgabcdefgabcdefg\u007f', 'abcdefgabcdefg\u007f', 'zz'];
+
+test('pruning texts that tie on their prefix keys (refined on deeper keys) never changes the window', () => {
+  const rand = lcg(2024);
+  let refinedRuns = 0;
+  for (let round = 0; round < 300; round++) {
+    const n = 1 + rand(4000);
+    const words = LONG_SHARED.slice(0, 2 + rand(LONG_SHARED.length - 1));
+    const columns = [prefixedColumns(rand, n, words), randomColumns(rand, n, 1 + rand(5))];
+    const { ranked } = prunedRound(rand, n, columns, round);
+    // Refined: fewer candidates than the rows that tie with the bar on the first key alone.
+    if (ranked !== null && ranked.length < n / 20) refinedRuns++;
+  }
+  assert.ok(refinedRuns > 10, `refined in ${refinedRuns} rounds`);
+});
+
+test('thousands of texts tying on 14 units: the deeper keys leave the full comparator a few, same window', () => {
+  const rand = lcg(5);
+  const n = 6000;
+  const rows = Array.from({ length: n }, () => ({ text: `{"v":"upgrade upgrade ${['reset', 'refund', 'return', 'upgrade', 'a'][rand(5)]} ${rand(1000)}"}` }));
+  const cols = lazySortColumns(n, rows);
+  for (let i = 0; i < n; i++) {
+    cols.present[i] = 1;
+    cols.tier[i] = FLOAT_NULL;
+    cols.textFrom![i] = 6;
+    cols.textTo![i] = rows[i].text.length - 2;
+    cols.prefix![i] = textPrefixKey(rows[i].text, 6, rows[i].text.length - 2);
+  }
+  const positions = Int32Array.from({ length: n }, (_, i) => i);
+  for (const order of ['asc', 'desc'] as const) {
+    const { all, pruned, ranked } = both([cols], [order], positions, 0, 100);
+    assert.deepEqual(pruned, all);
+    assert.ok(ranked !== null && ranked.length < 600, `${ranked?.length} candidates`);
+  }
 });
 
 /**

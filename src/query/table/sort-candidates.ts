@@ -15,7 +15,7 @@
  * dropped, so the order of the result does not change.
  */
 import { heapPush, heapReplaceRoot, kthSmallest } from '../sort.ts';
-import { FLOAT_NUMBER, type SortColumns } from './row-sort.ts';
+import { deeperPrefixKeyOf, FLOAT_NUMBER, type SortColumns } from './row-sort.ts';
 
 /** Largest m kept in a bounded heap; above it the group's values are copied and quickselected. */
 const HEAP_LIMIT = 4096;
@@ -101,19 +101,87 @@ export function firstKeyCandidates(cols: SortColumns, descending: boolean, at: I
   }
   const within = keys ?? float;
   // Counted first, so that only a short list is ever allocated (no n-entry array per query).
-  let kept = 0;
+  let kept = 0, tied = 0;
   for (let j = 0; j < n; j++) {
     const p = at[j];
     const pg = (present[p] === 1 ? 0 : 3) + tier[p];
-    if (pg < g || (pg === g && sign * within[p] <= bar)) kept++;
+    if (pg < g) kept++;
+    else if (pg === g) {
+      const r = sign * within[p];
+      if (r < bar) kept++;
+      else if (r === bar) tied++;
+    }
   }
-  if (kept >= n / 2) return null;
-  const out = new Int32Array(kept);
-  for (let j = 0, i = 0; j < n; j++) {
+  // Texts that tie on the bar's prefix key (words sharing their first 7 letters): when there
+  // are many, the next 7 units of each decide which of them can make it (refinedTies).
+  const need = m - (kept - before);
+  const refine = keys === cols.prefix && keys !== undefined && tied > tieLimit(need);
+  if (kept + (refine ? 0 : tied) >= n / 2) return null;
+  const out = new Int32Array(kept + (refine ? 0 : tied));
+  const ties = refine ? new Int32Array(tied) : out;
+  let i = 0, t = 0;
+  for (let j = 0; j < n; j++) {
     const p = at[j];
     const pg = (present[p] === 1 ? 0 : 3) + tier[p];
-    if (pg < g || (pg === g && sign * within[p] <= bar)) out[i++] = p;
+    if (pg < g) out[i++] = p;
+    else if (pg === g) {
+      const r = sign * within[p];
+      if (r < bar) out[i++] = p;
+      else if (r === bar) {
+        if (refine) ties[t++] = p;
+        else out[i++] = p;
+      }
+    }
   }
+  return refine ? mergeAscending(out, refinedTies(cols, ties, sign, need)) : out;
+}
+
+/** Ties left to the full comparator without refining them further. */
+const tieLimit = (need: number): number => 2 * need + 64;
+/** Prefix-key levels a refinement reads at most (7 units each: the first 49 units in all). */
+const TIE_LEVELS = 6;
+
+/**
+ * The rows of `ties` (ascending; rows of one group whose texts tie on their prefix key, of which
+ * `need` are to be chosen) that can be among the first `need` of them: at each deeper level
+ * (deeperPrefixKeyOf), a row whose signed key is beyond the need-th smallest has `need` rows
+ * strictly ahead on the text and is dropped; a row whose key is below it is in; the rows at it
+ * tie again and go on to the next level while they are many. Ascending.
+ */
+export function refinedTies(cols: SortColumns, ties: Int32Array, sign: number, need: number): Int32Array {
+  const sure = new Uint8Array(ties.length);
+  const open = new Int32Array(ties.length);
+  for (let j = 0; j < open.length; j++) open[j] = j;
+  let openCount = ties.length;
+  const keys = new Float64Array(ties.length);
+  for (let level = 1; level <= TIE_LEVELS && openCount > tieLimit(need); level++) {
+    for (let j = 0; j < openCount; j++) keys[j] = sign * deeperPrefixKeyOf(cols, ties[open[j]], level);
+    const bar = kthSmallest(keys.slice(0, openCount), need);
+    let next = 0, ahead = 0;
+    for (let j = 0; j < openCount; j++) {
+      if (keys[j] < bar) {
+        sure[open[j]] = 1;
+        ahead++;
+      } else if (keys[j] === bar) open[next++] = open[j];
+    }
+    openCount = next;
+    need -= ahead;
+  }
+  for (let j = 0; j < openCount; j++) sure[open[j]] = 1;
+  let count = 0;
+  for (let j = 0; j < sure.length; j++) count += sure[j];
+  const out = new Int32Array(count);
+  for (let j = 0, i = 0; j < sure.length; j++) if (sure[j] === 1) out[i++] = ties[j];
+  return out;
+}
+
+/** The union of two ascending lists with no common entry, ascending. */
+function mergeAscending(a: Int32Array, b: Int32Array): Int32Array {
+  const out = new Int32Array(a.length + b.length);
+  let i = 0, j = 0, o = 0;
+  while (i < a.length && j < b.length) out[o++] = a[i] < b[j] ? a[i++] : b[j++];
+  while (i < a.length) out[o++] = a[i++];
+  while (j < b.length) out[o++] = b[j++];
   return out;
 }
 
