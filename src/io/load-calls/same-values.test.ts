@@ -132,7 +132,7 @@ test('random files load in parallel, through strings reused within a block, as t
     assert.equal(seq.error, null);
     const expected = callsFingerprint(seq.engine);
     assert.ok(expected.length > 400);
-    for (const blockSize of [700, 1 << 20]) {
+    for (const blockSize of [700, 4096, 1 << 20]) {
       for (const handOverAt of [-1, 100]) {
         const par = await load(file, { blockSize, handOverAt });
         assert.equal(par.error, null);
