@@ -11,8 +11,13 @@
  */
 import { FIELD, FIELD_COUNT, KIND } from './line-scan.ts';
 
+// Field numbers as constants (FIELD is built at run time: a property read per use in a hot loop).
+const OP_NAME = FIELD.op_name, TRACE_ID = FIELD.trace_id, SVC_USER_ID = FIELD.svc_user_id, WB_USER_ID = FIELD.wb_user_id;
+const PARENT_ID = FIELD.parent_id, TURN_ID = FIELD.turn_id, ID = FIELD.id;
+const PLAIN = KIND.STRING, ABSENT = KIND.ABSENT;
+
 /** The repeated fields, in their order per line in `sameAs` (SAME_WIDTH entries a line). */
-export const SAME = { opName: 0, traceId: 1, userId: 2, parentId: 3, turnId: 4 } as const;
+export const SAME = { opName: 0, traceId: 1, userId: 2, parentId: 3, turnId: 4 } as const; // line() writes these as literals
 export const SAME_WIDTH = 5;
 
 /**
@@ -114,21 +119,21 @@ export class SameValues {
       return;
     }
     const base = slot * FIELD_COUNT;
-    sameAs[out + SAME.opName] = this.value(this.ops, buf, base + FIELD.op_name, kinds, starts, ends, true);
-    sameAs[out + SAME.traceId] = this.value(this.traces, buf, base + FIELD.trace_id, kinds, starts, ends, true);
+    sameAs[out] = this.value(this.ops, buf, base + OP_NAME, kinds, starts, ends, true);
+    sameAs[out + 1] = this.value(this.traces, buf, base + TRACE_ID, kinds, starts, ends, true);
     // The user field as the record reads it: either spelling, none when the line gives both.
-    const svc = base + FIELD.svc_user_id, wb = base + FIELD.wb_user_id;
-    const userAt = kinds[svc] === KIND.ABSENT ? wb : kinds[wb] === KIND.ABSENT ? svc : -1;
-    sameAs[out + SAME.userId] = userAt < 0 ? -1 : this.value(this.users, buf, userAt, kinds, starts, ends, true);
+    const svc = base + SVC_USER_ID, wb = base + WB_USER_ID;
+    const userAt = kinds[svc] === ABSENT ? wb : kinds[wb] === ABSENT ? svc : -1;
+    sameAs[out + 2] = userAt < 0 ? -1 : this.value(this.users, buf, userAt, kinds, starts, ends, true);
     // Parent and turn ids before this line's own id is added: a line naming itself finds no earlier line.
-    sameAs[out + SAME.parentId] = this.value(this.ids, buf, base + FIELD.parent_id, kinds, starts, ends, false);
-    sameAs[out + SAME.turnId] = this.value(this.ids, buf, base + FIELD.turn_id, kinds, starts, ends, false);
-    this.value(this.ids, buf, base + FIELD.id, kinds, starts, ends, true);
+    sameAs[out + 3] = this.value(this.ids, buf, base + PARENT_ID, kinds, starts, ends, false);
+    sameAs[out + 4] = this.value(this.ids, buf, base + TURN_ID, kinds, starts, ends, false);
+    this.value(this.ids, buf, base + ID, kinds, starts, ends, true);
   }
 
   /** The line (slot) of the first earlier value with the bytes of field slot `at`, or -1 (`add`: this one is added when new). */
   private value(values: BlockValues, buf: Uint8Array, at: number, kinds: Uint8Array, starts: Int32Array, ends: Int32Array, add: boolean): number {
-    if (kinds[at] !== KIND.STRING) return -1;
+    if (kinds[at] !== PLAIN) return -1;
     const from = starts[at] + 1, to = ends[at] - 1;
     if (to <= from) return -1; // an empty string: a required field refuses it, so it is never shared
     const found = values.find(buf, from, to, hashOf(buf, from, to), starts, ends, add ? at : -1);
