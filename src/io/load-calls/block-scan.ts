@@ -37,7 +37,7 @@ export class BlockScan {
 
   constructor(screen: GateScreen | null = null) {
     this.screen = screen;
-    this.screened = screen === null ? null : { verdicts: new Uint8Array(4096), hashA: new Int32Array(4096), hashB: new Int32Array(4096) };
+    this.screened = screen === null ? null : { verdicts: new Uint8Array(4096) };
     this.prescan.screened = this.screened;
     this.prescan.idHashes = this.idHashes;
     this.prescan.sameAs = screen === null ? this.sameAs : null;
@@ -64,22 +64,19 @@ export class BlockScan {
         const verdict = screen.screen(prescan, count, block as Buffer);
         if (verdict === SCREENED.CANDIDATE) prescan.readRefs(block, count);
         screened.verdicts[count] = verdict;
-        screened.hashA[count] = screen.hashA;
-        screened.hashB[count] = screen.hashB;
-        // A line the fast path takes had its id hashed by the screen, with the same IdHash.
+        // A line the fast path takes had its id (escaped or not) hashed by the screen, with the
+        // same IdHash: the gate and the store read that one hash.
         screenHashed = verdict !== SCREENED.SLOW;
       }
       const idAt = count * FIELD_COUNT + FIELD.id;
-      if (ok && prescan.kinds[idAt] === KIND.STRING) {
+      if (screenHashed) {
+        this.idHashes[2 * count] = screen!.hashA;
+        this.idHashes[2 * count + 1] = screen!.hashB;
+      } else if (ok && prescan.kinds[idAt] === KIND.STRING) {
         // Here, while the line's bytes are in this core's cache.
-        if (screenHashed) {
-          this.idHashes[2 * count] = screen!.hashA;
-          this.idHashes[2 * count + 1] = screen!.hashB;
-        } else {
-          this.idHash.bytes(block, prescan.starts[idAt] + 1, prescan.ends[idAt] - 1);
-          this.idHashes[2 * count] = this.idHash.a;
-          this.idHashes[2 * count + 1] = this.idHash.b;
-        }
+        this.idHash.bytes(block, prescan.starts[idAt] + 1, prescan.ends[idAt] - 1);
+        this.idHashes[2 * count] = this.idHash.a;
+        this.idHashes[2 * count + 1] = this.idHash.b;
       } else this.idHashes[2 * count] = this.idHashes[2 * count + 1] = 0;
       // Not under a gate: it stores few of the lines, and its main thread scans blocks too.
       if (screen === null) this.sameValues.line(block, count, ok, prescan.kinds, prescan.starts, prescan.ends, this.sameAs);
@@ -95,7 +92,7 @@ export class BlockScan {
   /** Copies of the last scan's arrays, to be transferred to another thread. */
   copies(): BlockPrescan {
     const n = this.count, s = this.screened;
-    const screened = s === null ? null : { verdicts: s.verdicts.slice(0, n), hashA: s.hashA.slice(0, n), hashB: s.hashB.slice(0, n) };
+    const screened = s === null ? null : { verdicts: s.verdicts.slice(0, n) };
     return { starts: this.starts.slice(0, n), ends: this.ends.slice(0, n), lines: this.lines.slice(0, n), prescan: this.prescan.arrays(n), screened, idHashes: this.idHashes.slice(0, 2 * n), sameAs: this.screen === null ? this.sameAs.slice(0, SAME_WIDTH * n) : null };
   }
 
@@ -121,8 +118,6 @@ export class BlockScan {
       const verdicts = new Uint8Array(capacity);
       verdicts.set(s.verdicts);
       s.verdicts = verdicts;
-      s.hashA = grow(s.hashA);
-      s.hashB = grow(s.hashB);
     }
   }
 }

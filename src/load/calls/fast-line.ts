@@ -29,7 +29,8 @@ export function storeFastCallLine(store: Store, buf: Buffer, start: number, end:
     if (screened) {
       const verdict = screened.verdicts[slot];
       if (verdict === SCREENED.SLOW) return false;
-      if (!gate.screened(verdict, screened.hashA[slot], screened.hashB[slot], prescan!, slot, buf, start, end, line)) return true;
+      const idHashes = prescan!.idHashes!;
+      if (!gate.screened(verdict, idHashes[2 * slot], idHashes[2 * slot + 1], prescan!, slot, buf, start, end, line)) return true;
     } else {
       const p = prescan ?? (linePrescan.prescan(buf, start, end, 0) ? linePrescan : null);
       if (p === null) return false;

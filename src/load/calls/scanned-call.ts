@@ -50,12 +50,11 @@ export interface CallLinePrescanArrays extends CallLineScanArrays {
 
 /**
  * Per slot of a block's prescan, what the scanning thread's GateScreen (one-shot-gate.ts) said
- * of the line (its SCREENED verdict) and the line's id hash (meaningful unless SLOW).
+ * of the line (its SCREENED verdict); unless SLOW, the line's `idHashes` are the screen's hash of
+ * its id (escaped or not).
  */
 export interface ScreenedLines {
   verdicts: Uint8Array;
-  hashA: Int32Array;
-  hashB: Int32Array;
 }
 
 export class CallLinePrescan extends CallLineScan implements CallLinePrescanArrays {
@@ -67,7 +66,7 @@ export class CallLinePrescan extends CallLineScan implements CallLinePrescanArra
   screened: ScreenedLines | null = null;
   /**
    * Per slot i, `[2i]` and `[2i + 1]`: the IdHash of the line's id made by the scanning thread
-   * ((0, 0): none, an escaped id), so the storing thread probes the id index without hashing; null: none made.
+   * ((0, 0): none, an escaped id the gate's screen did not pass), so the storing thread probes the id index without hashing; null: none made.
    */
   idHashes: Int32Array | null = null;
   /**
