@@ -176,6 +176,8 @@ export interface LoadOptions {
   parallelMinBytes?: number;
   /** Bytes between two progress reports (default 32 MiB; inside a long line, at most 1% of it). */
   progressStepBytes?: number;
+  /** A parallel load's bytes per block and its hand-over rule (forEachPrescannedLine's; tests cross block boundaries with small blocks). */
+  parallelBlocks?: { blockSize: number; handOverAt: number };
 }
 
 /** Loads the given fixture files, in order, into `engine.store`. */
@@ -184,7 +186,7 @@ export async function loadFixtureFiles(
   source: string,
   files: readonly FixtureFile[],
   onProgress?: (p: LoadProgress) => void,
-  { parallelMinBytes = PARALLEL_MIN_BYTES, progressStepBytes = PROGRESS_STEP_BYTES }: LoadOptions = {},
+  { parallelMinBytes = PARALLEL_MIN_BYTES, progressStepBytes = PROGRESS_STEP_BYTES, parallelBlocks }: LoadOptions = {},
 ): Promise<LoadReport> {
   const report: LoadReport = { source, files: [], notices: [] };
   // A one-shot's gate (io/load-calls/gate.ts): every calls line is read and checked, only the
@@ -229,8 +231,8 @@ export async function loadFixtureFiles(
     };
     const parallel = isFixtureKind(kind) && FIXTURE_KIND_REGISTRY[kind].prescanned && existsSync(file) && statSync(file).size >= parallelMinBytes;
     // Through a gate this thread stores few rows: it scans a block whenever it has one in hand or none queued.
-    const handOverAt = gate === undefined ? undefined : 1;
-    await (parallel ? forEachPrescannedLine(file, onLine, onChunk, undefined, handOverAt, gate?.spec ?? null) : forEachLine(file, onLine, onChunk)).catch((e: unknown) => {
+    const handOverAt = parallelBlocks?.handOverAt ?? (gate === undefined ? undefined : 1);
+    await (parallel ? forEachPrescannedLine(file, onLine, onChunk, parallelBlocks?.blockSize, handOverAt, gate?.spec ?? null) : forEachLine(file, onLine, onChunk)).catch((e: unknown) => {
       const code = (e as NodeJS.ErrnoException)?.code;
       if (typeof code === 'string' && code.startsWith('Z_')) {
         throw new FixtureError(file, 0, `gzip data is truncated/corrupt (after ${lastLine} lines)`);

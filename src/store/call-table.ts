@@ -41,6 +41,13 @@ const NULL_OP = -1;
 /** User ids kept in CallTable.recentUsers before it starts over. */
 const RECENT_USERS_MAX = 256;
 
+/**
+ * Bits a loader sets when it knows a record's parent (or turn) id names a call already stored in
+ * the same table, and hands the id as that call's own id string: the row takes it as it is,
+ * without the id lookup that would find that very string (callIdString).
+ */
+export const STORED_RELATION = { parent: 1, turn: 2 } as const;
+
 /** A complete record whose id is already stored (fixtures hold each call once). */
 export class DuplicateCallError extends Error {
   constructor(readonly callId: string) {
@@ -285,11 +292,12 @@ export class CallTable {
   /**
    * A complete record (fixtures) whose body is the `length` bytes written at bodyRoomStart;
    * `spans` are its parts' (start, end) in bytes from the body's first byte, as
-   * setPartByteSpans takes them; `derived` what the row's columns take from the JSON parts.
+   * setPartByteSpans takes them; `derived` what the row's columns take from the JSON parts;
+   * `storedRelations`: STORED_RELATION bits.
    */
-  loadWritten(record: CallRecordPart, length: number, spans: ArrayLike<number>, derived?: DerivedColumns): number {
+  loadWritten(record: CallRecordPart, length: number, spans: ArrayLike<number>, derived?: DerivedColumns, storedRelations = 0): number {
     if (this.byId.has(record.id)) throw new DuplicateCallError(record.id);
-    const row = this.appendRow(record, record, derived, true);
+    const row = this.appendRow(record, record, derived, true, storedRelations);
     this.bodies.commitRoom(row, length, spans);
     return row;
   }
@@ -435,6 +443,8 @@ export class CallTable {
     { inputRefs, outputRefs, errorCount: statusErrors }: DerivedColumns = derivedColumns(s, e),
     /** A fixture record: the trace, op and relation indexes may be built on first use instead (CallIndexes.deferLoadedRow). */
     loaded = false,
+    /** STORED_RELATION bits: the parent (turn) id is the stored id string of a row of this table. */
+    storedRelations = 0,
   ): number {
     const row = this.idColumn.size;
     // Calls of a trace mostly come together: the previous row's shared string, without a lookup.
@@ -443,9 +453,9 @@ export class CallTable {
     this.idColumn.push(s.id);
     this.byId.set(s.id, row);
     this.traceIdColumn.push(traceId);
-    this.parentIdColumn.push(this.callIdString(s.parent_id));
+    this.parentIdColumn.push(storedRelations & STORED_RELATION.parent ? s.parent_id : this.callIdString(s.parent_id));
     this.threadIdColumn.push(this.share(s.thread_id));
-    this.turnIdColumn.push(this.callIdString(s.turn_id));
+    this.turnIdColumn.push(storedRelations & STORED_RELATION.turn ? s.turn_id : this.callIdString(s.turn_id));
     const op = this.opNames.id(s.op_name);
     this.opIndex.push(op);
     this.startedAt.push(s.started_at);

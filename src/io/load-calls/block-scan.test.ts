@@ -6,7 +6,7 @@ import { FixtureError } from '../../core/errors.ts';
 import { createEngine } from '../../engine.ts';
 import { loadFixtures } from '../load-fixtures.ts';
 import { IdHash } from '../../store/id-index.ts';
-import type { OneShotGateSpec } from '../../load/calls/one-shot-gate.ts';
+import { SCREENED, type OneShotGateSpec } from '../../load/calls/one-shot-gate.ts';
 import { forEachPrescannedLine } from './parallel.ts';
 import { callsFingerprint } from './store-fingerprint.testing.ts';
 import { tempDir } from '../temp-dir.testing.ts';
@@ -23,7 +23,7 @@ function write(content: string): string {
   return join(d, 'calls.jsonl');
 }
 
-test('the scanning thread hashes each plain id as the store hashes its string (with a one-shot gate too); an escaped id is left to the store (0, 0)', async () => {
+test('the scanning thread hashes each plain id as the store hashes its string; an escaped id is left to the store (0, 0), except under a one-shot gate, whose screen hashes it decoded', async () => {
   const file = write(Array.from({ length: 200 }, (_, i) => line(i)).join('\n') + '\n');
   const h = new IdHash();
   let lines = 0;
@@ -37,7 +37,9 @@ test('the scanning thread hashes each plain id as the store hashes its string (w
         const text = buf.toString('utf8', start, end);
         const escaped = text.slice(7, text.indexOf('"', 7)).includes('\\');
         h.string(id);
-        assert.deepEqual([p.idHashes![2 * slot], p.idHashes![2 * slot + 1]], escaped ? [0, 0] : [h.a, h.b], id);
+        // Under the gate every line here passes its screen, which hashes escaped ids too (decoded).
+        assert.equal(p.screened?.verdicts[slot] === SCREENED.SLOW, false);
+        assert.deepEqual([p.idHashes![2 * slot], p.idHashes![2 * slot + 1]], escaped && gateSpec === null ? [0, 0] : [h.a, h.b], id);
       }, undefined, 1024, handOverAt, gateSpec);
     }
   }

@@ -8,6 +8,7 @@
  */
 import { SCREENED, type GateScreen, type ScreenedLines } from '../../load/calls/one-shot-gate.ts';
 import { FIELD, FIELD_COUNT, KIND } from '../../load/calls/line-scan.ts';
+import { SAME_WIDTH, SameValues } from '../../load/calls/same-values.ts';
 import { CallLinePrescan } from '../../load/calls/scanned-call.ts';
 import { IdHash } from '../../store/id-index.ts';
 import { hasBom } from '../utf8.ts';
@@ -25,6 +26,9 @@ export class BlockScan {
   /** Per slot i, `[2i]`, `[2i + 1]`: the IdHash of the line's plain id ((0, 0): none), so the storing thread does not hash it. */
   idHashes = new Int32Array(2 * 4096);
   private readonly idHash = new IdHash();
+  /** Per slot i, `[SAME_WIDTH * i + SAME.*]`: the earlier line of the block with the same op name, trace, user id, or whose id is the parent or turn id (-1: none; same-values.ts). */
+  sameAs = new Int32Array(SAME_WIDTH * 4096);
+  private readonly sameValues = new SameValues();
   /** Slots filled by the last scan. */
   count = 0;
   /** With a one-shot gate's screen: its verdict on each line (one-shot-gate.ts), made here while the line's bytes are in this core's cache. */
@@ -33,9 +37,10 @@ export class BlockScan {
 
   constructor(screen: GateScreen | null = null) {
     this.screen = screen;
-    this.screened = screen === null ? null : { verdicts: new Uint8Array(4096), hashA: new Int32Array(4096), hashB: new Int32Array(4096) };
+    this.screened = screen === null ? null : { verdicts: new Uint8Array(4096) };
     this.prescan.screened = this.screened;
     this.prescan.idHashes = this.idHashes;
+    this.prescan.sameAs = screen === null ? this.sameAs : null;
   }
 
   /**
@@ -46,6 +51,7 @@ export class BlockScan {
     let count = 0;
     const prescan = this.prescan, screen = this.screen;
     if (prescan instanceof WasmCallLinePrescan) prescan.setBlock(block, length);
+    this.sameValues.clear();
     const next = forEachLineIn(block, length, firstLine, (start, end, line) => {
       if (count === this.starts.length) this.grow(2 * count, count);
       // As loadLine does: a byte order mark opens line 1 and is not part of the record.
@@ -58,23 +64,22 @@ export class BlockScan {
         const verdict = screen.screen(prescan, count, block as Buffer);
         if (verdict === SCREENED.CANDIDATE) prescan.readRefs(block, count);
         screened.verdicts[count] = verdict;
-        screened.hashA[count] = screen.hashA;
-        screened.hashB[count] = screen.hashB;
-        // A line the fast path takes had its id hashed by the screen, with the same IdHash.
+        // A line the fast path takes had its id (escaped or not) hashed by the screen, with the
+        // same IdHash: the gate and the store read that one hash.
         screenHashed = verdict !== SCREENED.SLOW;
       }
       const idAt = count * FIELD_COUNT + FIELD.id;
-      if (ok && prescan.kinds[idAt] === KIND.STRING) {
+      if (screenHashed) {
+        this.idHashes[2 * count] = screen!.hashA;
+        this.idHashes[2 * count + 1] = screen!.hashB;
+      } else if (ok && prescan.kinds[idAt] === KIND.STRING) {
         // Here, while the line's bytes are in this core's cache.
-        if (screenHashed) {
-          this.idHashes[2 * count] = screen!.hashA;
-          this.idHashes[2 * count + 1] = screen!.hashB;
-        } else {
-          this.idHash.bytes(block, prescan.starts[idAt] + 1, prescan.ends[idAt] - 1);
-          this.idHashes[2 * count] = this.idHash.a;
-          this.idHashes[2 * count + 1] = this.idHash.b;
-        }
+        this.idHash.bytes(block, prescan.starts[idAt] + 1, prescan.ends[idAt] - 1);
+        this.idHashes[2 * count] = this.idHash.a;
+        this.idHashes[2 * count + 1] = this.idHash.b;
       } else this.idHashes[2 * count] = this.idHashes[2 * count + 1] = 0;
+      // Not under a gate: it stores few of the lines, and its main thread scans blocks too.
+      if (screen === null) this.sameValues.line(block, count, ok, prescan.kinds, prescan.starts, prescan.ends, this.sameAs);
       this.starts[count] = start;
       this.ends[count] = end;
       this.lines[count] = line;
@@ -87,8 +92,8 @@ export class BlockScan {
   /** Copies of the last scan's arrays, to be transferred to another thread. */
   copies(): BlockPrescan {
     const n = this.count, s = this.screened;
-    const screened = s === null ? null : { verdicts: s.verdicts.slice(0, n), hashA: s.hashA.slice(0, n), hashB: s.hashB.slice(0, n) };
-    return { starts: this.starts.slice(0, n), ends: this.ends.slice(0, n), lines: this.lines.slice(0, n), prescan: this.prescan.arrays(n), screened, idHashes: this.idHashes.slice(0, 2 * n) };
+    const screened = s === null ? null : { verdicts: s.verdicts.slice(0, n) };
+    return { starts: this.starts.slice(0, n), ends: this.ends.slice(0, n), lines: this.lines.slice(0, n), prescan: this.prescan.arrays(n), screened, idHashes: this.idHashes.slice(0, 2 * n), sameAs: this.screen === null ? this.sameAs.slice(0, SAME_WIDTH * n) : null };
   }
 
   private grow(capacity: number, keep: number): void {
@@ -104,13 +109,15 @@ export class BlockScan {
     const idHashes = new Int32Array(2 * capacity);
     idHashes.set(this.idHashes);
     this.prescan.idHashes = this.idHashes = idHashes;
+    const sameAs = new Int32Array(SAME_WIDTH * capacity);
+    sameAs.set(this.sameAs);
+    this.sameAs = sameAs;
+    if (this.screen === null) this.prescan.sameAs = sameAs;
     const s = this.screened;
     if (s !== null) {
       const verdicts = new Uint8Array(capacity);
       verdicts.set(s.verdicts);
       s.verdicts = verdicts;
-      s.hashA = grow(s.hashA);
-      s.hashB = grow(s.hashB);
     }
   }
 }

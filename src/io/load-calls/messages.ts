@@ -33,6 +33,8 @@ export interface BlockPrescan {
   screened: ScreenedLines | null;
   /** Per line i, `[2i]`, `[2i + 1]`: its id's IdHash ((0, 0): none), as CallLinePrescan.idHashes. */
   idHashes: Int32Array;
+  /** Per line i, `[SAME_WIDTH * i + SAME.*]`: the earlier line with the same value, as CallLinePrescan.sameAs (null under a gate). */
+  sameAs: Int32Array | null;
 }
 
 /** A block of whole lines, with their prescan or (handed over) without it. */

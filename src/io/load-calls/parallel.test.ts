@@ -145,7 +145,7 @@ test('a one-shot gate\'s verdicts, id hashes and refs are the same whichever thr
     await forEachPrescannedLine(file, ({ line }, q, slot) => {
       const s = q.screened!;
       const verdict = s.verdicts[slot];
-      got.push(verdict === SCREENED.SLOW ? [line, verdict] : [line, verdict, s.hashA[slot], s.hashB[slot], ...(verdict === SCREENED.CANDIDATE ? [q.inputRefs[slot], q.outputRefs[slot]] : [])]);
+      got.push(verdict === SCREENED.SLOW ? [line, verdict] : [line, verdict, q.idHashes![2 * slot], q.idHashes![2 * slot + 1], ...(verdict === SCREENED.CANDIDATE ? [q.inputRefs[slot], q.outputRefs[slot]] : [])]);
     }, undefined, 2048, handOverAt, spec);
     assert.deepEqual(got, expected, `handOverAt ${handOverAt}`);
   }

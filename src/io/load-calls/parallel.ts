@@ -95,6 +95,7 @@ export async function forEachPrescannedLine(
               scan = { ...m.scan, prescan: new CallLinePrescan(0, m.scan.prescan) };
               scan.prescan.screened = m.scan.screened;
               scan.prescan.idHashes = m.scan.idHashes;
+              scan.prescan.sameAs = m.scan.sameAs;
               count = m.scan.lines.length;
             } else {
               // Handed over unscanned: this thread was about to idle.

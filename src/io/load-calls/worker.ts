@@ -56,9 +56,10 @@ function sendBlock(block: Buffer, length: number): void {
   if (scan !== null) {
     const p = scan.prescan;
     transfer.push(scan.starts.buffer as ArrayBuffer, scan.ends.buffer as ArrayBuffer, scan.lines.buffer as ArrayBuffer, scan.idHashes.buffer as ArrayBuffer);
+    if (scan.sameAs !== null) transfer.push(scan.sameAs.buffer as ArrayBuffer);
     for (const a of [p.kinds, p.starts, p.ends, p.flags, p.errorCounts, p.ok, p.micros]) transfer.push(a.buffer as ArrayBuffer);
     const s = scan.screened;
-    if (s !== null) transfer.push(s.verdicts.buffer as ArrayBuffer, s.hashA.buffer as ArrayBuffer, s.hashB.buffer as ArrayBuffer);
+    if (s !== null) transfer.push(s.verdicts.buffer as ArrayBuffer);
   }
   sent++;
   port.postMessage(message satisfies WorkerMessage, transfer);

@@ -4,10 +4,12 @@
  * thread's prescan of the same bytes), then storeCallParts. The slow path (JSON.parse and
  * parseCallRecord, in the fixture loader) takes every line this one declines.
  */
+import { STORED_RELATION, type CallTable } from '../../store/call-table.ts';
 import type { Store } from '../../store/store.ts';
 import { SCREENED, type OneShotGate } from './one-shot-gate.ts';
 import { storeCallParts } from './parts-body.ts';
-import { CallLinePrescan, fastCallRecord, partByteSpans, scannedCallRecord } from './scanned-call.ts';
+import { SAME, SAME_WIDTH } from './same-values.ts';
+import { CallLinePrescan, fastCallRecord, forgetBlockStrings, partByteSpans, scannedCallRecord } from './scanned-call.ts';
 
 const linePrescan = new CallLinePrescan();
 const partSpans = new Int32Array(8);
@@ -27,7 +29,8 @@ export function storeFastCallLine(store: Store, buf: Buffer, start: number, end:
     if (screened) {
       const verdict = screened.verdicts[slot];
       if (verdict === SCREENED.SLOW) return false;
-      if (!gate.screened(verdict, screened.hashA[slot], screened.hashB[slot], prescan!, slot, buf, start, end, line)) return true;
+      const idHashes = prescan!.idHashes!;
+      if (!gate.screened(verdict, idHashes[2 * slot], idHashes[2 * slot + 1], prescan!, slot, buf, start, end, line)) return true;
     } else {
       const p = prescan ?? (linePrescan.prescan(buf, start, end, 0) ? linePrescan : null);
       if (p === null) return false;
@@ -45,9 +48,28 @@ export function storeFastCallLine(store: Store, buf: Buffer, start: number, end:
   // The id's hash from the scanning thread, where it made one: the id string is not hashed here.
   const idHashes = prescan?.idHashes;
   const table = store.projectForWrite(scanned.projectId).calls;
-  storeCallParts(table, scanned.record, plainView(buf), spans, scanned.derived, idHashes?.[2 * slot] ?? 0, idHashes?.[2 * slot + 1] ?? 0);
+  const same = prescan?.sameAs;
+  if (!same) {
+    storeCallParts(table, scanned.record, plainView(buf), spans, scanned.derived, idHashes?.[2 * slot] ?? 0, idHashes?.[2 * slot + 1] ?? 0);
+    return true;
+  }
+  // A parent (turn) id that is the id of an earlier line of the block is that line's own id
+  // string (scannedCallRecord): when that line went into this table, no lookup is needed.
+  if (buf !== tablesBuf) {
+    tablesBuf = buf;
+    tablesBySlot = [];
+  }
+  const parentLine = same[SAME_WIDTH * slot + SAME.parentId], turnLine = same[SAME_WIDTH * slot + SAME.turnId];
+  const storedRelations =
+    (parentLine >= 0 && tablesBySlot[parentLine] === table ? STORED_RELATION.parent : 0) | (turnLine >= 0 && tablesBySlot[turnLine] === table ? STORED_RELATION.turn : 0);
+  storeCallParts(table, scanned.record, plainView(buf), spans, scanned.derived, idHashes![2 * slot], idHashes![2 * slot + 1], storedRelations);
+  tablesBySlot[slot] = table;
   return true;
 }
+
+/** The block the tables below are for, and per slot the table its line was stored in (fast path). */
+let tablesBuf: Buffer | null = null;
+let tablesBySlot: Array<CallTable | undefined> = [];
 
 /**
  * A plain Uint8Array over a Buffer's bytes, made once per buffer: copies out of it take a
@@ -67,4 +89,7 @@ let lastView: Uint8Array = new Uint8Array(0);
 export function forgetLastBlock(): void {
   lastBuffer = null;
   lastView = new Uint8Array(0);
+  tablesBuf = null;
+  tablesBySlot = [];
+  forgetBlockStrings();
 }

@@ -23,9 +23,9 @@ const bodySpans = new Int32Array(8);
  * the row's columns take from the JSON parts, found by the same scan without building them.
  * DuplicateCallError for a stored id, and the table is left as it was. `idHashA`/`idHashB`: the
  * id's IdHash when the thread that scanned the line made it ((0, 0): hashed here); the table's
- * own checks and its add then reuse it.
+ * own checks and its add then reuse it. `storedRelations`: as CallTable.loadWritten takes them.
  */
-export function storeCallParts(table: CallTable, record: CallRecordPart, line: Uint8Array, spans: ArrayLike<number>, derived?: DerivedColumns, idHashA = 0, idHashB = 0): number {
+export function storeCallParts(table: CallTable, record: CallRecordPart, line: Uint8Array, spans: ArrayLike<number>, derived?: DerivedColumns, idHashA = 0, idHashB = 0, storedRelations = 0): number {
   if (table.rowOfHashed(record.id, idHashA, idHashB) >= 0) throw new DuplicateCallError(record.id); // before the arena makes room
   const run = memberRun(line, spans);
   let body: Uint8Array, offset: number, at: number;
@@ -71,7 +71,7 @@ export function storeCallParts(table: CallTable, record: CallRecordPart, line: U
     body[at++] = CLOSE_OBJ;
   }
   // Written straight into the table's arena; kept only once the row is in.
-  return table.loadWritten(record, at - offset, bodySpans, derived);
+  return table.loadWritten(record, at - offset, bodySpans, derived, storedRelations);
 }
 
 /**

@@ -19,6 +19,7 @@ import { parseCanonicalUtcBytes, parseIsoMicros } from '../../core/datetime.ts';
 import { projectIdProblem } from '../../core/project-id.ts';
 import { extractRefs } from '../../core/refs.ts';
 import { wrapOutput, type CallRecordPart, type DerivedColumns } from '../../store/call-table.ts';
+import { SAME, SAME_WIDTH } from './same-values.ts';
 
 export interface ScannedCall {
   projectId: string;
@@ -49,12 +50,11 @@ export interface CallLinePrescanArrays extends CallLineScanArrays {
 
 /**
  * Per slot of a block's prescan, what the scanning thread's GateScreen (one-shot-gate.ts) said
- * of the line (its SCREENED verdict) and the line's id hash (meaningful unless SLOW).
+ * of the line (its SCREENED verdict); unless SLOW, the line's `idHashes` are the screen's hash of
+ * its id (escaped or not).
  */
 export interface ScreenedLines {
   verdicts: Uint8Array;
-  hashA: Int32Array;
-  hashB: Int32Array;
 }
 
 export class CallLinePrescan extends CallLineScan implements CallLinePrescanArrays {
@@ -66,9 +66,15 @@ export class CallLinePrescan extends CallLineScan implements CallLinePrescanArra
   screened: ScreenedLines | null = null;
   /**
    * Per slot i, `[2i]` and `[2i + 1]`: the IdHash of the line's id made by the scanning thread
-   * ((0, 0): none, an escaped id), so the storing thread probes the id index without hashing; null: none made.
+   * ((0, 0): none, an escaped id the gate's screen did not pass), so the storing thread probes the id index without hashing; null: none made.
    */
   idHashes: Int32Array | null = null;
+  /**
+   * Per slot i, `[SAME_WIDTH * i + SAME.*]`: the earlier line of the block whose op name, trace
+   * id or user id has the same bytes, or whose id is the parent or turn id (-1: none), found by
+   * the scanning thread (same-values.ts); null: none found (lines scanned one at a time).
+   */
+  sameAs: Int32Array | null = null;
 
   constructor(capacity = 1, arrays?: CallLinePrescanArrays) {
     super(capacity, arrays);
@@ -241,6 +247,47 @@ function spelled(p: CallLinePrescan, base: number, svc: number, wb: number): num
   return base + (hasSvc ? svc : wb);
 }
 
+/** No refs (the store keeps no list for it, and never writes into it): one array for every such row. */
+const NO_REFS: string[] = [];
+
+/** The strings made for the lines of one block, by slot (see CallLinePrescan.sameAs). */
+interface BlockStrings {
+  buf: Uint8Array | null;
+  ids: Array<string | undefined>;
+  opNames: Array<string | undefined>;
+  traceIds: Array<string | undefined>;
+  userIds: Array<string | undefined>;
+}
+let lastBlockStrings: BlockStrings = { buf: null, ids: [], opNames: [], traceIds: [], userIds: [] };
+
+/** The strings made so far for the lines of block `buf` (a new block starts with none). */
+function blockStrings(buf: Uint8Array): BlockStrings {
+  if (lastBlockStrings.buf !== buf) lastBlockStrings = { buf, ids: [], opNames: [], traceIds: [], userIds: [] };
+  return lastBlockStrings;
+}
+
+/** Forgets the strings of the last block (its bytes are not to be kept alive). */
+export function forgetBlockStrings(): void {
+  lastBlockStrings = { buf: null, ids: [], opNames: [], traceIds: [], userIds: [] };
+}
+
+/**
+ * The string of field slot `at` of line `slot`, which has the same bytes as the same field of
+ * line `earlier` (-1: none earlier): the string made for that line, made from this line's bytes
+ * when it has none yet. A line with no earlier one keeps its own string for the lines after.
+ */
+function repeatedString(made: Array<string | undefined>, earlier: number, slot: number, p: CallLinePrescan, buf: Bytes, at: number, required: boolean): string | null | typeof REFUSED {
+  if (earlier < 0) {
+    const v = required ? requiredString(p, buf, at) : optionalString(p, buf, at);
+    if (typeof v === 'string') made[slot] = v;
+    return v;
+  }
+  // A plain non-empty string (the scanning thread matches no other): utf8Slice is what optionalString makes of it.
+  let v = made[earlier];
+  if (v === undefined) made[earlier] = v = buf.utf8Slice(p.starts[at] + 1, p.ends[at] - 1);
+  return v;
+}
+
 /**
  * The second step: the record of the prescanned line in `slot` of `p` (scanned from `buf`)
  * with its derived columns, or null to say "load this line the slow way".
@@ -265,17 +312,33 @@ export function scannedCallRecord(p: CallLinePrescan, slot: number, buf: Buffer)
   const endedAt = p.micros[slot * 3 + 1];
   const deletedAt = p.micros[slot * 3 + 2];
   const id = requiredString(p, b, base + FIELD.id);
-  const opName = requiredString(p, b, base + FIELD.op_name);
+  const same = p.sameAs;
+  let opName: string | typeof REFUSED, traceId: string | typeof REFUSED, parentId: string | null | typeof REFUSED, turnId: string | null | typeof REFUSED;
+  let userId: string | null | typeof REFUSED;
+  if (same === null) {
+    opName = requiredString(p, b, base + FIELD.op_name);
+    traceId = requiredString(p, b, base + FIELD.trace_id);
+    parentId = optionalString(p, b, base + FIELD.parent_id);
+    turnId = optionalString(p, b, base + FIELD.turn_id);
+    userId = optionalString(p, b, userAt);
+  } else {
+    // Strings the block's earlier lines made, where the scanning thread found the same bytes.
+    const made = blockStrings(buf);
+    const at = SAME_WIDTH * slot;
+    if (id !== REFUSED) made.ids[slot] = id;
+    opName = repeatedString(made.opNames, same[at + SAME.opName], slot, p, b, base + FIELD.op_name, true) as string | typeof REFUSED;
+    traceId = repeatedString(made.traceIds, same[at + SAME.traceId], slot, p, b, base + FIELD.trace_id, true) as string | typeof REFUSED;
+    userId = repeatedString(made.userIds, same[at + SAME.userId], slot, p, b, userAt, false);
+    const parentLine = same[at + SAME.parentId], turnLine = same[at + SAME.turnId];
+    parentId = (parentLine >= 0 ? made.ids[parentLine] : undefined) ?? optionalString(p, b, base + FIELD.parent_id);
+    turnId = (turnLine >= 0 ? made.ids[turnLine] : undefined) ?? optionalString(p, b, base + FIELD.turn_id);
+  }
   const displayName = optionalString(p, b, base + FIELD.display_name);
-  const traceId = requiredString(p, b, base + FIELD.trace_id);
-  const parentId = optionalString(p, b, base + FIELD.parent_id);
   const threadId = optionalString(p, b, base + FIELD.thread_id);
-  const turnId = optionalString(p, b, base + FIELD.turn_id);
   const attributes = objectPart(p, base + FIELD.attributes);
   const inputs = objectPart(p, base + FIELD.inputs);
   const exception = optionalString(p, b, base + FIELD.exception);
   const summary = objectPart(p, base + FIELD.summary);
-  const userId = optionalString(p, b, userAt);
   const runId = optionalString(p, b, runAt);
   const runStep = optionalInteger(p, b, stepAt);
   const runStepEnd = optionalInteger(p, b, stepEndAt);
@@ -306,8 +369,8 @@ export function scannedCallRecord(p: CallLinePrescan, slot: number, buf: Buffer)
     run_step: runStep,
     run_step_end: runStepEnd,
   };
-  const inputRefs = p.inputRefs[slot] ?? [];
-  const outputRefs = record.ended_at === null && record.output === null ? null : (p.outputRefs[slot] ?? []);
+  const inputRefs = p.inputRefs[slot] ?? NO_REFS;
+  const outputRefs = record.ended_at === null && record.output === null ? null : (p.outputRefs[slot] ?? NO_REFS);
   const errorCount = summary === null ? NaN : p.errorCounts[slot];
   return { projectId, record, derived: { inputRefs, outputRefs, errorCount } };
 }
