@@ -230,6 +230,8 @@ export async function loadFixtureFiles(
       if (onProgress && doneBytes < p.totalBytes && doneBytes - reportedBytes >= progressStepBytes) tell(doneBytes);
     };
     const parallel = isFixtureKind(kind) && FIXTURE_KIND_REGISTRY[kind].prescanned && existsSync(file) && statSync(file).size >= parallelMinBytes;
+    // The gate's id set is sized once from the file's size (a .gz's says little of its lines).
+    if (gate !== undefined && parallel && !file.endsWith('.gz')) gate.expectFileBytes(statSync(file).size);
     // Through a gate this thread stores few rows: it scans a block whenever it has one in hand or none queued.
     const handOverAt = parallelBlocks?.handOverAt ?? (gate === undefined ? undefined : 1);
     await (parallel ? forEachPrescannedLine(file, onLine, onChunk, parallelBlocks?.blockSize, handOverAt, gate?.spec ?? null) : forEachLine(file, onLine, onChunk)).catch((e: unknown) => {

@@ -4,6 +4,7 @@
  * in place. A block ends after its last `\n`; the partial line after it starts the next block.
  * A line longer than a block grows the block.
  */
+import type { FileHandle } from 'node:fs/promises';
 
 const NEWLINE = 0x0a;
 
@@ -60,6 +61,66 @@ export class LineBlocks {
     this.used = used - length;
     this.onBlock(full, length);
   }
+}
+
+/**
+ * LineBlocks over a plain file, read straight into the blocks: the same blocks as LineBlocks
+ * fed the file's bytes (a block is sent once full, cut after its last `\n`), without copying
+ * every byte from a read chunk into a block. The read of the next block is under way while
+ * `onBlock` handles the last one (awaited: the caller may hold the reading back there).
+ * `onRead(n)` counts the bytes read. A read error rejects after the whole lines read before it
+ * were sent.
+ */
+export async function readLineBlocks(
+  file: FileHandle,
+  size: number,
+  onBlock: (block: Buffer, length: number) => void | Promise<void>,
+  onRead: (bytes: number) => void = () => {},
+): Promise<void> {
+  let block = Buffer.allocUnsafeSlow(size);
+  let used = 0;
+  // A read's rejection is taken where it is awaited; marked handled so that one pending while
+  // onBlock throws is not an unhandled rejection.
+  const read = (at: number) => {
+    const pending = file.read(block, at, block.length - at, null);
+    pending.catch(() => {});
+    return pending;
+  };
+  let reading = read(0);
+  for (;;) {
+    let bytesRead: number;
+    try {
+      ({ bytesRead } = await reading);
+    } catch (e) {
+      const nl = used === 0 ? -1 : block.lastIndexOf(NEWLINE, used - 1);
+      if (nl >= 0) await onBlock(block, nl + 1);
+      throw e;
+    }
+    if (bytesRead === 0) break;
+    onRead(bytesRead);
+    used += bytesRead;
+    if (used < block.length) {
+      reading = read(used);
+      continue;
+    }
+    // Full: its whole lines go, the partial line after them starts the next block (or, when one
+    // line fills it, the block grows), as LineBlocks.cut does.
+    const nl = block.lastIndexOf(NEWLINE, used - 1);
+    if (nl < 0) {
+      const bigger = Buffer.allocUnsafeSlow(block.length * 2);
+      block.copy(bigger, 0, 0, used);
+      block = bigger;
+      reading = read(used);
+      continue;
+    }
+    const full = block, length = nl + 1;
+    block = Buffer.allocUnsafeSlow(Math.max(size, 2 * (used - length)));
+    full.copy(block, 0, length, used);
+    used -= length;
+    reading = read(used);
+    await onBlock(full, length);
+  }
+  if (used > 0) await onBlock(block, used);
 }
 
 /**

@@ -210,6 +210,9 @@ export class OneShotGate {
   /** Open addressing over two 32-bit hashes per id, side by side (one cache line per probe); (0, 0) is an empty slot. */
   private hashes = new Int32Array(2 << 16);
   private ids = 0;
+  /** The calls file's size (0: unknown), and the bytes of the lines whose ids were added so far (until the set is sized). */
+  private fileBytes = 0;
+  private sampledBytes = 0;
   /** Every project a row named (a notice says which exist). */
   readonly projectsSeen = new Set<string>();
   private candidates: Candidate[] = [];
@@ -224,12 +227,23 @@ export class OneShotGate {
   }
 
   /**
+   * The calls file holds `bytes` bytes: once the first SAMPLE_IDS lines tell their mean length,
+   * the id set is sized for the ids the file then holds (at most MAX_SIZED_SLOTS), instead of
+   * doubling up to it (each doubling places every id again: ~4M placements, each a cache
+   * miss, for 3M ids). A wrong estimate costs memory or doublings, never an answer.
+   */
+  expectFileBytes(bytes: number): void {
+    this.fileBytes = bytes;
+  }
+
+  /**
    * Whether the row must be stored now (true), or is left out or kept for later (false): every
    * row of the file goes through here or screen() once, in order, after the checks a full load
    * makes. `bytes[start, end)` is the line (what the top-k copies), `line` its number.
    */
   admit(projectId: string, record: CallRecordPart, bytes: Uint8Array, start: number, end: number, line: number): boolean {
     this.screener.stringHash(record.id);
+    if (this.fileBytes !== 0) this.sample(end - start);
     this.remember();
     if (projectId !== this.spec.projectId) {
       this.projectsSeen.add(projectId);
@@ -256,6 +270,7 @@ export class OneShotGate {
    * `verdict` (not SLOW) and its id hash `a`, `b`. Whether the row must be stored now.
    */
   screened(verdict: number, a: number, b: number, p: CallLinePrescan, slot: number, buf: Buffer, start: number, end: number, line: number): boolean {
+    if (this.fileBytes !== 0) this.sample(end - start);
     this.insert(a, b);
     if (verdict === SCREENED.OTHER_PROJECT) {
       this.projectsSeen.add(stringAt(p, buf, slot * FIELD_COUNT + FIELD.project_id));
@@ -344,13 +359,34 @@ export class OneShotGate {
     }
   }
 
+  /** Counts a line's bytes towards the mean; after SAMPLE_IDS lines, sizes the set for the file once. */
+  private sample(lineBytes: number): void {
+    this.sampledBytes += lineBytes;
+    if (this.ids + 1 < SAMPLE_IDS) return;
+    const expectedIds = Math.ceil(this.fileBytes / (this.sampledBytes / (this.ids + 1)));
+    this.fileBytes = 0;
+    // insert() keeps at most half the slots full.
+    let slots = this.hashes.length >> 1;
+    while (slots < MAX_SIZED_SLOTS && slots < 2 * (expectedIds + 1)) slots *= 2;
+    if (slots > this.hashes.length >> 1) this.rehash(slots);
+  }
+
   private grow(): void {
+    this.rehash(this.hashes.length);
+  }
+
+  private rehash(slots: number): void {
     const old = this.hashes;
-    this.hashes = new Int32Array(old.length * 2);
+    this.hashes = new Int32Array(2 * slots);
     this.ids = 0;
     for (let i = 0; i < old.length; i += 2) if (old[i] !== 0 || old[i + 1] !== 0) this.insert(old[i], old[i + 1]);
   }
 }
+
+/** Lines whose mean length sizes the id set (expectFileBytes). */
+const SAMPLE_IDS = 4096;
+/** The most slots the estimate alone sizes the id set to (8 B each: 128 MiB, 8M ids); more ids double it as before. */
+const MAX_SIZED_SLOTS = 1 << 24;
 
 const NOT_TAKEN = Object.freeze({ taken: false, store: false });
 const LEAVE = Object.freeze({ taken: true, store: false });
