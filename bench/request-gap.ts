@@ -20,14 +20,22 @@ import { createEngine } from '../src/engine.ts';
 import { Users } from '../src/server/basic-auth.ts';
 import { createTqServer } from '../src/server/server.ts';
 import { encodeOtlpJsonAsProtobuf } from '../src/otel/model.ts';
-import { listBody as listBodyOf } from '../src/server/off-loop.testing.ts';
 
 const MAX = 32 * 1024 * 1024 - 4096;
 const P = 'bench/gap';
 const FILLER = 'x'.repeat(900);
 
-/** `head` + as many `item(i)` as fit under the default body bound + `tail`. */
-const listBody = (head: string, tail: string, item: (i: number) => string): string => listBodyOf(MAX, head, tail, item);
+function listBody(head: string, tail: string, item: (i: number) => string): string {
+  const items: string[] = [];
+  let size = head.length + tail.length;
+  for (let i = 0; ; i++) {
+    const text = item(i);
+    if (size + text.length + 1 > MAX) break;
+    items.push(text);
+    size += text.length + 1;
+  }
+  return head + items.join(',') + tail;
+}
 
 const start = (i: number) => ({ project_id: P, id: `c${i}`, trace_id: `t${i % 100}`, op_name: 'op', started_at: '2026-01-01T00:00:00Z', attributes: {}, inputs: { i, text: FILLER } });
 
