@@ -291,25 +291,18 @@ export class RowMemberWalk {
     members.forget();
     const start = members.start, end = members.end, results = this.results;
     const n = members.wanted.length;
-    if (this.batch === batchSerial) {
-      // The module still holds this batch's copy: spans into it. Its bytes were just copied and
-      // walked, so the reads that follow (a number, a string) find them in cache, where the
-      // stored chunk's bytes are a cache miss per row.
-      for (let k = 0, i = 2 * n * at; k < n; k++, i += 2) {
-        const s = results[i];
-        start[k] = s < 0 ? -1 : s;
-        end[k] = results[i + 1];
-      }
-      return memoryBytes;
-    }
-    // Another walk's batch has replaced it (two body parts read row by row): the stored bytes.
-    const shift = this.shift[at];
+    // While the module still holds this batch's copy, the spans point into it: its bytes were
+    // just copied and walked, so the reads that follow (a number, a string) find them in cache,
+    // where the stored chunk's bytes are a cache miss per row. Once another walk's batch has
+    // replaced it (two body parts read row by row), they point into the stored bytes.
+    const inModule = this.batch === batchSerial;
+    const shift = inModule ? 0 : this.shift[at];
     for (let k = 0, i = 2 * n * at; k < n; k++, i += 2) {
       const s = results[i];
       start[k] = s < 0 ? -1 : s + shift;
       end[k] = results[i + 1] + shift;
     }
-    return bytes;
+    return inModule ? memoryBytes : bytes;
   }
 }
 
