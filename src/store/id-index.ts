@@ -149,24 +149,15 @@ export class IdIndex {
   /** Maps `id` to `row` (as Map.set: an id stored already moves to `row`). */
   set(id: string, row: number): void {
     this.hashOf(id);
-    const a = this.lastA, b = this.lastB;
     if (2 * (this.count + 1) > this.mask + 1) this.grow();
-    const slots = this.slots, mask = this.mask;
-    for (let s = a & mask; ; s = (s + 1) & mask) {
-      const at = 3 * s;
-      const stored = slots[at + 2];
-      if (stored === 0) {
-        slots[at] = a;
-        slots[at + 1] = b;
-        slots[at + 2] = row + 1;
-        this.count++;
-        return;
-      }
-      if (slots[at] === a && slots[at + 1] === b && this.idOf(stored - 1) === id) {
-        slots[at + 2] = row + 1;
-        return;
-      }
+    const a = this.lastA, b = this.lastB, slots = this.slots;
+    const at = this.slotOf(id, a, b);
+    if (slots[at + 2] === 0) {
+      slots[at] = a;
+      slots[at + 1] = b;
+      this.count++;
     }
+    slots[at + 2] = row + 1;
   }
 
   /** [id, row] of every stored id, by row (a call table adds row r as its r-th id). */
@@ -179,12 +170,16 @@ export class IdIndex {
   }
 
   private find(id: string, a: number, b: number): number {
+    return this.slots[this.slotOf(id, a, b) + 2] - 1;
+  }
+
+  /** Where `id` (hash `a`, `b`) is stored, else the empty slot its probe ends at: the index of the slot's first word. */
+  private slotOf(id: string, a: number, b: number): number {
     const slots = this.slots, mask = this.mask;
     for (let s = a & mask; ; s = (s + 1) & mask) {
       const at = 3 * s;
       const stored = slots[at + 2];
-      if (stored === 0) return -1;
-      if (slots[at] === a && slots[at + 1] === b && this.idOf(stored - 1) === id) return stored - 1;
+      if (stored === 0 || (slots[at] === a && slots[at + 1] === b && this.idOf(stored - 1) === id)) return at;
     }
   }
 
