@@ -70,8 +70,8 @@ export class BlockScan {
       }
       const idAt = count * FIELD_COUNT + FIELD.id;
       if (screenHashed) {
-        this.idHashes[2 * count] = screen!.hashA;
-        this.idHashes[2 * count + 1] = screen!.hashB;
+        this.idHashes[2 * count] = screen!.idHash.a;
+        this.idHashes[2 * count + 1] = screen!.idHash.b;
       } else if (ok && prescan.kinds[idAt] === KIND.STRING) {
         // Here, while the line's bytes are in this core's cache.
         this.idHash.bytes(block, prescan.starts[idAt] + 1, prescan.ends[idAt] - 1);

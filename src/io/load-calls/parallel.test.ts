@@ -135,7 +135,7 @@ test('a one-shot gate\'s verdicts, id hashes and refs are the same whichever thr
     const from = line === 1 ? start + 3 : start; // the byte order mark
     p.prescan(buf, from, end, 0);
     const verdict = screen.screen(p, 0, buf);
-    expected.push(verdict === SCREENED.SLOW ? [line, verdict] : [line, verdict, screen.hashA, screen.hashB, ...(verdict === SCREENED.CANDIDATE ? [p.inputRefs[0], p.outputRefs[0]] : [])]);
+    expected.push(verdict === SCREENED.SLOW ? [line, verdict] : [line, verdict, screen.idHash.a, screen.idHash.b, ...(verdict === SCREENED.CANDIDATE ? [p.inputRefs[0], p.outputRefs[0]] : [])]);
   });
   const counts = [0, 0, 0, 0];
   for (const [, verdict] of expected as Array<[number, number]>) counts[verdict]++;

@@ -143,10 +143,8 @@ export class GateScreen {
   /** The op names as UTF-8 bytes, compared in place; null: too many exact names (a Set of strings is then faster). */
   private readonly opExactBytes: Uint8Array[] | null;
   private readonly opPrefixBytes: Uint8Array[];
-  private readonly hasher = new IdHash();
-  /** The id hash of the last idHash(): its two halves. */
-  hashA = 0;
-  hashB = 0;
+  /** The hash of the id of the line screened last (the store's IdHash: its halves `a`, `b`). */
+  readonly idHash = new IdHash();
 
   constructor(readonly spec: OneShotGateSpec) {
     this.projectBytes = utf8.encode(spec.projectId);
@@ -156,14 +154,14 @@ export class GateScreen {
 
   /**
    * The verdict (SCREENED) on the prescanned line in `slot`; for a line the fast path takes,
-   * its id's hash is left in hashA/hashB.
+   * its id's hash is left in idHash.
    */
   screen(p: CallLinePrescan, slot: number, buf: Buffer): number {
     if (!scannedCallTaken(p, slot, buf)) return SCREENED.SLOW;
     const base = slot * FIELD_COUNT;
     const idAt = base + FIELD.id;
-    if (p.kinds[idAt] === KIND.STRING) this.idHash(buf, p.starts[idAt] + 1, p.ends[idAt] - 1);
-    else this.stringHash(JSON.parse(buf.toString('utf8', p.starts[idAt], p.ends[idAt])) as string);
+    if (p.kinds[idAt] === KIND.STRING) this.idHash.bytes(buf, p.starts[idAt] + 1, p.ends[idAt] - 1);
+    else this.idHash.string(JSON.parse(buf.toString('utf8', p.starts[idAt], p.ends[idAt])) as string);
     const projectAt = base + FIELD.project_id;
     if (!(p.kinds[projectAt] === KIND.STRING && bytesAre(buf, p.starts[projectAt] + 1, p.ends[projectAt] - 1, this.projectBytes))) {
       if (stringAt(p, buf, projectAt) !== this.spec.projectId) return SCREENED.OTHER_PROJECT;
@@ -189,20 +187,6 @@ export class GateScreen {
     for (const prefix of this.opPrefixBytes) if (to - from >= prefix.length && bytesAre(buf, from, from + prefix.length, prefix)) return true;
     for (const exact of this.opExactBytes!) if (bytesAre(buf, from, to, exact)) return true;
     return false;
-  }
-
-  /** Hashes the id `id` (its UTF-8 bytes) into hashA/hashB. */
-  stringHash(id: string): void {
-    this.hasher.string(id);
-    this.hashA = this.hasher.a;
-    this.hashB = this.hasher.b;
-  }
-
-  /** Hashes the id whose UTF-8 bytes are `bytes[from, to)` into hashA/hashB (never both 0): the store's IdHash. */
-  idHash(bytes: Uint8Array, from: number, to: number): void {
-    this.hasher.bytes(bytes, from, to);
-    this.hashA = this.hasher.a;
-    this.hashB = this.hasher.b;
   }
 }
 
@@ -242,7 +226,7 @@ export class OneShotGate {
    * makes. `bytes[start, end)` is the line (what the top-k copies), `line` its number.
    */
   admit(projectId: string, record: CallRecordPart, bytes: Uint8Array, start: number, end: number, line: number): boolean {
-    this.screener.stringHash(record.id);
+    this.screener.idHash.string(record.id);
     if (this.fileBytes !== 0) this.sample(end - start);
     this.remember();
     if (projectId !== this.spec.projectId) {
@@ -262,7 +246,7 @@ export class OneShotGate {
   screen(p: CallLinePrescan, slot: number, buf: Buffer, start: number, end: number, line: number): { taken: boolean; store: boolean } {
     const verdict = this.screener.screen(p, slot, buf);
     if (verdict === SCREENED.SLOW) return NOT_TAKEN;
-    return this.screened(verdict, this.screener.hashA, this.screener.hashB, p, slot, buf, start, end, line) ? STORE : LEAVE;
+    return this.screened(verdict, this.screener.idHash.a, this.screener.idHash.b, p, slot, buf, start, end, line) ? STORE : LEAVE;
   }
 
   /**
@@ -340,7 +324,7 @@ export class OneShotGate {
 
   /** Adds the id hashed last by the screener; OneShotGateGaveUp when its hash is there already. */
   private remember(): void {
-    this.insert(this.screener.hashA, this.screener.hashB);
+    this.insert(this.screener.idHash.a, this.screener.idHash.b);
   }
 
   private insert(a: number, b: number): void {
