@@ -73,11 +73,13 @@ test('a sort on a path not read before reads each row once (the text first, the 
   assert.deepEqual(page, [6, 1, 0]);
 });
 
-test('path memo over located bytes: every reading, in any order, is the one the decoded value gives', () => {
-  // JSON values as stored, with the spellings the byte shortcuts decide and the ones they leave to the text.
-  const stored = ['5', '-0', '0.304', '1e22', '1e23', '12345678901234567', '"7.5"', '" 8 "', '"gpt-4o"', '""', '"null"', 'null', 'true', '{"a":1}', '[1,2]', '"tab\\there"', '"é"', '"inf"', '-12.5e-3'];
+/**
+ * JSON values as stored (`'MISSING'`: a row with no value), each located in its own bytes, and
+ * what the reader's contract gives for each: the located span decoded by readJsonSpanBytes (big
+ * integers exact).
+ */
+function locatedValues(texts: readonly string[]) {
   const encoder = new TextEncoder();
-  const texts = [...stored, 'MISSING'];
   const bytes = texts.map((t) => encoder.encode(`[${t}]`));
   const locate = (row: number, span: Int32Array): Uint8Array | null => {
     if (texts[row] === 'MISSING') return null;
@@ -85,8 +87,15 @@ test('path memo over located bytes: every reading, in any order, is the one the 
     span[1] = bytes[row].length - 1;
     return bytes[row];
   };
-  // The reader's contract: the located span decoded by readJsonSpanBytes (big integers exact).
   const decoded = texts.map((t, row) => (t === 'MISSING' ? MISSING : readJsonSpanBytes(bytes[row], 1, bytes[row].length - 1)));
+  return { locate, decoded };
+}
+
+test('path memo over located bytes: every reading, in any order, is the one the decoded value gives', () => {
+  // JSON values as stored, with the spellings the byte shortcuts decide and the ones they leave to the text.
+  const stored = ['5', '-0', '0.304', '1e22', '1e23', '12345678901234567', '"7.5"', '" 8 "', '"gpt-4o"', '""', '"null"', 'null', 'true', '{"a":1}', '[1,2]', '"tab\\there"', '"é"', '"inf"', '-12.5e-3'];
+  const texts = [...stored, 'MISSING'];
+  const { locate, decoded } = locatedValues(texts);
   const orders: Array<Array<'str' | 'float' | 'int' | 'exists'>> = [
     ['float', 'exists', 'str', 'int'],
     ['exists', 'str', 'float', 'int'],
@@ -200,15 +209,7 @@ test('$eq of a stored JSON path with a string literal: the same calls as the tex
 
 test('path memo over located bytes: a sort\'s first key in one loop is what float and exists give per row, whatever was read before', () => {
   const stored = ['5', '-0', '0.304', '1e400', '-1e400', '12345678901234567', '"7.5"', '" 8 "', '"nan"', '"inf"', '""', '"null"', 'null', 'true', '{"a":1}', '[1,2]', '"1\\u0030"', '-12.5e-3', 'MISSING'];
-  const encoder = new TextEncoder();
-  const bytes = stored.map((t) => encoder.encode(`[${t}]`));
-  const locate = (row: number, span: Int32Array): Uint8Array | null => {
-    if (stored[row] === 'MISSING') return null;
-    span[0] = 1;
-    span[1] = bytes[row].length - 1;
-    return bytes[row];
-  };
-  const decoded = stored.map((t, row) => (t === 'MISSING' ? MISSING : readJsonSpanBytes(bytes[row], 1, bytes[row].length - 1)));
+  const { locate, decoded } = locatedValues(stored);
   const rows = Int32Array.from([...stored.keys(), ...stored.keys()].reverse());
   for (const worst of [Infinity, -Infinity]) {
     for (const before of ['nothing', 'str', 'float', 'exists', 'half'] as const) {
